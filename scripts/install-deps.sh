@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything dralloc needs to build and test on Debian 12, by package name.
+# Idempotent: skips apt entirely when every package is already present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache clang clang-format
+  pkg-config git python3
+  libyaml-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libre2-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

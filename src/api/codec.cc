@@ -1,0 +1,248 @@
+#include "api/codec.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "api/v1beta1/v1beta1.h"
+
+namespace dralloc::api {
+namespace {
+
+// The versions whose wire shape equals the hub's, per kind, preferred first.
+struct KindVersions {
+  std::string_view kind;
+  std::array<std::string_view, 3> versions;  // empty entries unused
+  bool also_v1beta1;                          // served in v1beta1 through conversion
+};
+
+constexpr std::array<KindVersions, 10> kKinds = {{
+    {"DeviceClass", {kResourceV1, kResourceV1beta2, ""}, true},
+    {"ResourceSlice", {kResourceV1, kResourceV1beta2, ""}, true},
+    {"ResourceClaim", {kResourceV1, kResourceV1beta2, ""}, true},
+    {"ResourceClaimTemplate", {kResourceV1, kResourceV1beta2, ""}, true},
+    {"DeviceTaintRule", {kResourceV1, kResourceV1beta2, kResourceV1alpha3}, false},
+    {"ResourceSlicePatch", {kResourceV1alpha3, "", ""}, false},
+    {"Namespace", {kCoreV1, "", ""}, false},
+    {"Node", {kCoreV1, "", ""}, false},
+    {"Pod", {kCoreV1, "", ""}, false},
+    {"Event", {kCoreV1, "", ""}, false},
+}};
+
+const KindVersions* FindKind(std::string_view kind) {
+  for (const KindVersions& entry : kKinds) {
+    if (entry.kind == kind) return &entry;
+  }
+  return nullptr;
+}
+
+bool HubShaped(const KindVersions& entry, std::string_view api_version) {
+  for (std::string_view v : entry.versions) {
+    if (!v.empty() && v == api_version) return true;
+  }
+  return false;
+}
+
+template <typename T>
+void DecodeHub(JsonElement element, DecodeContext& ctx, std::optional<Object>& out) {
+  T value;
+  const size_t errors_before = ctx.errors().size();
+  DecodeValue(element, value, FieldPath(), ctx);
+  if (ctx.errors().size() == errors_before) out.emplace(std::move(value));
+}
+
+using HubDecoder = void (*)(JsonElement, DecodeContext&, std::optional<Object>&);
+
+HubDecoder HubDecoderFor(std::string_view kind) {
+  if (kind == "DeviceClass") return DecodeHub<DeviceClass>;
+  if (kind == "ResourceSlice") return DecodeHub<ResourceSlice>;
+  if (kind == "ResourceClaim") return DecodeHub<ResourceClaim>;
+  if (kind == "ResourceClaimTemplate") return DecodeHub<ResourceClaimTemplate>;
+  if (kind == "DeviceTaintRule") return DecodeHub<DeviceTaintRule>;
+  if (kind == "ResourceSlicePatch") return DecodeHub<ResourceSlicePatch>;
+  if (kind == "Namespace") return DecodeHub<Namespace>;
+  if (kind == "Node") return DecodeHub<Node>;
+  if (kind == "Pod") return DecodeHub<Pod>;
+  if (kind == "Event") return DecodeHub<Event>;
+  return nullptr;
+}
+
+std::string_view StringMember(simdjson::dom::object object, std::string_view key) {
+  std::string_view value;
+  if (object[key].get_string().get(value) != simdjson::SUCCESS) return {};
+  return value;
+}
+
+void ReadHeader(simdjson::dom::object object, DecodeResult& result) {
+  result.api_version = StringMember(object, "apiVersion");
+  result.kind = StringMember(object, "kind");
+  simdjson::dom::object metadata;
+  if (object["metadata"].get_object().get(metadata) == simdjson::SUCCESS) {
+    result.name = StringMember(metadata, "name");
+    if (result.name.empty()) result.name = StringMember(metadata, "generateName");
+    result.namespace_ = StringMember(metadata, "namespace");
+  }
+}
+
+FieldError DecodeError(std::string field, std::string detail) {
+  return {FieldErrorType::kInvalid, std::move(field), "", std::move(detail)};
+}
+
+bool IsListKind(std::string_view kind) {
+  if (kind == "List") return true;
+  if (kind.size() <= 4 || !kind.ends_with("List")) return false;
+  return FindKind(kind.substr(0, kind.size() - 4)) != nullptr;
+}
+
+void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
+                      std::vector<DecodeResult>& results, bool allow_list);
+
+void DecodeList(simdjson::dom::object object, const DecodeOptions& options,
+                std::vector<DecodeResult>& results, const DecodeResult& header) {
+  simdjson::dom::array items;
+  auto items_element = object["items"];
+  if (items_element.error() == simdjson::NO_SUCH_FIELD || items_element.is_null()) return;
+  if (items_element.get_array().get(items) != simdjson::SUCCESS) {
+    DecodeResult failed = header;
+    failed.errors.push_back(DecodeError("items", "expected array"));
+    results.push_back(std::move(failed));
+    return;
+  }
+  for (JsonElement item : items) DecodeObjectInto(item, options, results, /*allow_list=*/false);
+}
+
+void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
+                      std::vector<DecodeResult>& results, bool allow_list) {
+  DecodeResult result;
+  simdjson::dom::object object;
+  if (element.get_object().get(object) != simdjson::SUCCESS) {
+    result.errors.push_back(
+        DecodeError("", "expected a JSON object with apiVersion and kind, got " +
+                            DescribeJson(element)));
+    results.push_back(std::move(result));
+    return;
+  }
+  ReadHeader(object, result);
+  if (result.kind.empty()) {
+    result.errors.push_back({FieldErrorType::kRequired, "kind", "", "object has no kind"});
+  }
+  if (result.api_version.empty()) {
+    result.errors.push_back(
+        {FieldErrorType::kRequired, "apiVersion", "", "object has no apiVersion"});
+  }
+  if (!result.errors.empty()) {
+    results.push_back(std::move(result));
+    return;
+  }
+  if (allow_list && IsListKind(result.kind)) {
+    DecodeList(object, options, results, result);
+    return;
+  }
+  const KindVersions* entry = FindKind(result.kind);
+  const bool hub_shaped = entry != nullptr && HubShaped(*entry, result.api_version);
+  const bool v1beta1 = entry != nullptr && entry->also_v1beta1 &&
+                       result.api_version == kResourceV1beta1;
+  if (!hub_shaped && !v1beta1) {
+    result.errors.push_back(DecodeError(
+        "", fmt::format("no matches for kind \"{}\" in version \"{}\"", result.kind,
+                        result.api_version)));
+    results.push_back(std::move(result));
+    return;
+  }
+  DecodeContext ctx(options);
+  if (v1beta1) {
+    v1beta1::Decode(result.kind, element, ctx, result.object);
+  } else {
+    HubDecoderFor(result.kind)(element, ctx, result.object);
+  }
+  result.errors = std::move(ctx.errors());
+  result.warnings = std::move(ctx.warnings());
+  if (!result.errors.empty()) result.object.reset();
+  if (result.object.has_value()) {
+    // Decoded objects are in hub form: they carry the preferred version.
+    std::visit(
+        [&](auto& hub) {
+          hub.api_version = std::string(entry->versions[0]);
+          hub.kind = result.kind;
+        },
+        *result.object);
+  }
+  results.push_back(std::move(result));
+}
+
+simdjson::dom::parser& ThreadParser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
+}  // namespace
+
+std::string DecodeResult::DisplayName() const {
+  std::string out = kind.empty() ? std::string("object") : kind;
+  if (name.empty()) return out;
+  out += ' ';
+  if (!namespace_.empty()) {
+    out += namespace_;
+    out += '/';
+  }
+  out += name;
+  return out;
+}
+
+std::vector<DecodeResult> DecodeDocument(std::string_view json, const DecodeOptions& options) {
+  std::vector<DecodeResult> results;
+  simdjson::padded_string padded(json);
+  JsonElement root;
+  simdjson::error_code error = ThreadParser().parse(padded).get(root);
+  if (error != simdjson::SUCCESS) {
+    DecodeResult failed;
+    failed.errors.push_back(
+        DecodeError("", std::string("malformed JSON: ") + simdjson::error_message(error)));
+    results.push_back(std::move(failed));
+    return results;
+  }
+  DecodeObjectInto(root, options, results, /*allow_list=*/true);
+  return results;
+}
+
+std::string_view PreferredVersion(const Object& object) {
+  const KindVersions* entry = FindKind(KindOf(object));
+  return entry == nullptr ? std::string_view() : entry->versions[0];
+}
+
+bool IsServed(std::string_view api_version, std::string_view kind) {
+  const KindVersions* entry = FindKind(kind);
+  if (entry == nullptr) return false;
+  return HubShaped(*entry, api_version) ||
+         (entry->also_v1beta1 && api_version == kResourceV1beta1);
+}
+
+std::vector<std::string_view> ServedVersions(std::string_view kind) {
+  std::vector<std::string_view> out;
+  const KindVersions* entry = FindKind(kind);
+  if (entry == nullptr) return out;
+  for (std::string_view v : entry->versions) {
+    if (!v.empty()) out.push_back(v);
+  }
+  if (entry->also_v1beta1) out.push_back(kResourceV1beta1);
+  return out;
+}
+
+StatusOr<Json> EncodeObject(const Object& object, std::string_view api_version) {
+  const std::string_view kind = KindOf(object);
+  if (!IsServed(api_version, kind)) {
+    return InvalidArgumentError(
+        fmt::format("{} is not served in version \"{}\"", kind, api_version));
+  }
+  if (api_version == kResourceV1beta1) return v1beta1::Encode(object);
+  Json body = std::visit([](const auto& hub) { return EncodeValue(hub); }, object);
+  Json out = Json::object();
+  out["apiVersion"] = std::string(api_version);
+  out["kind"] = std::string(kind);
+  for (auto& [key, value] : body.items()) {
+    if (key != "apiVersion" && key != "kind") out[key] = std::move(value);
+  }
+  return out;
+}
+
+}  // namespace dralloc::api

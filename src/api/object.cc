@@ -1,0 +1,47 @@
+#include "api/object.h"
+
+namespace dralloc::api {
+namespace {
+
+template <typename T>
+constexpr std::string_view KindName();
+template <> constexpr std::string_view KindName<DeviceClass>() { return "DeviceClass"; }
+template <> constexpr std::string_view KindName<ResourceSlice>() { return "ResourceSlice"; }
+template <> constexpr std::string_view KindName<ResourceClaim>() { return "ResourceClaim"; }
+template <> constexpr std::string_view KindName<ResourceClaimTemplate>() { return "ResourceClaimTemplate"; }
+template <> constexpr std::string_view KindName<DeviceTaintRule>() { return "DeviceTaintRule"; }
+template <> constexpr std::string_view KindName<ResourceSlicePatch>() { return "ResourceSlicePatch"; }
+template <> constexpr std::string_view KindName<Namespace>() { return "Namespace"; }
+template <> constexpr std::string_view KindName<Node>() { return "Node"; }
+template <> constexpr std::string_view KindName<Pod>() { return "Pod"; }
+template <> constexpr std::string_view KindName<Event>() { return "Event"; }
+
+}  // namespace
+
+std::string_view KindOf(const Object& object) {
+  return std::visit([](const auto& o) { return KindName<std::decay_t<decltype(o)>>(); }, object);
+}
+
+const ObjectMeta& MetaOf(const Object& object) {
+  return std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, object);
+}
+
+ObjectMeta& MetaOf(Object& object) {
+  return std::visit([](auto& o) -> ObjectMeta& { return o.metadata; }, object);
+}
+
+std::string DisplayName(const Object& object) {
+  const ObjectMeta& meta = MetaOf(object);
+  std::string out(KindOf(object));
+  const std::string& name = meta.name.empty() ? meta.generate_name : meta.name;
+  if (name.empty()) return out;
+  out += ' ';
+  if (!meta.namespace_.empty()) {
+    out += meta.namespace_;
+    out += '/';
+  }
+  out += name;
+  return out;
+}
+
+}  // namespace dralloc::api

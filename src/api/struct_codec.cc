@@ -1,0 +1,117 @@
+#include "api/struct_codec.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+namespace dralloc::api {
+
+bool operator==(const RawJson& a, const RawJson& b) {
+  if (a.json == b.json) return true;
+  Json left = Json::parse(a.json, nullptr, /*allow_exceptions=*/false);
+  Json right = Json::parse(b.json, nullptr, /*allow_exceptions=*/false);
+  return !left.is_discarded() && left == right;
+}
+
+std::string DescribeJson(JsonElement e) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::ARRAY: return "array";
+    case simdjson::dom::element_type::OBJECT: return "object";
+    case simdjson::dom::element_type::INT64:
+    case simdjson::dom::element_type::UINT64:
+    case simdjson::dom::element_type::DOUBLE:
+      return "number " + std::string(simdjson::minify(e));
+    case simdjson::dom::element_type::STRING: {
+      std::string_view s = e.get_string().value_unsafe();
+      if (s.size() > 64) return "string " + QuoteValue(s.substr(0, 64)) + "...";
+      return "string " + QuoteValue(s);
+    }
+    case simdjson::dom::element_type::BOOL:
+      return e.get_bool().value_unsafe() ? "boolean true" : "boolean false";
+    case simdjson::dom::element_type::NULL_VALUE: return "null";
+  }
+  return "value";
+}
+
+void DecodeContext::TypeMismatch(const FieldPath& path, std::string_view expected,
+                                 JsonElement got) {
+  errors_.push_back({FieldErrorType::kTypeInvalid, path.ToString(), "",
+                     fmt::format("expected {}, got {}", expected, DescribeJson(got))});
+}
+
+void DecodeContext::BadValue(const FieldPath& path, JsonElement got, std::string detail) {
+  errors_.push_back({FieldErrorType::kInvalid, path.ToString(), DescribeJson(got),
+                     std::move(detail)});
+}
+
+void DecodeContext::UnknownField(const FieldPath& path) {
+  FieldError error{FieldErrorType::kUnknownField, path.ToString(), "", ""};
+  (options_.strict ? errors_ : warnings_).push_back(std::move(error));
+}
+
+void DecodeContext::DuplicateField(const FieldPath& path) {
+  FieldError error{FieldErrorType::kDuplicate, path.ToString(), "", "duplicate field"};
+  (options_.strict ? errors_ : warnings_).push_back(std::move(error));
+}
+
+namespace codec_internal {
+
+void DecodeString(JsonElement e, std::string& out, const FieldPath& path, DecodeContext& ctx) {
+  std::string_view s;
+  if (e.get_string().get(s) != simdjson::SUCCESS) {
+    ctx.TypeMismatch(path, "string", e);
+    return;
+  }
+  out.assign(s);
+}
+
+void DecodeBool(JsonElement e, bool& out, const FieldPath& path, DecodeContext& ctx) {
+  if (e.get_bool().get(out) != simdjson::SUCCESS) ctx.TypeMismatch(path, "boolean", e);
+}
+
+void DecodeInt64(JsonElement e, int64_t& out, const FieldPath& path, DecodeContext& ctx) {
+  if (e.get_int64().get(out) != simdjson::SUCCESS) ctx.TypeMismatch(path, "integer", e);
+}
+
+void DecodeInt32(JsonElement e, int32_t& out, const FieldPath& path, DecodeContext& ctx) {
+  int64_t wide = 0;
+  if (e.get_int64().get(wide) != simdjson::SUCCESS) {
+    ctx.TypeMismatch(path, "integer", e);
+    return;
+  }
+  if (wide < std::numeric_limits<int32_t>::min() || wide > std::numeric_limits<int32_t>::max()) {
+    ctx.BadValue(path, e, "must fit in a 32-bit integer");
+    return;
+  }
+  out = static_cast<int32_t>(wide);
+}
+
+void DecodeQuantity(JsonElement e, Quantity& out, const FieldPath& path, DecodeContext& ctx) {
+  std::string text;
+  std::string_view s;
+  if (e.get_string().get(s) == simdjson::SUCCESS) {
+    text.assign(s);
+  } else if (e.is_number()) {
+    text = std::string(simdjson::minify(e));  // Numbers keep their JSON spelling.
+  } else {
+    ctx.TypeMismatch(path, "quantity (string or number)", e);
+    return;
+  }
+  StatusOr<Quantity> parsed = Quantity::Parse(text);
+  if (!parsed.ok()) {
+    ctx.BadValue(path, e, parsed.status().message());
+    return;
+  }
+  out = *std::move(parsed);
+}
+
+void DecodeRaw(JsonElement e, RawJson& out) { out.json = simdjson::minify(e); }
+
+Json EncodeRaw(const RawJson& raw) {
+  if (raw.json.empty()) return Json::object();
+  Json value = Json::parse(raw.json, nullptr, /*allow_exceptions=*/false);
+  return value.is_discarded() ? Json(raw.json) : value;
+}
+
+}  // namespace codec_internal
+}  // namespace dralloc::api

@@ -1,0 +1,256 @@
+// Generic decoding (simdjson DOM → struct) and encoding (struct → JSON) of
+// every type that has a field table (reflect.h).
+//
+// Decoding follows Kubernetes' JSON rules: `null` leaves a field unset, a
+// field of the wrong JSON type is an error, and in strict mode unknown and
+// duplicate fields are errors (otherwise warnings, and the value is dropped,
+// or kept in `unknown_fields` where the type has one). Errors carry the
+// field path and never abort the walk, so one pass reports every problem.
+#ifndef DRALLOC_API_STRUCT_CODEC_H_
+#define DRALLOC_API_STRUCT_CODEC_H_
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "api/field_error.h"
+#include "api/field_path.h"
+#include "api/reflect.h"
+#include "common/quantity.h"
+
+namespace dralloc::api {
+
+using Json = nlohmann::ordered_json;
+using JsonElement = simdjson::dom::element;
+
+struct DecodeOptions {
+  // Unknown and duplicate fields are errors (true) or warnings (false).
+  bool strict = true;
+};
+
+// Collects what one decode finds.
+class DecodeContext {
+ public:
+  explicit DecodeContext(DecodeOptions options) : options_(options) {}
+
+  bool strict() const { return options_.strict; }
+  void TypeMismatch(const FieldPath& path, std::string_view expected, JsonElement got);
+  void BadValue(const FieldPath& path, JsonElement got, std::string detail);
+  void UnknownField(const FieldPath& path);
+  void DuplicateField(const FieldPath& path);
+
+  ErrorList& errors() { return errors_; }
+  ErrorList& warnings() { return warnings_; }
+
+ private:
+  DecodeOptions options_;
+  ErrorList errors_;
+  ErrorList warnings_;
+};
+
+// Short description of a JSON value for messages: `string "abc"`, `number 5`.
+std::string DescribeJson(JsonElement e);
+
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+template <typename T>
+struct IsStringMap : std::false_type {};
+template <typename T>
+struct IsStringMap<std::map<std::string, T>> : std::true_type {};
+
+template <typename T>
+void DecodeValue(JsonElement e, T& out, const FieldPath& path, DecodeContext& ctx);
+
+namespace codec_internal {
+
+// Sets the field of `out` named `key`; false when T has no such field.
+template <Reflected T>
+bool DecodeNamedField(std::string_view key, JsonElement value, T& out, const FieldPath& path,
+                      DecodeContext& ctx, uint64_t& seen) {
+  bool found = false;
+  size_t index = 0;
+  ForEachField<T>([&](const auto& field) {
+    if (!found && field.name == key) {
+      found = true;
+      const FieldPath child = path.Child(field.name);
+      if (index < 64 && (seen & (uint64_t{1} << index)) != 0) {
+        ctx.DuplicateField(child);
+        if (ctx.strict()) return;
+      }
+      if (index < 64) seen |= uint64_t{1} << index;
+      DecodeValue(value, out.*(field.member), child, ctx);
+    }
+    ++index;
+  });
+  return found;
+}
+
+template <Reflected T>
+void DecodeStruct(JsonElement e, T& out, const FieldPath& path, DecodeContext& ctx) {
+  simdjson::dom::object object;
+  if (e.get_object().get(object) != simdjson::SUCCESS) {
+    ctx.TypeMismatch(path, "object", e);
+    return;
+  }
+  uint64_t seen = 0;
+  for (auto [key, value] : object) {
+    if (DecodeNamedField(key, value, out, path, ctx, seen)) continue;
+    if constexpr (KeepsUnknownFields<T>) {
+      out.unknown_fields.emplace_back(std::string(key),
+                                      RawJson{std::string(simdjson::minify(value))});
+    } else {
+      ctx.UnknownField(path.Child(key));
+    }
+  }
+}
+
+void DecodeString(JsonElement e, std::string& out, const FieldPath& path, DecodeContext& ctx);
+void DecodeBool(JsonElement e, bool& out, const FieldPath& path, DecodeContext& ctx);
+void DecodeInt64(JsonElement e, int64_t& out, const FieldPath& path, DecodeContext& ctx);
+void DecodeInt32(JsonElement e, int32_t& out, const FieldPath& path, DecodeContext& ctx);
+void DecodeQuantity(JsonElement e, Quantity& out, const FieldPath& path, DecodeContext& ctx);
+void DecodeRaw(JsonElement e, RawJson& out);
+
+}  // namespace codec_internal
+
+template <typename T>
+void DecodeValue(JsonElement e, T& out, const FieldPath& path, DecodeContext& ctx) {
+  if (e.is_null()) {
+    if constexpr (std::is_same_v<T, RawJson>) {
+      out.json = "null";
+    } else if constexpr (requires { DecodeNullInto(out); }) {
+      DecodeNullInto(out);  // Types where null has a meaning of its own.
+    }
+    return;  // Like Go: null leaves the field at its zero value.
+  }
+  if constexpr (std::is_same_v<T, std::string>) {
+    codec_internal::DecodeString(e, out, path, ctx);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    codec_internal::DecodeBool(e, out, path, ctx);
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    codec_internal::DecodeInt64(e, out, path, ctx);
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    codec_internal::DecodeInt32(e, out, path, ctx);
+  } else if constexpr (std::is_same_v<T, Quantity>) {
+    codec_internal::DecodeQuantity(e, out, path, ctx);
+  } else if constexpr (std::is_same_v<T, RawJson>) {
+    codec_internal::DecodeRaw(e, out);
+  } else if constexpr (IsOptional<T>::value) {
+    DecodeValue(e, out.emplace(), path, ctx);
+  } else if constexpr (IsVector<T>::value) {
+    simdjson::dom::array array;
+    if (e.get_array().get(array) != simdjson::SUCCESS) {
+      ctx.TypeMismatch(path, "array", e);
+      return;
+    }
+    out.clear();
+    out.reserve(array.size());
+    int64_t i = 0;
+    for (JsonElement item : array) {
+      if constexpr (std::is_same_v<T, std::vector<bool>>) {
+        bool value = false;  // vector<bool> has no addressable elements.
+        DecodeValue(item, value, path.Index(i), ctx);
+        out.push_back(value);
+      } else {
+        DecodeValue(item, out.emplace_back(), path.Index(i), ctx);
+      }
+      ++i;
+    }
+  } else if constexpr (IsStringMap<T>::value) {
+    simdjson::dom::object object;
+    if (e.get_object().get(object) != simdjson::SUCCESS) {
+      ctx.TypeMismatch(path, "object", e);
+      return;
+    }
+    for (auto [key, value] : object) {
+      auto [it, inserted] = out.try_emplace(std::string(key));
+      const FieldPath child = path.Key(it->first);
+      if (!inserted) {
+        ctx.DuplicateField(child);
+        if (ctx.strict()) continue;
+        it->second = {};
+      }
+      DecodeValue(value, it->second, child, ctx);
+    }
+  } else {
+    static_assert(Reflected<T>, "type has no field table (FieldsOf)");
+    codec_internal::DecodeStruct(e, out, path, ctx);
+  }
+}
+
+// ---- Encoding ----
+
+template <typename T>
+bool IsEmptyValue(const T& v) {
+  if constexpr (std::is_same_v<T, std::string> || IsVector<T>::value || IsStringMap<T>::value) {
+    return v.empty();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return !v;
+  } else if constexpr (std::is_integral_v<T>) {
+    return v == 0;
+  } else if constexpr (IsOptional<T>::value) {
+    return !v.has_value();
+  } else if constexpr (std::is_same_v<T, RawJson>) {
+    return v.empty();
+  } else {
+    return false;  // Structs and quantities are never omitted (as in Go).
+  }
+}
+
+template <typename T>
+Json EncodeValue(const T& v);
+
+namespace codec_internal {
+Json EncodeRaw(const RawJson& raw);
+}  // namespace codec_internal
+
+template <typename T>
+Json EncodeValue(const T& v) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool> ||
+                std::is_integral_v<T>) {
+    return Json(v);
+  } else if constexpr (std::is_same_v<T, Quantity>) {
+    return Json(v.ToString());
+  } else if constexpr (std::is_same_v<T, RawJson>) {
+    return codec_internal::EncodeRaw(v);
+  } else if constexpr (IsOptional<T>::value) {
+    return v.has_value() ? EncodeValue(*v) : Json(nullptr);
+  } else if constexpr (IsVector<T>::value) {
+    Json out = Json::array();
+    for (const auto& item : v) out.push_back(EncodeValue(item));
+    return out;
+  } else if constexpr (IsStringMap<T>::value) {
+    Json out = Json::object();
+    for (const auto& [key, value] : v) out[key] = EncodeValue(value);
+    return out;
+  } else {
+    static_assert(Reflected<T>, "type has no field table (FieldsOf)");
+    Json out = Json::object();
+    ForEachField<T>([&](const auto& field) {
+      const auto& member = v.*(field.member);
+      if ((field.flags & kAlways) == 0 && IsEmptyValue(member)) return;
+      out[std::string(field.name)] = EncodeValue(member);
+    });
+    if constexpr (KeepsUnknownFields<T>) {
+      for (const auto& [key, raw] : v.unknown_fields) out[key] = codec_internal::EncodeRaw(raw);
+    }
+    return out;
+  }
+}
+
+}  // namespace dralloc::api
+
+#endif  // DRALLOC_API_STRUCT_CODEC_H_

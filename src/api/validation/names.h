@@ -1,0 +1,47 @@
+// Name and metadata rules shared by all validators (k8s.io/apimachinery
+// util/validation and api/validation). Each returns the problems found, as
+// Kubernetes words them, with the given path.
+#ifndef DRALLOC_API_VALIDATION_NAMES_H_
+#define DRALLOC_API_VALIDATION_NAMES_H_
+
+#include <string_view>
+
+#include "api/field_error.h"
+#include "api/field_path.h"
+#include "api/types/node_selector.h"
+#include "api/types/object_meta.h"
+
+namespace dralloc::api {
+
+// RFC 1123 label (≤ 63, [a-z0-9]([-a-z0-9]*[a-z0-9])?).
+bool IsDns1123Label(std::string_view value);
+// RFC 1123 subdomain (≤ 253, dot-separated labels).
+bool IsDns1123Subdomain(std::string_view value);
+// C identifier ([A-Za-z_][A-Za-z0-9_]*).
+bool IsCIdentifier(std::string_view value);
+
+// Appends Invalid errors with upstream's messages (e.g. "a lowercase RFC 1123
+// label must consist of ...") when `value` is not of the form.
+void ValidateDns1123Label(std::string_view value, const FieldPath& path, ErrorList& errors);
+void ValidateDns1123Subdomain(std::string_view value, const FieldPath& path, ErrorList& errors);
+// Label/annotation keys: [prefix/]name (qualified name).
+void ValidateQualifiedName(std::string_view value, const FieldPath& path, ErrorList& errors);
+void ValidateLabelValue(std::string_view value, const FieldPath& path, ErrorList& errors);
+void ValidateLabels(const StringMap& labels, const FieldPath& path, ErrorList& errors);
+void ValidateAnnotations(const StringMap& annotations, const FieldPath& path, ErrorList& errors);
+// RFC 3339 timestamp syntax.
+void ValidateTime(std::string_view value, const FieldPath& path, ErrorList& errors);
+
+enum class NameRule { kDns1123Label, kDns1123Subdomain };
+// metadata: name (or generateName) required and well-formed by `rule`,
+// namespace required iff `namespaced`, labels, annotations, owner
+// references, finalizers.
+void ValidateObjectMeta(const ObjectMeta& meta, bool namespaced, NameRule rule,
+                        const FieldPath& path, ErrorList& errors);
+
+void ValidateNodeSelector(const NodeSelector& selector, const FieldPath& path, ErrorList& errors);
+void ValidateToleration(const Toleration& toleration, const FieldPath& path, ErrorList& errors);
+
+}  // namespace dralloc::api
+
+#endif  // DRALLOC_API_VALIDATION_NAMES_H_

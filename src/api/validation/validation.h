@@ -1,0 +1,30 @@
+// Validation of API objects with upstream Kubernetes' rules and limits.
+//
+// Every function returns the complete list of problems (never stops at the
+// first), each with the field path and type Kubernetes would report. An
+// empty list means valid. Validation never modifies the object.
+#ifndef DRALLOC_API_VALIDATION_VALIDATION_H_
+#define DRALLOC_API_VALIDATION_VALIDATION_H_
+
+#include "api/field_error.h"
+#include "api/object.h"
+
+namespace dralloc::api {
+
+// Dispatches on the object's kind.
+ErrorList Validate(const Object& object);
+
+ErrorList ValidateDeviceClass(const DeviceClass& device_class);
+ErrorList ValidateResourceSlice(const ResourceSlice& slice);
+ErrorList ValidateResourceClaim(const ResourceClaim& claim);
+ErrorList ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template);
+ErrorList ValidateDeviceTaintRule(const DeviceTaintRule& rule);
+ErrorList ValidateResourceSlicePatch(const ResourceSlicePatch& patch);
+ErrorList ValidateNamespace(const Namespace& ns);
+ErrorList ValidateNode(const Node& node);
+ErrorList ValidatePod(const Pod& pod);
+ErrorList ValidateEvent(const Event& event);
+
+}  // namespace dralloc::api
+
+#endif  // DRALLOC_API_VALIDATION_VALIDATION_H_
