@@ -13,7 +13,7 @@ namespace {
 struct KindVersions {
   std::string_view kind;
   std::array<std::string_view, 3> versions;  // empty entries unused
-  bool also_v1beta1;                          // served in v1beta1 through conversion
+  bool also_v1beta1;  // served in v1beta1 through conversion
 };
 
 constexpr std::array<KindVersions, 10> kKinds = {{
@@ -21,7 +21,9 @@ constexpr std::array<KindVersions, 10> kKinds = {{
     {"ResourceSlice", {kResourceV1, kResourceV1beta2, ""}, true},
     {"ResourceClaim", {kResourceV1, kResourceV1beta2, ""}, true},
     {"ResourceClaimTemplate", {kResourceV1, kResourceV1beta2, ""}, true},
-    {"DeviceTaintRule", {kResourceV1, kResourceV1beta2, kResourceV1alpha3}, false},
+    {"DeviceTaintRule",
+     {kResourceV1, kResourceV1beta2, kResourceV1alpha3},
+     false},
     {"ResourceSlicePatch", {kResourceV1alpha3, "", ""}, false},
     {"Namespace", {kCoreV1, "", ""}, false},
     {"Node", {kCoreV1, "", ""}, false},
@@ -44,14 +46,16 @@ bool HubShaped(const KindVersions& entry, std::string_view api_version) {
 }
 
 template <typename T>
-void DecodeHub(JsonElement element, DecodeContext& ctx, std::optional<Object>& out) {
+void DecodeHub(JsonElement element, DecodeContext& ctx,
+               std::optional<Object>& out) {
   T value;
   const size_t errors_before = ctx.errors().size();
   DecodeValue(element, value, FieldPath(), ctx);
   if (ctx.errors().size() == errors_before) out.emplace(std::move(value));
 }
 
-using HubDecoder = void (*)(JsonElement, DecodeContext&, std::optional<Object>&);
+using HubDecoder = void (*)(JsonElement, DecodeContext&,
+                            std::optional<Object>&);
 
 HubDecoder HubDecoderFor(std::string_view kind) {
   if (kind == "DeviceClass") return DecodeHub<DeviceClass>;
@@ -67,7 +71,8 @@ HubDecoder HubDecoderFor(std::string_view kind) {
   return nullptr;
 }
 
-std::string_view StringMember(simdjson::dom::object object, std::string_view key) {
+std::string_view StringMember(simdjson::dom::object object,
+                              std::string_view key) {
   std::string_view value;
   if (object[key].get_string().get(value) != simdjson::SUCCESS) return {};
   return value;
@@ -79,7 +84,8 @@ void ReadHeader(simdjson::dom::object object, DecodeResult& result) {
   simdjson::dom::object metadata;
   if (object["metadata"].get_object().get(metadata) == simdjson::SUCCESS) {
     result.name = StringMember(metadata, "name");
-    if (result.name.empty()) result.name = StringMember(metadata, "generateName");
+    if (result.name.empty())
+      result.name = StringMember(metadata, "generateName");
     result.namespace_ = StringMember(metadata, "namespace");
   }
 }
@@ -98,17 +104,21 @@ void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
                       std::vector<DecodeResult>& results, bool allow_list);
 
 void DecodeList(simdjson::dom::object object, const DecodeOptions& options,
-                std::vector<DecodeResult>& results, const DecodeResult& header) {
+                std::vector<DecodeResult>& results,
+                const DecodeResult& header) {
   simdjson::dom::array items;
   auto items_element = object["items"];
-  if (items_element.error() == simdjson::NO_SUCH_FIELD || items_element.is_null()) return;
+  if (items_element.error() == simdjson::NO_SUCH_FIELD ||
+      items_element.is_null())
+    return;
   if (items_element.get_array().get(items) != simdjson::SUCCESS) {
     DecodeResult failed = header;
     failed.errors.push_back(DecodeError("items", "expected array"));
     results.push_back(std::move(failed));
     return;
   }
-  for (JsonElement item : items) DecodeObjectInto(item, options, results, /*allow_list=*/false);
+  for (JsonElement item : items)
+    DecodeObjectInto(item, options, results, /*allow_list=*/false);
 }
 
 void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
@@ -116,19 +126,20 @@ void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
   DecodeResult result;
   simdjson::dom::object object;
   if (element.get_object().get(object) != simdjson::SUCCESS) {
-    result.errors.push_back(
-        DecodeError("", "expected a JSON object with apiVersion and kind, got " +
-                            DescribeJson(element)));
+    result.errors.push_back(DecodeError(
+        "", "expected a JSON object with apiVersion and kind, got " +
+                DescribeJson(element)));
     results.push_back(std::move(result));
     return;
   }
   ReadHeader(object, result);
   if (result.kind.empty()) {
-    result.errors.push_back({FieldErrorType::kRequired, "kind", "", "object has no kind"});
+    result.errors.push_back(
+        {FieldErrorType::kRequired, "kind", "", "object has no kind"});
   }
   if (result.api_version.empty()) {
-    result.errors.push_back(
-        {FieldErrorType::kRequired, "apiVersion", "", "object has no apiVersion"});
+    result.errors.push_back({FieldErrorType::kRequired, "apiVersion", "",
+                             "object has no apiVersion"});
   }
   if (!result.errors.empty()) {
     results.push_back(std::move(result));
@@ -139,13 +150,14 @@ void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
     return;
   }
   const KindVersions* entry = FindKind(result.kind);
-  const bool hub_shaped = entry != nullptr && HubShaped(*entry, result.api_version);
+  const bool hub_shaped =
+      entry != nullptr && HubShaped(*entry, result.api_version);
   const bool v1beta1 = entry != nullptr && entry->also_v1beta1 &&
                        result.api_version == kResourceV1beta1;
   if (!hub_shaped && !v1beta1) {
     result.errors.push_back(DecodeError(
-        "", fmt::format("no matches for kind \"{}\" in version \"{}\"", result.kind,
-                        result.api_version)));
+        "", fmt::format("no matches for kind \"{}\" in version \"{}\"",
+                        result.kind, result.api_version)));
     results.push_back(std::move(result));
     return;
   }
@@ -189,15 +201,16 @@ std::string DecodeResult::DisplayName() const {
   return out;
 }
 
-std::vector<DecodeResult> DecodeDocument(std::string_view json, const DecodeOptions& options) {
+std::vector<DecodeResult> DecodeDocument(std::string_view json,
+                                         const DecodeOptions& options) {
   std::vector<DecodeResult> results;
   simdjson::padded_string padded(json);
   JsonElement root;
   simdjson::error_code error = ThreadParser().parse(padded).get(root);
   if (error != simdjson::SUCCESS) {
     DecodeResult failed;
-    failed.errors.push_back(
-        DecodeError("", std::string("malformed JSON: ") + simdjson::error_message(error)));
+    failed.errors.push_back(DecodeError(
+        "", std::string("malformed JSON: ") + simdjson::error_message(error)));
     results.push_back(std::move(failed));
     return results;
   }
@@ -228,14 +241,16 @@ std::vector<std::string_view> ServedVersions(std::string_view kind) {
   return out;
 }
 
-StatusOr<Json> EncodeObject(const Object& object, std::string_view api_version) {
+StatusOr<Json> EncodeObject(const Object& object,
+                            std::string_view api_version) {
   const std::string_view kind = KindOf(object);
   if (!IsServed(api_version, kind)) {
     return InvalidArgumentError(
         fmt::format("{} is not served in version \"{}\"", kind, api_version));
   }
   if (api_version == kResourceV1beta1) return v1beta1::Encode(object);
-  Json body = std::visit([](const auto& hub) { return EncodeValue(hub); }, object);
+  Json body =
+      std::visit([](const auto& hub) { return EncodeValue(hub); }, object);
   Json out = Json::object();
   out["apiVersion"] = std::string(api_version);
   out["kind"] = std::string(kind);

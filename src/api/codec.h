@@ -22,7 +22,8 @@ inline constexpr std::string_view kResourceGroup = "resource.k8s.io";
 inline constexpr std::string_view kResourceV1 = "resource.k8s.io/v1";
 inline constexpr std::string_view kResourceV1beta1 = "resource.k8s.io/v1beta1";
 inline constexpr std::string_view kResourceV1beta2 = "resource.k8s.io/v1beta2";
-inline constexpr std::string_view kResourceV1alpha3 = "resource.k8s.io/v1alpha3";
+inline constexpr std::string_view kResourceV1alpha3 =
+    "resource.k8s.io/v1alpha3";
 inline constexpr std::string_view kCoreV1 = "v1";
 
 // The outcome of decoding one object. `object` is set iff `errors` is empty.
@@ -42,7 +43,8 @@ struct DecodeResult {
 // Decodes one JSON document (compact text, e.g. from encoding::ReadDocuments).
 // Returns one result per object: one for a plain object, one per item for a
 // `List`. Malformed JSON gives a single result with an error.
-std::vector<DecodeResult> DecodeDocument(std::string_view json, const DecodeOptions& options = {});
+std::vector<DecodeResult> DecodeDocument(std::string_view json,
+                                         const DecodeOptions& options = {});
 
 // Encodes `object` in `api_version` ("resource.k8s.io/v1beta1", "v1", ...).
 // Errors: the kind is not served in that version, or the object uses a

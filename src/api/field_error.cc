@@ -6,34 +6,56 @@ namespace dralloc::api {
 
 std::string_view FieldErrorTypeText(FieldErrorType type) {
   switch (type) {
-    case FieldErrorType::kNotFound: return "Not found";
-    case FieldErrorType::kRequired: return "Required value";
-    case FieldErrorType::kDuplicate: return "Duplicate value";
-    case FieldErrorType::kInvalid: return "Invalid value";
-    case FieldErrorType::kNotSupported: return "Unsupported value";
-    case FieldErrorType::kForbidden: return "Forbidden";
-    case FieldErrorType::kTooLong: return "Too long";
-    case FieldErrorType::kTooMany: return "Too many";
-    case FieldErrorType::kInternal: return "Internal error";
-    case FieldErrorType::kTypeInvalid: return "Invalid value";
-    case FieldErrorType::kUnknownField: return "Unknown field";
+    case FieldErrorType::kNotFound:
+      return "Not found";
+    case FieldErrorType::kRequired:
+      return "Required value";
+    case FieldErrorType::kDuplicate:
+      return "Duplicate value";
+    case FieldErrorType::kInvalid:
+      return "Invalid value";
+    case FieldErrorType::kNotSupported:
+      return "Unsupported value";
+    case FieldErrorType::kForbidden:
+      return "Forbidden";
+    case FieldErrorType::kTooLong:
+      return "Too long";
+    case FieldErrorType::kTooMany:
+      return "Too many";
+    case FieldErrorType::kInternal:
+      return "Internal error";
+    case FieldErrorType::kTypeInvalid:
+      return "Invalid value";
+    case FieldErrorType::kUnknownField:
+      return "Unknown field";
   }
   return "Unknown error";
 }
 
 std::string_view FieldErrorTypeName(FieldErrorType type) {
   switch (type) {
-    case FieldErrorType::kNotFound: return "NotFound";
-    case FieldErrorType::kRequired: return "Required";
-    case FieldErrorType::kDuplicate: return "Duplicate";
-    case FieldErrorType::kInvalid: return "Invalid";
-    case FieldErrorType::kNotSupported: return "NotSupported";
-    case FieldErrorType::kForbidden: return "Forbidden";
-    case FieldErrorType::kTooLong: return "TooLong";
-    case FieldErrorType::kTooMany: return "TooMany";
-    case FieldErrorType::kInternal: return "Internal";
-    case FieldErrorType::kTypeInvalid: return "TypeInvalid";
-    case FieldErrorType::kUnknownField: return "UnknownField";
+    case FieldErrorType::kNotFound:
+      return "NotFound";
+    case FieldErrorType::kRequired:
+      return "Required";
+    case FieldErrorType::kDuplicate:
+      return "Duplicate";
+    case FieldErrorType::kInvalid:
+      return "Invalid";
+    case FieldErrorType::kNotSupported:
+      return "NotSupported";
+    case FieldErrorType::kForbidden:
+      return "Forbidden";
+    case FieldErrorType::kTooLong:
+      return "TooLong";
+    case FieldErrorType::kTooMany:
+      return "TooMany";
+    case FieldErrorType::kInternal:
+      return "Internal";
+    case FieldErrorType::kTypeInvalid:
+      return "TypeInvalid";
+    case FieldErrorType::kUnknownField:
+      return "UnknownField";
   }
   return "Unknown";
 }
@@ -42,10 +64,18 @@ std::string QuoteValue(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
@@ -80,16 +110,20 @@ FieldError Required(const FieldPath& path, std::string detail) {
   return {FieldErrorType::kRequired, path.ToString(), "", std::move(detail)};
 }
 
-FieldError Invalid(const FieldPath& path, std::string bad_value, std::string detail) {
-  return {FieldErrorType::kInvalid, path.ToString(), std::move(bad_value), std::move(detail)};
+FieldError Invalid(const FieldPath& path, std::string bad_value,
+                   std::string detail) {
+  return {FieldErrorType::kInvalid, path.ToString(), std::move(bad_value),
+          std::move(detail)};
 }
 
-FieldError InvalidString(const FieldPath& path, std::string_view value, std::string detail) {
+FieldError InvalidString(const FieldPath& path, std::string_view value,
+                         std::string detail) {
   return Invalid(path, QuoteValue(value), std::move(detail));
 }
 
 FieldError Duplicate(const FieldPath& path, std::string bad_value) {
-  return {FieldErrorType::kDuplicate, path.ToString(), std::move(bad_value), ""};
+  return {FieldErrorType::kDuplicate, path.ToString(), std::move(bad_value),
+          ""};
 }
 
 FieldError NotSupported(const FieldPath& path, std::string_view value,
@@ -99,7 +133,8 @@ FieldError NotSupported(const FieldPath& path, std::string_view value,
     if (i > 0) detail += ", ";
     detail += QuoteValue(supported[i]);
   }
-  return {FieldErrorType::kNotSupported, path.ToString(), QuoteValue(value), std::move(detail)};
+  return {FieldErrorType::kNotSupported, path.ToString(), QuoteValue(value),
+          std::move(detail)};
 }
 
 FieldError Forbidden(const FieldPath& path, std::string detail) {

@@ -1,5 +1,6 @@
 // FieldError and ErrorList: validation results in Kubernetes' format
-// ("spec.devices.requests[0].exactly.count: Invalid value: 0: must be greater than zero").
+// ("spec.devices.requests[0].exactly.count: Invalid value: 0: must be greater
+// than zero").
 #ifndef DRALLOC_API_FIELD_ERROR_H_
 #define DRALLOC_API_FIELD_ERROR_H_
 
@@ -34,7 +35,8 @@ std::string_view FieldErrorTypeName(FieldErrorType type);
 struct FieldError {
   FieldErrorType type;
   std::string field;      // rendered path; empty for object-level errors
-  std::string bad_value;  // rendered like Go's %#v: strings quoted, numbers bare; may be empty
+  std::string bad_value;  // rendered like Go's %#v: strings quoted, numbers
+                          // bare; may be empty
   std::string detail;
 
   std::string ToString() const;
@@ -46,8 +48,10 @@ std::string QuoteValue(std::string_view s);
 
 // Constructors mirroring k8s.io/apimachinery/pkg/util/validation/field.
 FieldError Required(const FieldPath& path, std::string detail = {});
-FieldError Invalid(const FieldPath& path, std::string bad_value, std::string detail);
-FieldError InvalidString(const FieldPath& path, std::string_view value, std::string detail);
+FieldError Invalid(const FieldPath& path, std::string bad_value,
+                   std::string detail);
+FieldError InvalidString(const FieldPath& path, std::string_view value,
+                         std::string detail);
 FieldError Duplicate(const FieldPath& path, std::string bad_value);
 FieldError NotSupported(const FieldPath& path, std::string_view value,
                         const std::vector<std::string_view>& supported);

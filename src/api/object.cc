@@ -5,25 +5,58 @@ namespace {
 
 template <typename T>
 constexpr std::string_view KindName();
-template <> constexpr std::string_view KindName<DeviceClass>() { return "DeviceClass"; }
-template <> constexpr std::string_view KindName<ResourceSlice>() { return "ResourceSlice"; }
-template <> constexpr std::string_view KindName<ResourceClaim>() { return "ResourceClaim"; }
-template <> constexpr std::string_view KindName<ResourceClaimTemplate>() { return "ResourceClaimTemplate"; }
-template <> constexpr std::string_view KindName<DeviceTaintRule>() { return "DeviceTaintRule"; }
-template <> constexpr std::string_view KindName<ResourceSlicePatch>() { return "ResourceSlicePatch"; }
-template <> constexpr std::string_view KindName<Namespace>() { return "Namespace"; }
-template <> constexpr std::string_view KindName<Node>() { return "Node"; }
-template <> constexpr std::string_view KindName<Pod>() { return "Pod"; }
-template <> constexpr std::string_view KindName<Event>() { return "Event"; }
+template <>
+constexpr std::string_view KindName<DeviceClass>() {
+  return "DeviceClass";
+}
+template <>
+constexpr std::string_view KindName<ResourceSlice>() {
+  return "ResourceSlice";
+}
+template <>
+constexpr std::string_view KindName<ResourceClaim>() {
+  return "ResourceClaim";
+}
+template <>
+constexpr std::string_view KindName<ResourceClaimTemplate>() {
+  return "ResourceClaimTemplate";
+}
+template <>
+constexpr std::string_view KindName<DeviceTaintRule>() {
+  return "DeviceTaintRule";
+}
+template <>
+constexpr std::string_view KindName<ResourceSlicePatch>() {
+  return "ResourceSlicePatch";
+}
+template <>
+constexpr std::string_view KindName<Namespace>() {
+  return "Namespace";
+}
+template <>
+constexpr std::string_view KindName<Node>() {
+  return "Node";
+}
+template <>
+constexpr std::string_view KindName<Pod>() {
+  return "Pod";
+}
+template <>
+constexpr std::string_view KindName<Event>() {
+  return "Event";
+}
 
 }  // namespace
 
 std::string_view KindOf(const Object& object) {
-  return std::visit([](const auto& o) { return KindName<std::decay_t<decltype(o)>>(); }, object);
+  return std::visit(
+      [](const auto& o) { return KindName<std::decay_t<decltype(o)>>(); },
+      object);
 }
 
 const ObjectMeta& MetaOf(const Object& object) {
-  return std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, object);
+  return std::visit(
+      [](const auto& o) -> const ObjectMeta& { return o.metadata; }, object);
 }
 
 ObjectMeta& MetaOf(Object& object) {

@@ -15,8 +15,9 @@
 
 namespace dralloc::api {
 
-using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
-                            DeviceTaintRule, ResourceSlicePatch, Namespace, Node, Pod, Event>;
+using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim,
+                            ResourceClaimTemplate, DeviceTaintRule,
+                            ResourceSlicePatch, Namespace, Node, Pod, Event>;
 
 // Kind name of the alternative held ("ResourceSlice").
 std::string_view KindOf(const Object& object);

@@ -1,10 +1,11 @@
 // Compile-time field tables: the single schema source for every API type.
 //
 // Each API struct T is described by a free function found by ADL,
-//   constexpr auto FieldsOf(const T*) { return std::tuple{Field("name", &T::name), ...}; }
-// listing its JSON field names in wire order. The generic codec (struct_codec.h)
-// decodes and encodes any such struct from this table, so a type's fields are
-// written down exactly once.
+//   constexpr auto FieldsOf(const T*) { return std::tuple{Field("name",
+//   &T::name), ...}; }
+// listing its JSON field names in wire order. The generic codec
+// (struct_codec.h) decodes and encodes any such struct from this table, so a
+// type's fields are written down exactly once.
 #ifndef DRALLOC_API_REFLECT_H_
 #define DRALLOC_API_REFLECT_H_
 
@@ -36,14 +37,17 @@ struct FieldInfo {
 };
 
 template <typename Struct, typename Member>
-constexpr FieldInfo<Struct, Member> Field(std::string_view name, Member Struct::*member,
+constexpr FieldInfo<Struct, Member> Field(std::string_view name,
+                                          Member Struct::*member,
                                           uint32_t flags = kOmitEmpty) {
   return {name, member, flags};
 }
 
 // True for types that have a field table.
 template <typename T>
-concept Reflected = requires(const T* t) { FieldsOf(t); };
+concept Reflected = requires(const T* t) {
+  FieldsOf(t);
+};
 
 template <Reflected T>
 constexpr auto FieldTable() {

@@ -15,8 +15,10 @@ bool operator==(const RawJson& a, const RawJson& b) {
 
 std::string DescribeJson(JsonElement e) {
   switch (e.type()) {
-    case simdjson::dom::element_type::ARRAY: return "array";
-    case simdjson::dom::element_type::OBJECT: return "object";
+    case simdjson::dom::element_type::ARRAY:
+      return "array";
+    case simdjson::dom::element_type::OBJECT:
+      return "object";
     case simdjson::dom::element_type::INT64:
     case simdjson::dom::element_type::UINT64:
     case simdjson::dom::element_type::DOUBLE:
@@ -28,20 +30,23 @@ std::string DescribeJson(JsonElement e) {
     }
     case simdjson::dom::element_type::BOOL:
       return e.get_bool().value_unsafe() ? "boolean true" : "boolean false";
-    case simdjson::dom::element_type::NULL_VALUE: return "null";
+    case simdjson::dom::element_type::NULL_VALUE:
+      return "null";
   }
   return "value";
 }
 
-void DecodeContext::TypeMismatch(const FieldPath& path, std::string_view expected,
-                                 JsonElement got) {
-  errors_.push_back({FieldErrorType::kTypeInvalid, path.ToString(), "",
-                     fmt::format("expected {}, got {}", expected, DescribeJson(got))});
+void DecodeContext::TypeMismatch(const FieldPath& path,
+                                 std::string_view expected, JsonElement got) {
+  errors_.push_back(
+      {FieldErrorType::kTypeInvalid, path.ToString(), "",
+       fmt::format("expected {}, got {}", expected, DescribeJson(got))});
 }
 
-void DecodeContext::BadValue(const FieldPath& path, JsonElement got, std::string detail) {
-  errors_.push_back({FieldErrorType::kInvalid, path.ToString(), DescribeJson(got),
-                     std::move(detail)});
+void DecodeContext::BadValue(const FieldPath& path, JsonElement got,
+                             std::string detail) {
+  errors_.push_back({FieldErrorType::kInvalid, path.ToString(),
+                     DescribeJson(got), std::move(detail)});
 }
 
 void DecodeContext::UnknownField(const FieldPath& path) {
@@ -50,13 +55,15 @@ void DecodeContext::UnknownField(const FieldPath& path) {
 }
 
 void DecodeContext::DuplicateField(const FieldPath& path) {
-  FieldError error{FieldErrorType::kDuplicate, path.ToString(), "", "duplicate field"};
+  FieldError error{FieldErrorType::kDuplicate, path.ToString(), "",
+                   "duplicate field"};
   (options_.strict ? errors_ : warnings_).push_back(std::move(error));
 }
 
 namespace codec_internal {
 
-void DecodeString(JsonElement e, std::string& out, const FieldPath& path, DecodeContext& ctx) {
+void DecodeString(JsonElement e, std::string& out, const FieldPath& path,
+                  DecodeContext& ctx) {
   std::string_view s;
   if (e.get_string().get(s) != simdjson::SUCCESS) {
     ctx.TypeMismatch(path, "string", e);
@@ -65,34 +72,42 @@ void DecodeString(JsonElement e, std::string& out, const FieldPath& path, Decode
   out.assign(s);
 }
 
-void DecodeBool(JsonElement e, bool& out, const FieldPath& path, DecodeContext& ctx) {
-  if (e.get_bool().get(out) != simdjson::SUCCESS) ctx.TypeMismatch(path, "boolean", e);
+void DecodeBool(JsonElement e, bool& out, const FieldPath& path,
+                DecodeContext& ctx) {
+  if (e.get_bool().get(out) != simdjson::SUCCESS)
+    ctx.TypeMismatch(path, "boolean", e);
 }
 
-void DecodeInt64(JsonElement e, int64_t& out, const FieldPath& path, DecodeContext& ctx) {
-  if (e.get_int64().get(out) != simdjson::SUCCESS) ctx.TypeMismatch(path, "integer", e);
+void DecodeInt64(JsonElement e, int64_t& out, const FieldPath& path,
+                 DecodeContext& ctx) {
+  if (e.get_int64().get(out) != simdjson::SUCCESS)
+    ctx.TypeMismatch(path, "integer", e);
 }
 
-void DecodeInt32(JsonElement e, int32_t& out, const FieldPath& path, DecodeContext& ctx) {
+void DecodeInt32(JsonElement e, int32_t& out, const FieldPath& path,
+                 DecodeContext& ctx) {
   int64_t wide = 0;
   if (e.get_int64().get(wide) != simdjson::SUCCESS) {
     ctx.TypeMismatch(path, "integer", e);
     return;
   }
-  if (wide < std::numeric_limits<int32_t>::min() || wide > std::numeric_limits<int32_t>::max()) {
+  if (wide < std::numeric_limits<int32_t>::min() ||
+      wide > std::numeric_limits<int32_t>::max()) {
     ctx.BadValue(path, e, "must fit in a 32-bit integer");
     return;
   }
   out = static_cast<int32_t>(wide);
 }
 
-void DecodeQuantity(JsonElement e, Quantity& out, const FieldPath& path, DecodeContext& ctx) {
+void DecodeQuantity(JsonElement e, Quantity& out, const FieldPath& path,
+                    DecodeContext& ctx) {
   std::string text;
   std::string_view s;
   if (e.get_string().get(s) == simdjson::SUCCESS) {
     text.assign(s);
   } else if (e.is_number()) {
-    text = std::string(simdjson::minify(e));  // Numbers keep their JSON spelling.
+    text =
+        std::string(simdjson::minify(e));  // Numbers keep their JSON spelling.
   } else {
     ctx.TypeMismatch(path, "quantity (string or number)", e);
     return;
@@ -108,7 +123,7 @@ void DecodeQuantity(JsonElement e, Quantity& out, const FieldPath& path, DecodeC
 void DecodeRaw(JsonElement e, RawJson& out) { out.json = simdjson::minify(e); }
 
 Json EncodeRaw(const RawJson& raw) {
-  if (raw.json.empty()) return Json::object();
+  if (raw.json.empty()) return Json(nullptr);
   Json value = Json::parse(raw.json, nullptr, /*allow_exceptions=*/false);
   return value.is_discarded() ? Json(raw.json) : value;
 }

@@ -41,7 +41,8 @@ class DecodeContext {
   explicit DecodeContext(DecodeOptions options) : options_(options) {}
 
   bool strict() const { return options_.strict; }
-  void TypeMismatch(const FieldPath& path, std::string_view expected, JsonElement got);
+  void TypeMismatch(const FieldPath& path, std::string_view expected,
+                    JsonElement got);
   void BadValue(const FieldPath& path, JsonElement got, std::string detail);
   void UnknownField(const FieldPath& path);
   void DuplicateField(const FieldPath& path);
@@ -72,14 +73,16 @@ template <typename T>
 struct IsStringMap<std::map<std::string, T>> : std::true_type {};
 
 template <typename T>
-void DecodeValue(JsonElement e, T& out, const FieldPath& path, DecodeContext& ctx);
+void DecodeValue(JsonElement e, T& out, const FieldPath& path,
+                 DecodeContext& ctx);
 
 namespace codec_internal {
 
 // Sets the field of `out` named `key`; false when T has no such field.
 template <Reflected T>
-bool DecodeNamedField(std::string_view key, JsonElement value, T& out, const FieldPath& path,
-                      DecodeContext& ctx, uint64_t& seen) {
+bool DecodeNamedField(std::string_view key, JsonElement value, T& out,
+                      const FieldPath& path, DecodeContext& ctx,
+                      uint64_t& seen) {
   bool found = false;
   size_t index = 0;
   ForEachField<T>([&](const auto& field) {
@@ -99,7 +102,8 @@ bool DecodeNamedField(std::string_view key, JsonElement value, T& out, const Fie
 }
 
 template <Reflected T>
-void DecodeStruct(JsonElement e, T& out, const FieldPath& path, DecodeContext& ctx) {
+void DecodeStruct(JsonElement e, T& out, const FieldPath& path,
+                  DecodeContext& ctx) {
   simdjson::dom::object object;
   if (e.get_object().get(object) != simdjson::SUCCESS) {
     ctx.TypeMismatch(path, "object", e);
@@ -109,28 +113,34 @@ void DecodeStruct(JsonElement e, T& out, const FieldPath& path, DecodeContext& c
   for (auto [key, value] : object) {
     if (DecodeNamedField(key, value, out, path, ctx, seen)) continue;
     if constexpr (KeepsUnknownFields<T>) {
-      out.unknown_fields.emplace_back(std::string(key),
-                                      RawJson{std::string(simdjson::minify(value))});
+      out.unknown_fields.emplace_back(
+          std::string(key), RawJson{std::string(simdjson::minify(value))});
     } else {
       ctx.UnknownField(path.Child(key));
     }
   }
 }
 
-void DecodeString(JsonElement e, std::string& out, const FieldPath& path, DecodeContext& ctx);
-void DecodeBool(JsonElement e, bool& out, const FieldPath& path, DecodeContext& ctx);
-void DecodeInt64(JsonElement e, int64_t& out, const FieldPath& path, DecodeContext& ctx);
-void DecodeInt32(JsonElement e, int32_t& out, const FieldPath& path, DecodeContext& ctx);
-void DecodeQuantity(JsonElement e, Quantity& out, const FieldPath& path, DecodeContext& ctx);
+void DecodeString(JsonElement e, std::string& out, const FieldPath& path,
+                  DecodeContext& ctx);
+void DecodeBool(JsonElement e, bool& out, const FieldPath& path,
+                DecodeContext& ctx);
+void DecodeInt64(JsonElement e, int64_t& out, const FieldPath& path,
+                 DecodeContext& ctx);
+void DecodeInt32(JsonElement e, int32_t& out, const FieldPath& path,
+                 DecodeContext& ctx);
+void DecodeQuantity(JsonElement e, Quantity& out, const FieldPath& path,
+                    DecodeContext& ctx);
 void DecodeRaw(JsonElement e, RawJson& out);
 
 }  // namespace codec_internal
 
 template <typename T>
-void DecodeValue(JsonElement e, T& out, const FieldPath& path, DecodeContext& ctx) {
+void DecodeValue(JsonElement e, T& out, const FieldPath& path,
+                 DecodeContext& ctx) {
   if (e.is_null()) {
     if constexpr (std::is_same_v<T, RawJson>) {
-      out.json = "null";
+      out.json.clear();  // Like RawExtension: null is "no value".
     } else if constexpr (requires { DecodeNullInto(out); }) {
       DecodeNullInto(out);  // Types where null has a meaning of its own.
     }
@@ -195,7 +205,8 @@ void DecodeValue(JsonElement e, T& out, const FieldPath& path, DecodeContext& ct
 
 template <typename T>
 bool IsEmptyValue(const T& v) {
-  if constexpr (std::is_same_v<T, std::string> || IsVector<T>::value || IsStringMap<T>::value) {
+  if constexpr (std::is_same_v<T, std::string> || IsVector<T>::value ||
+                IsStringMap<T>::value) {
     return v.empty();
   } else if constexpr (std::is_same_v<T, bool>) {
     return !v;
@@ -245,7 +256,8 @@ Json EncodeValue(const T& v) {
       out[std::string(field.name)] = EncodeValue(member);
     });
     if constexpr (KeepsUnknownFields<T>) {
-      for (const auto& [key, raw] : v.unknown_fields) out[key] = codec_internal::EncodeRaw(raw);
+      for (const auto& [key, raw] : v.unknown_fields)
+        out[key] = codec_internal::EncodeRaw(raw);
     }
     return out;
   }

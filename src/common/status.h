@@ -60,16 +60,36 @@ class [[nodiscard]] Status {
 std::ostream& operator<<(std::ostream& os, const Status& status);
 
 inline Status OkStatus() { return Status(); }
-inline Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
-inline Status NotFoundError(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-inline Status AlreadyExistsError(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
-inline Status FailedPreconditionError(std::string m) { return {StatusCode::kFailedPrecondition, std::move(m)}; }
-inline Status OutOfRangeError(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
-inline Status ResourceExhaustedError(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
-inline Status UnimplementedError(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
-inline Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
-inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
-inline Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
+inline Status InvalidArgumentError(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
+inline Status NotFoundError(std::string m) {
+  return {StatusCode::kNotFound, std::move(m)};
+}
+inline Status AlreadyExistsError(std::string m) {
+  return {StatusCode::kAlreadyExists, std::move(m)};
+}
+inline Status FailedPreconditionError(std::string m) {
+  return {StatusCode::kFailedPrecondition, std::move(m)};
+}
+inline Status OutOfRangeError(std::string m) {
+  return {StatusCode::kOutOfRange, std::move(m)};
+}
+inline Status ResourceExhaustedError(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
+inline Status UnimplementedError(std::string m) {
+  return {StatusCode::kUnimplemented, std::move(m)};
+}
+inline Status InternalError(std::string m) {
+  return {StatusCode::kInternal, std::move(m)};
+}
+inline Status UnavailableError(std::string m) {
+  return {StatusCode::kUnavailable, std::move(m)};
+}
+inline Status DataLossError(std::string m) {
+  return {StatusCode::kDataLoss, std::move(m)};
+}
 
 // StatusOr<T> holds either a value or a non-OK Status.
 // Accessing value() of an error is a programmer error (checked by assert).
@@ -79,7 +99,8 @@ class [[nodiscard]] StatusOr {
   StatusOr(const T& value) : value_(value) {}
   StatusOr(T&& value) : value_(std::move(value)) {}
   StatusOr(Status status) : status_(std::move(status)) {
-    if (status_.ok()) status_ = InternalError("StatusOr constructed from OK status");
+    if (status_.ok())
+      status_ = InternalError("StatusOr constructed from OK status");
   }
 
   bool ok() const { return status_.ok(); }
@@ -105,16 +126,17 @@ class [[nodiscard]] StatusOr {
 #define DRALLOC_CONCAT_(a, b) DRALLOC_CONCAT_INNER_(a, b)
 
 // Returns the Status of `expr` from the enclosing function if it is not OK.
-#define RETURN_IF_ERROR(expr)                         \
-  do {                                                \
-    ::dralloc::Status dralloc_status_ = (expr);       \
+#define RETURN_IF_ERROR(expr)                          \
+  do {                                                 \
+    ::dralloc::Status dralloc_status_ = (expr);        \
     if (!dralloc_status_.ok()) return dralloc_status_; \
   } while (0)
 
 // Evaluates `expr` (a StatusOr); returns its Status on error, else moves the
 // value into `lhs` (which may be a declaration such as `auto x`).
-#define ASSIGN_OR_RETURN(lhs, expr) \
-  ASSIGN_OR_RETURN_IMPL_(DRALLOC_CONCAT_(dralloc_statusor_, __LINE__), lhs, expr)
+#define ASSIGN_OR_RETURN(lhs, expr)                                         \
+  ASSIGN_OR_RETURN_IMPL_(DRALLOC_CONCAT_(dralloc_statusor_, __LINE__), lhs, \
+                         expr)
 #define ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                           \
   if (!tmp.ok()) return tmp.status();          \

@@ -32,7 +32,8 @@ constexpr auto FieldsOf(const NamespaceSpec*) {
 struct NamespaceStatus {
   std::string phase;
   UnknownFields unknown_fields;
-  friend bool operator==(const NamespaceStatus&, const NamespaceStatus&) = default;
+  friend bool operator==(const NamespaceStatus&,
+                         const NamespaceStatus&) = default;
 };
 constexpr auto FieldsOf(const NamespaceStatus*) {
   return std::tuple{Field("phase", &NamespaceStatus::phase)};
@@ -48,9 +49,9 @@ struct Namespace {
 };
 constexpr auto FieldsOf(const Namespace*) {
   using T = Namespace;
-  return std::tuple{Field("apiVersion", &T::api_version), Field("kind", &T::kind),
-                    Field("metadata", &T::metadata), Field("spec", &T::spec),
-                    Field("status", &T::status)};
+  return std::tuple{Field("apiVersion", &T::api_version),
+                    Field("kind", &T::kind), Field("metadata", &T::metadata),
+                    Field("spec", &T::spec), Field("status", &T::status)};
 }
 
 struct NodeSpec {
@@ -62,7 +63,8 @@ struct NodeSpec {
 };
 constexpr auto FieldsOf(const NodeSpec*) {
   using T = NodeSpec;
-  return std::tuple{Field("unschedulable", &T::unschedulable), Field("taints", &T::taints),
+  return std::tuple{Field("unschedulable", &T::unschedulable),
+                    Field("taints", &T::taints),
                     Field("providerID", &T::provider_id)};
 }
 
@@ -74,7 +76,8 @@ struct NodeStatus {
 };
 constexpr auto FieldsOf(const NodeStatus*) {
   using T = NodeStatus;
-  return std::tuple{Field("capacity", &T::capacity), Field("allocatable", &T::allocatable)};
+  return std::tuple{Field("capacity", &T::capacity),
+                    Field("allocatable", &T::allocatable)};
 }
 
 struct Node {
@@ -87,16 +90,17 @@ struct Node {
 };
 constexpr auto FieldsOf(const Node*) {
   using T = Node;
-  return std::tuple{Field("apiVersion", &T::api_version), Field("kind", &T::kind),
-                    Field("metadata", &T::metadata), Field("spec", &T::spec),
-                    Field("status", &T::status)};
+  return std::tuple{Field("apiVersion", &T::api_version),
+                    Field("kind", &T::kind), Field("metadata", &T::metadata),
+                    Field("spec", &T::spec), Field("status", &T::status)};
 }
 
 // core/v1 ResourceClaim reference inside a container (`resources.claims[]`).
 struct ContainerResourceClaim {
   std::string name;
   std::string request;
-  friend bool operator==(const ContainerResourceClaim&, const ContainerResourceClaim&) = default;
+  friend bool operator==(const ContainerResourceClaim&,
+                         const ContainerResourceClaim&) = default;
 };
 constexpr auto FieldsOf(const ContainerResourceClaim*) {
   return std::tuple{Field("name", &ContainerResourceClaim::name, kAlways),
@@ -107,11 +111,13 @@ struct ResourceRequirements {
   std::map<std::string, Quantity> limits;
   std::map<std::string, Quantity> requests;
   std::vector<ContainerResourceClaim> claims;
-  friend bool operator==(const ResourceRequirements&, const ResourceRequirements&) = default;
+  friend bool operator==(const ResourceRequirements&,
+                         const ResourceRequirements&) = default;
 };
 constexpr auto FieldsOf(const ResourceRequirements*) {
   using T = ResourceRequirements;
-  return std::tuple{Field("limits", &T::limits), Field("requests", &T::requests),
+  return std::tuple{Field("limits", &T::limits),
+                    Field("requests", &T::requests),
                     Field("claims", &T::claims)};
 }
 
@@ -133,26 +139,30 @@ struct PodResourceClaim {
   std::string name;
   std::optional<std::string> resource_claim_name;
   std::optional<std::string> resource_claim_template_name;
-  friend bool operator==(const PodResourceClaim&, const PodResourceClaim&) = default;
+  friend bool operator==(const PodResourceClaim&,
+                         const PodResourceClaim&) = default;
 };
 constexpr auto FieldsOf(const PodResourceClaim*) {
   using T = PodResourceClaim;
-  return std::tuple{Field("name", &T::name, kAlways),
-                    Field("resourceClaimName", &T::resource_claim_name),
-                    Field("resourceClaimTemplateName", &T::resource_claim_template_name)};
+  return std::tuple{
+      Field("name", &T::name, kAlways),
+      Field("resourceClaimName", &T::resource_claim_name),
+      Field("resourceClaimTemplateName", &T::resource_claim_template_name)};
 }
 
 struct NodeAffinity {
-  std::optional<NodeSelector> required_during_scheduling_ignored_during_execution;
+  std::optional<NodeSelector>
+      required_during_scheduling_ignored_during_execution;
   std::vector<RawJson> preferred_during_scheduling_ignored_during_execution;
   friend bool operator==(const NodeAffinity&, const NodeAffinity&) = default;
 };
 constexpr auto FieldsOf(const NodeAffinity*) {
   using T = NodeAffinity;
-  return std::tuple{Field("requiredDuringSchedulingIgnoredDuringExecution",
-                          &T::required_during_scheduling_ignored_during_execution),
-                    Field("preferredDuringSchedulingIgnoredDuringExecution",
-                          &T::preferred_during_scheduling_ignored_during_execution)};
+  return std::tuple{
+      Field("requiredDuringSchedulingIgnoredDuringExecution",
+            &T::required_during_scheduling_ignored_during_execution),
+      Field("preferredDuringSchedulingIgnoredDuringExecution",
+            &T::preferred_during_scheduling_ignored_during_execution)};
 }
 
 struct Affinity {
@@ -199,16 +209,19 @@ struct PodCondition {
 };
 constexpr auto FieldsOf(const PodCondition*) {
   using T = PodCondition;
-  return std::tuple{Field("type", &T::type, kAlways), Field("status", &T::status, kAlways),
+  return std::tuple{Field("type", &T::type, kAlways),
+                    Field("status", &T::status, kAlways),
                     Field("lastProbeTime", &T::last_probe_time),
                     Field("lastTransitionTime", &T::last_transition_time),
-                    Field("reason", &T::reason), Field("message", &T::message)};
+                    Field("reason", &T::reason),
+                    Field("message", &T::message)};
 }
 
 struct PodResourceClaimStatus {
   std::string name;
   std::optional<std::string> resource_claim_name;
-  friend bool operator==(const PodResourceClaimStatus&, const PodResourceClaimStatus&) = default;
+  friend bool operator==(const PodResourceClaimStatus&,
+                         const PodResourceClaimStatus&) = default;
 };
 constexpr auto FieldsOf(const PodResourceClaimStatus*) {
   using T = PodResourceClaimStatus;
@@ -226,9 +239,10 @@ struct PodStatus {
 };
 constexpr auto FieldsOf(const PodStatus*) {
   using T = PodStatus;
-  return std::tuple{Field("phase", &T::phase), Field("conditions", &T::conditions),
-                    Field("nominatedNodeName", &T::nominated_node_name),
-                    Field("resourceClaimStatuses", &T::resource_claim_statuses)};
+  return std::tuple{
+      Field("phase", &T::phase), Field("conditions", &T::conditions),
+      Field("nominatedNodeName", &T::nominated_node_name),
+      Field("resourceClaimStatuses", &T::resource_claim_statuses)};
 }
 
 struct Pod {
@@ -241,9 +255,9 @@ struct Pod {
 };
 constexpr auto FieldsOf(const Pod*) {
   using T = Pod;
-  return std::tuple{Field("apiVersion", &T::api_version), Field("kind", &T::kind),
-                    Field("metadata", &T::metadata), Field("spec", &T::spec),
-                    Field("status", &T::status)};
+  return std::tuple{Field("apiVersion", &T::api_version),
+                    Field("kind", &T::kind), Field("metadata", &T::metadata),
+                    Field("spec", &T::spec), Field("status", &T::status)};
 }
 
 struct ObjectReference {
@@ -254,12 +268,15 @@ struct ObjectReference {
   std::string api_version;
   std::string resource_version;
   std::string field_path;
-  friend bool operator==(const ObjectReference&, const ObjectReference&) = default;
+  friend bool operator==(const ObjectReference&,
+                         const ObjectReference&) = default;
 };
 constexpr auto FieldsOf(const ObjectReference*) {
   using T = ObjectReference;
-  return std::tuple{Field("kind", &T::kind),           Field("namespace", &T::namespace_),
-                    Field("name", &T::name),           Field("uid", &T::uid),
+  return std::tuple{Field("kind", &T::kind),
+                    Field("namespace", &T::namespace_),
+                    Field("name", &T::name),
+                    Field("uid", &T::uid),
                     Field("apiVersion", &T::api_version),
                     Field("resourceVersion", &T::resource_version),
                     Field("fieldPath", &T::field_path)};

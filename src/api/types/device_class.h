@@ -26,11 +26,13 @@ struct DeviceClassSpec {
   std::vector<DeviceSelector> selectors;
   std::vector<DeviceClassConfiguration> config;
   std::optional<std::string> extended_resource_name;
-  friend bool operator==(const DeviceClassSpec&, const DeviceClassSpec&) = default;
+  friend bool operator==(const DeviceClassSpec&,
+                         const DeviceClassSpec&) = default;
 };
 constexpr auto FieldsOf(const DeviceClassSpec*) {
   using T = DeviceClassSpec;
-  return std::tuple{Field("selectors", &T::selectors), Field("config", &T::config),
+  return std::tuple{Field("selectors", &T::selectors),
+                    Field("config", &T::config),
                     Field("extendedResourceName", &T::extended_resource_name)};
 }
 
@@ -43,8 +45,9 @@ struct DeviceClass {
 };
 constexpr auto FieldsOf(const DeviceClass*) {
   using T = DeviceClass;
-  return std::tuple{Field("apiVersion", &T::api_version), Field("kind", &T::kind),
-                    Field("metadata", &T::metadata), Field("spec", &T::spec)};
+  return std::tuple{Field("apiVersion", &T::api_version),
+                    Field("kind", &T::kind), Field("metadata", &T::metadata),
+                    Field("spec", &T::spec)};
 }
 
 }  // namespace dralloc::api

@@ -1,4 +1,5 @@
-// resource.k8s.io DeviceTaintRule: taints added to matching devices by an admin.
+// resource.k8s.io DeviceTaintRule: taints added to matching devices by an
+// admin.
 #ifndef DRALLOC_API_TYPES_DEVICE_TAINT_RULE_H_
 #define DRALLOC_API_TYPES_DEVICE_TAINT_RULE_H_
 
@@ -21,19 +22,22 @@ struct DeviceTaintSelector {
   std::optional<std::string> pool;
   std::optional<std::string> device;
   std::vector<DeviceSelector> selectors;
-  friend bool operator==(const DeviceTaintSelector&, const DeviceTaintSelector&) = default;
+  friend bool operator==(const DeviceTaintSelector&,
+                         const DeviceTaintSelector&) = default;
 };
 constexpr auto FieldsOf(const DeviceTaintSelector*) {
   using T = DeviceTaintSelector;
-  return std::tuple{Field("deviceClassName", &T::device_class_name), Field("driver", &T::driver),
-                    Field("pool", &T::pool), Field("device", &T::device),
+  return std::tuple{Field("deviceClassName", &T::device_class_name),
+                    Field("driver", &T::driver), Field("pool", &T::pool),
+                    Field("device", &T::device),
                     Field("selectors", &T::selectors)};
 }
 
 struct DeviceTaintRuleSpec {
   std::optional<DeviceTaintSelector> device_selector;
   DeviceTaint taint;
-  friend bool operator==(const DeviceTaintRuleSpec&, const DeviceTaintRuleSpec&) = default;
+  friend bool operator==(const DeviceTaintRuleSpec&,
+                         const DeviceTaintRuleSpec&) = default;
 };
 constexpr auto FieldsOf(const DeviceTaintRuleSpec*) {
   using T = DeviceTaintRuleSpec;
@@ -43,7 +47,8 @@ constexpr auto FieldsOf(const DeviceTaintRuleSpec*) {
 
 struct DeviceTaintRuleStatus {
   std::vector<Condition> conditions;
-  friend bool operator==(const DeviceTaintRuleStatus&, const DeviceTaintRuleStatus&) = default;
+  friend bool operator==(const DeviceTaintRuleStatus&,
+                         const DeviceTaintRuleStatus&) = default;
 };
 constexpr auto FieldsOf(const DeviceTaintRuleStatus*) {
   return std::tuple{Field("conditions", &DeviceTaintRuleStatus::conditions)};
@@ -55,13 +60,14 @@ struct DeviceTaintRule {
   ObjectMeta metadata;
   DeviceTaintRuleSpec spec;
   DeviceTaintRuleStatus status;
-  friend bool operator==(const DeviceTaintRule&, const DeviceTaintRule&) = default;
+  friend bool operator==(const DeviceTaintRule&,
+                         const DeviceTaintRule&) = default;
 };
 constexpr auto FieldsOf(const DeviceTaintRule*) {
   using T = DeviceTaintRule;
-  return std::tuple{Field("apiVersion", &T::api_version), Field("kind", &T::kind),
-                    Field("metadata", &T::metadata), Field("spec", &T::spec),
-                    Field("status", &T::status)};
+  return std::tuple{Field("apiVersion", &T::api_version),
+                    Field("kind", &T::kind), Field("metadata", &T::metadata),
+                    Field("spec", &T::spec), Field("status", &T::status)};
 }
 
 }  // namespace dralloc::api

@@ -26,14 +26,16 @@ struct DeviceAttribute {
   std::optional<std::vector<bool>> bools;
   std::optional<std::vector<std::string>> strings;
   std::optional<std::vector<std::string>> versions;
-  friend bool operator==(const DeviceAttribute&, const DeviceAttribute&) = default;
+  friend bool operator==(const DeviceAttribute&,
+                         const DeviceAttribute&) = default;
 };
 constexpr auto FieldsOf(const DeviceAttribute*) {
   using T = DeviceAttribute;
-  return std::tuple{Field("int", &T::int_value),       Field("bool", &T::bool_value),
-                    Field("string", &T::string_value), Field("version", &T::version_value),
-                    Field("ints", &T::ints),           Field("bools", &T::bools),
-                    Field("strings", &T::strings),     Field("versions", &T::versions)};
+  return std::tuple{
+      Field("int", &T::int_value),       Field("bool", &T::bool_value),
+      Field("string", &T::string_value), Field("version", &T::version_value),
+      Field("ints", &T::ints),           Field("bools", &T::bools),
+      Field("strings", &T::strings),     Field("versions", &T::versions)};
 }
 
 struct CapacityRequestPolicyRange {
@@ -45,25 +47,29 @@ struct CapacityRequestPolicyRange {
 };
 constexpr auto FieldsOf(const CapacityRequestPolicyRange*) {
   using T = CapacityRequestPolicyRange;
-  return std::tuple{Field("min", &T::min), Field("max", &T::max), Field("step", &T::step)};
+  return std::tuple{Field("min", &T::min), Field("max", &T::max),
+                    Field("step", &T::step)};
 }
 
 struct CapacityRequestPolicy {
   std::optional<Quantity> default_;
   std::vector<Quantity> valid_values;
   std::optional<CapacityRequestPolicyRange> valid_range;
-  friend bool operator==(const CapacityRequestPolicy&, const CapacityRequestPolicy&) = default;
+  friend bool operator==(const CapacityRequestPolicy&,
+                         const CapacityRequestPolicy&) = default;
 };
 constexpr auto FieldsOf(const CapacityRequestPolicy*) {
   using T = CapacityRequestPolicy;
-  return std::tuple{Field("default", &T::default_), Field("validValues", &T::valid_values),
+  return std::tuple{Field("default", &T::default_),
+                    Field("validValues", &T::valid_values),
                     Field("validRange", &T::valid_range)};
 }
 
 struct DeviceCapacity {
   Quantity value;
   std::optional<CapacityRequestPolicy> request_policy;
-  friend bool operator==(const DeviceCapacity&, const DeviceCapacity&) = default;
+  friend bool operator==(const DeviceCapacity&,
+                         const DeviceCapacity&) = default;
 };
 constexpr auto FieldsOf(const DeviceCapacity*) {
   using T = DeviceCapacity;
@@ -89,7 +95,8 @@ struct DeviceTaint {
 constexpr auto FieldsOf(const DeviceTaint*) {
   using T = DeviceTaint;
   return std::tuple{Field("key", &T::key, kAlways), Field("value", &T::value),
-                    Field("effect", &T::effect, kAlways), Field("timeAdded", &T::time_added)};
+                    Field("effect", &T::effect, kAlways),
+                    Field("timeAdded", &T::time_added)};
 }
 
 struct DeviceToleration {
@@ -98,7 +105,8 @@ struct DeviceToleration {
   std::string value;
   std::string effect;
   std::optional<int64_t> toleration_seconds;
-  friend bool operator==(const DeviceToleration&, const DeviceToleration&) = default;
+  friend bool operator==(const DeviceToleration&,
+                         const DeviceToleration&) = default;
 };
 constexpr auto FieldsOf(const DeviceToleration*) {
   using T = DeviceToleration;
@@ -109,15 +117,18 @@ constexpr auto FieldsOf(const DeviceToleration*) {
 
 struct CELDeviceSelector {
   std::string expression;
-  friend bool operator==(const CELDeviceSelector&, const CELDeviceSelector&) = default;
+  friend bool operator==(const CELDeviceSelector&,
+                         const CELDeviceSelector&) = default;
 };
 constexpr auto FieldsOf(const CELDeviceSelector*) {
-  return std::tuple{Field("expression", &CELDeviceSelector::expression, kAlways)};
+  return std::tuple{
+      Field("expression", &CELDeviceSelector::expression, kAlways)};
 }
 
 struct DeviceSelector {
   std::optional<CELDeviceSelector> cel;
-  friend bool operator==(const DeviceSelector&, const DeviceSelector&) = default;
+  friend bool operator==(const DeviceSelector&,
+                         const DeviceSelector&) = default;
 };
 constexpr auto FieldsOf(const DeviceSelector*) {
   return std::tuple{Field("cel", &DeviceSelector::cel)};

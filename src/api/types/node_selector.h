@@ -16,18 +16,21 @@ struct NodeSelectorRequirement {
   std::string key;
   std::string operator_;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
   std::vector<std::string> values;
-  friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
+  friend bool operator==(const NodeSelectorRequirement&,
+                         const NodeSelectorRequirement&) = default;
 };
 constexpr auto FieldsOf(const NodeSelectorRequirement*) {
   using T = NodeSelectorRequirement;
-  return std::tuple{Field("key", &T::key, kAlways), Field("operator", &T::operator_, kAlways),
+  return std::tuple{Field("key", &T::key, kAlways),
+                    Field("operator", &T::operator_, kAlways),
                     Field("values", &T::values)};
 }
 
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;
-  friend bool operator==(const NodeSelectorTerm&, const NodeSelectorTerm&) = default;
+  friend bool operator==(const NodeSelectorTerm&,
+                         const NodeSelectorTerm&) = default;
 };
 constexpr auto FieldsOf(const NodeSelectorTerm*) {
   using T = NodeSelectorTerm;
@@ -40,7 +43,8 @@ struct NodeSelector {
   friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
 };
 constexpr auto FieldsOf(const NodeSelector*) {
-  return std::tuple{Field("nodeSelectorTerms", &NodeSelector::node_selector_terms, kAlways)};
+  return std::tuple{
+      Field("nodeSelectorTerms", &NodeSelector::node_selector_terms, kAlways)};
 }
 
 struct Toleration {
@@ -68,7 +72,8 @@ struct Taint {
 constexpr auto FieldsOf(const Taint*) {
   using T = Taint;
   return std::tuple{Field("key", &T::key, kAlways), Field("value", &T::value),
-                    Field("effect", &T::effect, kAlways), Field("timeAdded", &T::time_added)};
+                    Field("effect", &T::effect, kAlways),
+                    Field("timeAdded", &T::time_added)};
 }
 
 }  // namespace dralloc::api

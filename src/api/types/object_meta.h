@@ -24,12 +24,15 @@ struct OwnerReference {
   std::string uid;
   std::optional<bool> controller;
   std::optional<bool> block_owner_deletion;
-  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
+  friend bool operator==(const OwnerReference&,
+                         const OwnerReference&) = default;
 };
 constexpr auto FieldsOf(const OwnerReference*) {
   using T = OwnerReference;
-  return std::tuple{Field("apiVersion", &T::api_version, kAlways), Field("kind", &T::kind, kAlways),
-                    Field("name", &T::name, kAlways), Field("uid", &T::uid, kAlways),
+  return std::tuple{Field("apiVersion", &T::api_version, kAlways),
+                    Field("kind", &T::kind, kAlways),
+                    Field("name", &T::name, kAlways),
+                    Field("uid", &T::uid, kAlways),
                     Field("controller", &T::controller),
                     Field("blockOwnerDeletion", &T::block_owner_deletion)};
 }
@@ -54,21 +57,22 @@ struct ObjectMeta {
 };
 constexpr auto FieldsOf(const ObjectMeta*) {
   using T = ObjectMeta;
-  return std::tuple{Field("name", &T::name),
-                    Field("generateName", &T::generate_name),
-                    Field("namespace", &T::namespace_),
-                    Field("selfLink", &T::self_link),
-                    Field("uid", &T::uid),
-                    Field("resourceVersion", &T::resource_version),
-                    Field("generation", &T::generation),
-                    Field("creationTimestamp", &T::creation_timestamp),
-                    Field("deletionTimestamp", &T::deletion_timestamp),
-                    Field("deletionGracePeriodSeconds", &T::deletion_grace_period_seconds),
-                    Field("labels", &T::labels),
-                    Field("annotations", &T::annotations),
-                    Field("ownerReferences", &T::owner_references),
-                    Field("finalizers", &T::finalizers),
-                    Field("managedFields", &T::managed_fields)};
+  return std::tuple{
+      Field("name", &T::name),
+      Field("generateName", &T::generate_name),
+      Field("namespace", &T::namespace_),
+      Field("selfLink", &T::self_link),
+      Field("uid", &T::uid),
+      Field("resourceVersion", &T::resource_version),
+      Field("generation", &T::generation),
+      Field("creationTimestamp", &T::creation_timestamp),
+      Field("deletionTimestamp", &T::deletion_timestamp),
+      Field("deletionGracePeriodSeconds", &T::deletion_grace_period_seconds),
+      Field("labels", &T::labels),
+      Field("annotations", &T::annotations),
+      Field("ownerReferences", &T::owner_references),
+      Field("finalizers", &T::finalizers),
+      Field("managedFields", &T::managed_fields)};
 }
 
 struct ListMeta {
@@ -96,12 +100,13 @@ struct Condition {
 };
 constexpr auto FieldsOf(const Condition*) {
   using T = Condition;
-  return std::tuple{Field("type", &T::type, kAlways),
-                    Field("status", &T::status, kAlways),
-                    Field("observedGeneration", &T::observed_generation),
-                    Field("lastTransitionTime", &T::last_transition_time, kAlways),
-                    Field("reason", &T::reason, kAlways),
-                    Field("message", &T::message, kAlways)};
+  return std::tuple{
+      Field("type", &T::type, kAlways),
+      Field("status", &T::status, kAlways),
+      Field("observedGeneration", &T::observed_generation),
+      Field("lastTransitionTime", &T::last_transition_time, kAlways),
+      Field("reason", &T::reason, kAlways),
+      Field("message", &T::message, kAlways)};
 }
 
 }  // namespace dralloc::api

@@ -19,7 +19,8 @@ namespace dralloc::api {
 
 struct CapacityRequirements {
   std::map<std::string, Quantity> requests;
-  friend bool operator==(const CapacityRequirements&, const CapacityRequirements&) = default;
+  friend bool operator==(const CapacityRequirements&,
+                         const CapacityRequirements&) = default;
 };
 constexpr auto FieldsOf(const CapacityRequirements*) {
   return std::tuple{Field("requests", &CapacityRequirements::requests)};
@@ -33,7 +34,8 @@ struct ExactDeviceRequest {
   std::optional<bool> admin_access;
   std::vector<DeviceToleration> tolerations;
   std::optional<CapacityRequirements> capacity;
-  friend bool operator==(const ExactDeviceRequest&, const ExactDeviceRequest&) = default;
+  friend bool operator==(const ExactDeviceRequest&,
+                         const ExactDeviceRequest&) = default;
 };
 constexpr auto FieldsOf(const ExactDeviceRequest*) {
   using T = ExactDeviceRequest;
@@ -54,7 +56,8 @@ struct DeviceSubRequest {
   int64_t count = 0;
   std::vector<DeviceToleration> tolerations;
   std::optional<CapacityRequirements> capacity;
-  friend bool operator==(const DeviceSubRequest&, const DeviceSubRequest&) = default;
+  friend bool operator==(const DeviceSubRequest&,
+                         const DeviceSubRequest&) = default;
 };
 constexpr auto FieldsOf(const DeviceSubRequest*) {
   using T = DeviceSubRequest;
@@ -75,7 +78,8 @@ struct DeviceRequest {
 };
 constexpr auto FieldsOf(const DeviceRequest*) {
   using T = DeviceRequest;
-  return std::tuple{Field("name", &T::name, kAlways), Field("exactly", &T::exactly),
+  return std::tuple{Field("name", &T::name, kAlways),
+                    Field("exactly", &T::exactly),
                     Field("firstAvailable", &T::first_available)};
 }
 
@@ -83,10 +87,12 @@ constexpr auto FieldsOf(const DeviceRequest*) {
 // devices chosen for the constrained requests.
 struct CELDeviceConstraint {
   std::string expression;
-  friend bool operator==(const CELDeviceConstraint&, const CELDeviceConstraint&) = default;
+  friend bool operator==(const CELDeviceConstraint&,
+                         const CELDeviceConstraint&) = default;
 };
 constexpr auto FieldsOf(const CELDeviceConstraint*) {
-  return std::tuple{Field("expression", &CELDeviceConstraint::expression, kAlways)};
+  return std::tuple{
+      Field("expression", &CELDeviceConstraint::expression, kAlways)};
 }
 
 struct DeviceConstraint {
@@ -94,12 +100,15 @@ struct DeviceConstraint {
   std::optional<std::string> match_attribute;
   std::optional<std::string> distinct_attribute;
   std::optional<CELDeviceConstraint> cel;
-  friend bool operator==(const DeviceConstraint&, const DeviceConstraint&) = default;
+  friend bool operator==(const DeviceConstraint&,
+                         const DeviceConstraint&) = default;
 };
 constexpr auto FieldsOf(const DeviceConstraint*) {
   using T = DeviceConstraint;
-  return std::tuple{Field("requests", &T::requests), Field("matchAttribute", &T::match_attribute),
-                    Field("distinctAttribute", &T::distinct_attribute), Field("cel", &T::cel)};
+  return std::tuple{Field("requests", &T::requests),
+                    Field("matchAttribute", &T::match_attribute),
+                    Field("distinctAttribute", &T::distinct_attribute),
+                    Field("cel", &T::cel)};
 }
 
 struct DeviceClaimConfiguration {
@@ -110,7 +119,8 @@ struct DeviceClaimConfiguration {
 };
 constexpr auto FieldsOf(const DeviceClaimConfiguration*) {
   using T = DeviceClaimConfiguration;
-  return std::tuple{Field("requests", &T::requests), Field("opaque", &T::opaque)};
+  return std::tuple{Field("requests", &T::requests),
+                    Field("opaque", &T::opaque)};
 }
 
 struct DeviceClaim {
@@ -121,13 +131,15 @@ struct DeviceClaim {
 };
 constexpr auto FieldsOf(const DeviceClaim*) {
   using T = DeviceClaim;
-  return std::tuple{Field("requests", &T::requests), Field("constraints", &T::constraints),
+  return std::tuple{Field("requests", &T::requests),
+                    Field("constraints", &T::constraints),
                     Field("config", &T::config)};
 }
 
 struct ResourceClaimSpec {
   DeviceClaim devices;
-  friend bool operator==(const ResourceClaimSpec&, const ResourceClaimSpec&) = default;
+  friend bool operator==(const ResourceClaimSpec&,
+                         const ResourceClaimSpec&) = default;
 };
 constexpr auto FieldsOf(const ResourceClaimSpec*) {
   return std::tuple{Field("devices", &ResourceClaimSpec::devices)};
@@ -149,16 +161,17 @@ struct DeviceRequestAllocationResult {
 };
 constexpr auto FieldsOf(const DeviceRequestAllocationResult*) {
   using T = DeviceRequestAllocationResult;
-  return std::tuple{Field("request", &T::request, kAlways),
-                    Field("driver", &T::driver, kAlways),
-                    Field("pool", &T::pool, kAlways),
-                    Field("device", &T::device, kAlways),
-                    Field("adminAccess", &T::admin_access),
-                    Field("tolerations", &T::tolerations),
-                    Field("bindingConditions", &T::binding_conditions),
-                    Field("bindingFailureConditions", &T::binding_failure_conditions),
-                    Field("shareID", &T::share_id),
-                    Field("consumedCapacity", &T::consumed_capacity)};
+  return std::tuple{
+      Field("request", &T::request, kAlways),
+      Field("driver", &T::driver, kAlways),
+      Field("pool", &T::pool, kAlways),
+      Field("device", &T::device, kAlways),
+      Field("adminAccess", &T::admin_access),
+      Field("tolerations", &T::tolerations),
+      Field("bindingConditions", &T::binding_conditions),
+      Field("bindingFailureConditions", &T::binding_failure_conditions),
+      Field("shareID", &T::share_id),
+      Field("consumedCapacity", &T::consumed_capacity)};
 }
 
 struct DeviceAllocationConfiguration {
@@ -170,14 +183,16 @@ struct DeviceAllocationConfiguration {
 };
 constexpr auto FieldsOf(const DeviceAllocationConfiguration*) {
   using T = DeviceAllocationConfiguration;
-  return std::tuple{Field("source", &T::source, kAlways), Field("requests", &T::requests),
+  return std::tuple{Field("source", &T::source, kAlways),
+                    Field("requests", &T::requests),
                     Field("opaque", &T::opaque)};
 }
 
 struct DeviceAllocationResult {
   std::vector<DeviceRequestAllocationResult> results;
   std::vector<DeviceAllocationConfiguration> config;
-  friend bool operator==(const DeviceAllocationResult&, const DeviceAllocationResult&) = default;
+  friend bool operator==(const DeviceAllocationResult&,
+                         const DeviceAllocationResult&) = default;
 };
 constexpr auto FieldsOf(const DeviceAllocationResult*) {
   using T = DeviceAllocationResult;
@@ -188,11 +203,13 @@ struct AllocationResult {
   DeviceAllocationResult devices;
   std::optional<NodeSelector> node_selector;
   std::optional<Time> allocation_timestamp;
-  friend bool operator==(const AllocationResult&, const AllocationResult&) = default;
+  friend bool operator==(const AllocationResult&,
+                         const AllocationResult&) = default;
 };
 constexpr auto FieldsOf(const AllocationResult*) {
   using T = AllocationResult;
-  return std::tuple{Field("devices", &T::devices), Field("nodeSelector", &T::node_selector),
+  return std::tuple{Field("devices", &T::devices),
+                    Field("nodeSelector", &T::node_selector),
                     Field("allocationTimestamp", &T::allocation_timestamp)};
 }
 
@@ -206,19 +223,23 @@ struct ResourceClaimConsumerReference {
 };
 constexpr auto FieldsOf(const ResourceClaimConsumerReference*) {
   using T = ResourceClaimConsumerReference;
-  return std::tuple{Field("apiGroup", &T::api_group), Field("resource", &T::resource, kAlways),
-                    Field("name", &T::name, kAlways), Field("uid", &T::uid, kAlways)};
+  return std::tuple{Field("apiGroup", &T::api_group),
+                    Field("resource", &T::resource, kAlways),
+                    Field("name", &T::name, kAlways),
+                    Field("uid", &T::uid, kAlways)};
 }
 
 struct NetworkDeviceData {
   std::string interface_name;
   std::vector<std::string> ips;
   std::string hardware_address;
-  friend bool operator==(const NetworkDeviceData&, const NetworkDeviceData&) = default;
+  friend bool operator==(const NetworkDeviceData&,
+                         const NetworkDeviceData&) = default;
 };
 constexpr auto FieldsOf(const NetworkDeviceData*) {
   using T = NetworkDeviceData;
-  return std::tuple{Field("interfaceName", &T::interface_name), Field("ips", &T::ips),
+  return std::tuple{Field("interfaceName", &T::interface_name),
+                    Field("ips", &T::ips),
                     Field("hardwareAddress", &T::hardware_address)};
 }
 
@@ -230,25 +251,29 @@ struct AllocatedDeviceStatus {
   std::vector<Condition> conditions;
   std::optional<RawJson> data;
   std::optional<NetworkDeviceData> network_data;
-  friend bool operator==(const AllocatedDeviceStatus&, const AllocatedDeviceStatus&) = default;
+  friend bool operator==(const AllocatedDeviceStatus&,
+                         const AllocatedDeviceStatus&) = default;
 };
 constexpr auto FieldsOf(const AllocatedDeviceStatus*) {
   using T = AllocatedDeviceStatus;
-  return std::tuple{Field("driver", &T::driver, kAlways), Field("pool", &T::pool, kAlways),
-                    Field("device", &T::device, kAlways), Field("shareID", &T::share_id),
-                    Field("conditions", &T::conditions), Field("data", &T::data),
-                    Field("networkData", &T::network_data)};
+  return std::tuple{
+      Field("driver", &T::driver, kAlways),  Field("pool", &T::pool, kAlways),
+      Field("device", &T::device, kAlways),  Field("shareID", &T::share_id),
+      Field("conditions", &T::conditions),   Field("data", &T::data),
+      Field("networkData", &T::network_data)};
 }
 
 struct ResourceClaimStatus {
   std::optional<AllocationResult> allocation;
   std::vector<ResourceClaimConsumerReference> reserved_for;
   std::vector<AllocatedDeviceStatus> devices;
-  friend bool operator==(const ResourceClaimStatus&, const ResourceClaimStatus&) = default;
+  friend bool operator==(const ResourceClaimStatus&,
+                         const ResourceClaimStatus&) = default;
 };
 constexpr auto FieldsOf(const ResourceClaimStatus*) {
   using T = ResourceClaimStatus;
-  return std::tuple{Field("allocation", &T::allocation), Field("reservedFor", &T::reserved_for),
+  return std::tuple{Field("allocation", &T::allocation),
+                    Field("reservedFor", &T::reserved_for),
                     Field("devices", &T::devices)};
 }
 
@@ -262,9 +287,9 @@ struct ResourceClaim {
 };
 constexpr auto FieldsOf(const ResourceClaim*) {
   using T = ResourceClaim;
-  return std::tuple{Field("apiVersion", &T::api_version), Field("kind", &T::kind),
-                    Field("metadata", &T::metadata), Field("spec", &T::spec),
-                    Field("status", &T::status)};
+  return std::tuple{Field("apiVersion", &T::api_version),
+                    Field("kind", &T::kind), Field("metadata", &T::metadata),
+                    Field("spec", &T::spec), Field("status", &T::status)};
 }
 
 struct ResourceClaimTemplateSpec {
@@ -283,12 +308,14 @@ struct ResourceClaimTemplate {
   std::string kind;
   ObjectMeta metadata;
   ResourceClaimTemplateSpec spec;
-  friend bool operator==(const ResourceClaimTemplate&, const ResourceClaimTemplate&) = default;
+  friend bool operator==(const ResourceClaimTemplate&,
+                         const ResourceClaimTemplate&) = default;
 };
 constexpr auto FieldsOf(const ResourceClaimTemplate*) {
   using T = ResourceClaimTemplate;
-  return std::tuple{Field("apiVersion", &T::api_version), Field("kind", &T::kind),
-                    Field("metadata", &T::metadata), Field("spec", &T::spec)};
+  return std::tuple{Field("apiVersion", &T::api_version),
+                    Field("kind", &T::kind), Field("metadata", &T::metadata),
+                    Field("spec", &T::spec)};
 }
 
 }  // namespace dralloc::api

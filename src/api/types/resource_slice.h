@@ -24,8 +24,10 @@ struct ResourcePool {
 };
 constexpr auto FieldsOf(const ResourcePool*) {
   using T = ResourcePool;
-  return std::tuple{Field("name", &T::name, kAlways), Field("generation", &T::generation, kAlways),
-                    Field("resourceSliceCount", &T::resource_slice_count, kAlways)};
+  return std::tuple{
+      Field("name", &T::name, kAlways),
+      Field("generation", &T::generation, kAlways),
+      Field("resourceSliceCount", &T::resource_slice_count, kAlways)};
 }
 
 struct CounterSet {
@@ -67,18 +69,19 @@ struct Device {
 };
 constexpr auto FieldsOf(const Device*) {
   using T = Device;
-  return std::tuple{Field("name", &T::name, kAlways),
-                    Field("attributes", &T::attributes),
-                    Field("capacity", &T::capacity),
-                    Field("consumesCounters", &T::consumes_counters),
-                    Field("nodeName", &T::node_name),
-                    Field("nodeSelector", &T::node_selector),
-                    Field("allNodes", &T::all_nodes),
-                    Field("taints", &T::taints),
-                    Field("bindsToNode", &T::binds_to_node),
-                    Field("bindingConditions", &T::binding_conditions),
-                    Field("bindingFailureConditions", &T::binding_failure_conditions),
-                    Field("allowMultipleAllocations", &T::allow_multiple_allocations)};
+  return std::tuple{
+      Field("name", &T::name, kAlways),
+      Field("attributes", &T::attributes),
+      Field("capacity", &T::capacity),
+      Field("consumesCounters", &T::consumes_counters),
+      Field("nodeName", &T::node_name),
+      Field("nodeSelector", &T::node_selector),
+      Field("allNodes", &T::all_nodes),
+      Field("taints", &T::taints),
+      Field("bindsToNode", &T::binds_to_node),
+      Field("bindingConditions", &T::binding_conditions),
+      Field("bindingFailureConditions", &T::binding_failure_conditions),
+      Field("allowMultipleAllocations", &T::allow_multiple_allocations)};
 }
 
 struct ResourceSliceSpec {
@@ -90,18 +93,20 @@ struct ResourceSliceSpec {
   std::vector<Device> devices;
   std::optional<bool> per_device_node_selection;
   std::vector<CounterSet> shared_counters;
-  friend bool operator==(const ResourceSliceSpec&, const ResourceSliceSpec&) = default;
+  friend bool operator==(const ResourceSliceSpec&,
+                         const ResourceSliceSpec&) = default;
 };
 constexpr auto FieldsOf(const ResourceSliceSpec*) {
   using T = ResourceSliceSpec;
-  return std::tuple{Field("driver", &T::driver, kAlways),
-                    Field("pool", &T::pool, kAlways),
-                    Field("nodeName", &T::node_name),
-                    Field("nodeSelector", &T::node_selector),
-                    Field("allNodes", &T::all_nodes),
-                    Field("devices", &T::devices),
-                    Field("perDeviceNodeSelection", &T::per_device_node_selection),
-                    Field("sharedCounters", &T::shared_counters)};
+  return std::tuple{
+      Field("driver", &T::driver, kAlways),
+      Field("pool", &T::pool, kAlways),
+      Field("nodeName", &T::node_name),
+      Field("nodeSelector", &T::node_selector),
+      Field("allNodes", &T::all_nodes),
+      Field("devices", &T::devices),
+      Field("perDeviceNodeSelection", &T::per_device_node_selection),
+      Field("sharedCounters", &T::shared_counters)};
 }
 
 struct ResourceSlice {
@@ -113,8 +118,9 @@ struct ResourceSlice {
 };
 constexpr auto FieldsOf(const ResourceSlice*) {
   using T = ResourceSlice;
-  return std::tuple{Field("apiVersion", &T::api_version), Field("kind", &T::kind),
-                    Field("metadata", &T::metadata), Field("spec", &T::spec)};
+  return std::tuple{Field("apiVersion", &T::api_version),
+                    Field("kind", &T::kind), Field("metadata", &T::metadata),
+                    Field("spec", &T::spec)};
 }
 
 }  // namespace dralloc::api

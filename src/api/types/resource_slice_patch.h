@@ -28,20 +28,24 @@ struct NullableDeviceAttribute {
   std::optional<std::vector<std::string>> strings;
   std::optional<std::vector<std::string>> versions;
   std::optional<EmptyObject> null_value;
-  friend bool operator==(const NullableDeviceAttribute&, const NullableDeviceAttribute&) = default;
+  friend bool operator==(const NullableDeviceAttribute&,
+                         const NullableDeviceAttribute&) = default;
 };
 constexpr auto FieldsOf(const NullableDeviceAttribute*) {
   using T = NullableDeviceAttribute;
-  return std::tuple{Field("int", &T::int_value),       Field("bool", &T::bool_value),
-                    Field("string", &T::string_value), Field("version", &T::version_value),
-                    Field("ints", &T::ints),           Field("bools", &T::bools),
-                    Field("strings", &T::strings),     Field("versions", &T::versions),
-                    Field("null", &T::null_value)};
+  return std::tuple{
+      Field("int", &T::int_value),       Field("bool", &T::bool_value),
+      Field("string", &T::string_value), Field("version", &T::version_value),
+      Field("ints", &T::ints),           Field("bools", &T::bools),
+      Field("strings", &T::strings),     Field("versions", &T::versions),
+      Field("null", &T::null_value)};
 }
 
-// JSON null for a NullableDeviceAttribute means "delete", the same as `null: {}`
-// (found by the codec through ADL).
-inline void DecodeNullInto(NullableDeviceAttribute& attribute) { attribute.null_value.emplace(); }
+// JSON null for a NullableDeviceAttribute means "delete", the same as `null:
+// {}` (found by the codec through ADL).
+inline void DecodeNullInto(NullableDeviceAttribute& attribute) {
+  attribute.null_value.emplace();
+}
 
 struct DevicePatchFilter {
   std::optional<std::string> device_class_name;
@@ -49,12 +53,14 @@ struct DevicePatchFilter {
   std::optional<std::string> pool;
   std::optional<std::string> device;
   std::vector<DeviceSelector> selectors;
-  friend bool operator==(const DevicePatchFilter&, const DevicePatchFilter&) = default;
+  friend bool operator==(const DevicePatchFilter&,
+                         const DevicePatchFilter&) = default;
 };
 constexpr auto FieldsOf(const DevicePatchFilter*) {
   using T = DevicePatchFilter;
-  return std::tuple{Field("deviceClassName", &T::device_class_name), Field("driver", &T::driver),
-                    Field("pool", &T::pool), Field("device", &T::device),
+  return std::tuple{Field("deviceClassName", &T::device_class_name),
+                    Field("driver", &T::driver), Field("pool", &T::pool),
+                    Field("device", &T::device),
                     Field("selectors", &T::selectors)};
 }
 
@@ -67,16 +73,19 @@ struct DevicePatch {
 };
 constexpr auto FieldsOf(const DevicePatch*) {
   using T = DevicePatch;
-  return std::tuple{Field("filter", &T::filter), Field("priority", &T::priority),
-                    Field("attributes", &T::attributes), Field("capacity", &T::capacity)};
+  return std::tuple{
+      Field("filter", &T::filter), Field("priority", &T::priority),
+      Field("attributes", &T::attributes), Field("capacity", &T::capacity)};
 }
 
 struct ResourceSlicePatchSpec {
   DevicePatch devices;
-  friend bool operator==(const ResourceSlicePatchSpec&, const ResourceSlicePatchSpec&) = default;
+  friend bool operator==(const ResourceSlicePatchSpec&,
+                         const ResourceSlicePatchSpec&) = default;
 };
 constexpr auto FieldsOf(const ResourceSlicePatchSpec*) {
-  return std::tuple{Field("devices", &ResourceSlicePatchSpec::devices, kAlways)};
+  return std::tuple{
+      Field("devices", &ResourceSlicePatchSpec::devices, kAlways)};
 }
 
 struct ResourceSlicePatch {
@@ -84,12 +93,14 @@ struct ResourceSlicePatch {
   std::string kind;
   ObjectMeta metadata;
   ResourceSlicePatchSpec spec;
-  friend bool operator==(const ResourceSlicePatch&, const ResourceSlicePatch&) = default;
+  friend bool operator==(const ResourceSlicePatch&,
+                         const ResourceSlicePatch&) = default;
 };
 constexpr auto FieldsOf(const ResourceSlicePatch*) {
   using T = ResourceSlicePatch;
-  return std::tuple{Field("apiVersion", &T::api_version), Field("kind", &T::kind),
-                    Field("metadata", &T::metadata), Field("spec", &T::spec)};
+  return std::tuple{Field("apiVersion", &T::api_version),
+                    Field("kind", &T::kind), Field("metadata", &T::metadata),
+                    Field("spec", &T::spec)};
 }
 
 }  // namespace dralloc::api

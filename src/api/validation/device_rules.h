@@ -3,50 +3,79 @@
 #ifndef DRALLOC_API_VALIDATION_DEVICE_RULES_H_
 #define DRALLOC_API_VALIDATION_DEVICE_RULES_H_
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "api/field_error.h"
 #include "api/field_path.h"
 #include "api/types/device_types.h"
+#include "api/validation/limits.h"
 
 namespace dralloc::api {
 
 // Driver names: DNS subdomain, ≤ 63 characters (CSI driver name rules).
-void ValidateDriverName(std::string_view driver, const FieldPath& path, ErrorList& errors);
+void ValidateDriverName(std::string_view driver, const FieldPath& path,
+                        ErrorList& errors);
 // Pool names: ≤ 253, one or more DNS subdomains separated by '/'.
-void ValidatePoolName(std::string_view pool, const FieldPath& path, ErrorList& errors);
+void ValidatePoolName(std::string_view pool, const FieldPath& path,
+                      ErrorList& errors);
 // Device names, request names, counter names: DNS labels.
-void ValidateDeviceName(std::string_view name, const FieldPath& path, ErrorList& errors);
+void ValidateDeviceName(std::string_view name, const FieldPath& path,
+                        ErrorList& errors);
 
 // QualifiedName of an attribute or capacity: C identifier ≤ 32, optionally
 // prefixed by "<DNS subdomain ≤ 63>/".
-void ValidateQualifiedAttributeName(std::string_view name, const FieldPath& path,
-                                    ErrorList& errors);
+void ValidateQualifiedAttributeName(std::string_view name,
+                                    const FieldPath& path, ErrorList& errors);
 // FullyQualifiedName (matchAttribute, distinctAttribute, patch keys): the
 // domain prefix is required.
-void ValidateFullyQualifiedName(std::string_view name, const FieldPath& path, ErrorList& errors);
+void ValidateFullyQualifiedName(std::string_view name, const FieldPath& path,
+                                ErrorList& errors);
 
 // A list of selectors (≤ 32): each needs `cel` with a non-empty expression
 // ≤ 10 KiB. (Compiling the CEL is wired in by the CEL engine.)
-void ValidateSelectors(const std::vector<DeviceSelector>& selectors, const FieldPath& path,
-                       ErrorList& errors);
+void ValidateSelectors(const std::vector<DeviceSelector>& selectors,
+                       const FieldPath& path, ErrorList& errors);
 // `opaque` required; driver name; parameters a JSON object ≤ 10 KiB.
-void ValidateOpaqueConfiguration(const std::optional<OpaqueDeviceConfiguration>& opaque,
-                                 const FieldPath& path, ErrorList& errors);
+void ValidateOpaqueConfiguration(
+    const std::optional<OpaqueDeviceConfiguration>& opaque,
+    const FieldPath& path, ErrorList& errors);
 // A list of device tolerations (≤ 16): key (label name), operator
 // Exists/Equal, value rules, effect None/NoSchedule/NoExecute.
 void ValidateDeviceTolerations(const std::vector<DeviceToleration>& tolerations,
                                const FieldPath& path, ErrorList& errors);
 // One device taint: key, value, effect.
-void ValidateDeviceTaint(const DeviceTaint& taint, const FieldPath& path, ErrorList& errors);
+void ValidateDeviceTaint(const DeviceTaint& taint, const FieldPath& path,
+                         ErrorList& errors);
 // One typed attribute: exactly one value field; string/version ≤ 64;
 // versions are strict semver 2.0.0.
-void ValidateDeviceAttribute(const DeviceAttribute& attribute, const FieldPath& path,
-                             ErrorList& errors);
+void ValidateDeviceAttribute(const DeviceAttribute& attribute,
+                             const FieldPath& path, ErrorList& errors);
 // One capacity: requestPolicy rules (only if `allow_multiple_allocations`).
-void ValidateDeviceCapacity(const DeviceCapacity& capacity, bool allow_multiple_allocations,
+void ValidateDeviceCapacity(const DeviceCapacity& capacity,
+                            bool allow_multiple_allocations,
                             const FieldPath& path, ErrorList& errors);
+
+// --- Additions ---
+
+// Longest "<domain>/<id>" attribute or capacity name; longer map keys are
+// shortened in field paths (see TruncateKeyIfTooLong in names.h).
+inline constexpr int64_t kAttributeAndCapacityMaxKeyLength =
+    kDeviceMaxDomainLength + 1 + kDeviceMaxIDLength;
+
+// Raw JSON (opaque parameters, device status data): required, at most
+// `max_length` bytes, a JSON object.
+void ValidateRawJsonObject(const RawJson& raw, int64_t max_length,
+                           const FieldPath& path, ErrorList& errors);
+// bindingConditions / bindingFailureConditions of a device or an allocation
+// result (`path` is the parent): ≤ 4 qualified names each, no duplicates, no
+// overlap, and each list requires the other.
+void ValidateDeviceBindingConditions(
+    const std::vector<std::string>& binding_conditions,
+    const std::vector<std::string>& binding_failure_conditions,
+    const FieldPath& path, ErrorList& errors);
 
 }  // namespace dralloc::api
 

@@ -10,7 +10,8 @@ inline constexpr int64_t kResourceSliceMaxDevices = 128;
 inline constexpr int64_t kResourceSliceMaxDevicesWithAdvancedFeatures = 64;
 inline constexpr int64_t kResourceSliceMaxCounterSets = 8;
 inline constexpr int64_t kResourceSliceMaxCountersPerCounterSet = 32;
-inline constexpr int64_t kResourceSliceMaxDeviceCounterConsumptionsPerDevice = 2;
+inline constexpr int64_t kResourceSliceMaxDeviceCounterConsumptionsPerDevice =
+    2;
 inline constexpr int64_t kResourceSliceMaxAttributesAndCapacitiesPerDevice = 32;
 inline constexpr int64_t kResourceSliceMaxAttributeValuesPerDevice = 48;
 inline constexpr int64_t kDeviceMaxDomainLength = 63;

@@ -17,7 +17,8 @@ ErrorList Validate(const Object& object);
 ErrorList ValidateDeviceClass(const DeviceClass& device_class);
 ErrorList ValidateResourceSlice(const ResourceSlice& slice);
 ErrorList ValidateResourceClaim(const ResourceClaim& claim);
-ErrorList ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template);
+ErrorList ValidateResourceClaimTemplate(
+    const ResourceClaimTemplate& claim_template);
 ErrorList ValidateDeviceTaintRule(const DeviceTaintRule& rule);
 ErrorList ValidateResourceSlicePatch(const ResourceSlicePatch& patch);
 ErrorList ValidateNamespace(const Namespace& ns);

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: install dependencies, build dralloc, validate the bundled examples.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$(nproc)" --target dralloc
+echo "== dralloc validate -f examples"
+build/src/cli/dralloc validate -f examples

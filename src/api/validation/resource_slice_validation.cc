@@ -1,0 +1,354 @@
+// ValidateResourceSlice: upstream pkg/apis/resource/validation semantics for
+// resource.k8s.io/v1 ResourceSlices (create).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/validation/device_rules.h"
+#include "api/validation/limits.h"
+#include "api/validation/names.h"
+#include "api/validation/validation.h"
+
+namespace dralloc::api {
+namespace {
+
+int64_t Size(size_t n) { return static_cast<int64_t>(n); }
+
+std::string JoinFields(const std::vector<std::string_view>& fields) {
+  return fmt::format("{{{}}}", fmt::join(fields, ", "));
+}
+
+bool HasListAttribute(const Device& device) {
+  for (const auto& [name, attribute] : device.attributes) {
+    if (attribute.ints || attribute.bools || attribute.strings ||
+        attribute.versions)
+      return true;
+  }
+  return false;
+}
+
+// Slices using taints, counters or list attributes hold fewer devices.
+int64_t MaxDevices(const ResourceSliceSpec& spec) {
+  for (const Device& device : spec.devices) {
+    if (!device.taints.empty() || !device.consumes_counters.empty() ||
+        HasListAttribute(device)) {
+      return kResourceSliceMaxDevicesWithAdvancedFeatures;
+    }
+  }
+  return kResourceSliceMaxDevices;
+}
+
+// Scalars count once, lists once per element.
+int64_t NumAttributeValues(const Device& device) {
+  int64_t n = 0;
+  for (const auto& [name, a] : device.attributes) {
+    int64_t list_items =
+        Size((a.bools ? a.bools->size() : 0) + (a.ints ? a.ints->size() : 0) +
+             (a.strings ? a.strings->size() : 0) +
+             (a.versions ? a.versions->size() : 0));
+    n += list_items == 0 ? 1 : list_items;
+  }
+  return n;
+}
+
+// Counters of a counter set or a device's consumption: ≤ 32, DNS-label keys
+// (reported at the map), any quantity.
+void ValidateCounters(const std::map<std::string, Counter>& counters,
+                      const FieldPath& path, ErrorList& errors) {
+  if (counters.empty()) {
+    errors.push_back(Required(path));
+    return;
+  }
+  if (Size(counters.size()) > kResourceSliceMaxCountersPerCounterSet) {
+    errors.push_back(TooMany(path, Size(counters.size()),
+                             kResourceSliceMaxCountersPerCounterSet));
+    return;
+  }
+  for (const auto& [name, counter] : counters)
+    ValidateDeviceName(name, path, errors);
+}
+
+void ValidateCounterSetName(const std::string& name, const FieldPath& path,
+                            ErrorList& errors) {
+  if (name.empty()) {
+    errors.push_back(Required(path));
+  } else {
+    ValidateDeviceName(name, path, errors);
+  }
+}
+
+void ValidateSharedCounters(const std::vector<CounterSet>& sets,
+                            const FieldPath& path, ErrorList& errors) {
+  if (Size(sets.size()) > kResourceSliceMaxCounterSets) {
+    errors.push_back(
+        TooMany(path, Size(sets.size()), kResourceSliceMaxCounterSets));
+    return;
+  }
+  std::set<std::string_view> names;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    FieldPath item = path.Index(Size(i));
+    ValidateCounterSetName(sets[i].name, item.Child("name"), errors);
+    ValidateCounters(sets[i].counters, item.Child("counters"), errors);
+  }
+  for (size_t i = 0; i < sets.size(); ++i) {
+    if (!names.insert(sets[i].name).second) {
+      errors.push_back(
+          Duplicate(path.Index(Size(i)), QuoteValue(sets[i].name)));
+    }
+  }
+}
+
+void ValidateConsumesCounters(
+    const std::vector<DeviceCounterConsumption>& consumptions,
+    const FieldPath& path, ErrorList& errors) {
+  if (Size(consumptions.size()) >
+      kResourceSliceMaxDeviceCounterConsumptionsPerDevice) {
+    errors.push_back(
+        TooMany(path, Size(consumptions.size()),
+                kResourceSliceMaxDeviceCounterConsumptionsPerDevice));
+    return;
+  }
+  std::set<std::string_view> sets;
+  for (size_t i = 0; i < consumptions.size(); ++i) {
+    FieldPath item = path.Index(Size(i));
+    ValidateCounterSetName(consumptions[i].counter_set,
+                           item.Child("counterSet"), errors);
+    ValidateCounters(consumptions[i].counters, item.Child("counters"), errors);
+  }
+  for (size_t i = 0; i < consumptions.size(); ++i) {
+    if (!sets.insert(consumptions[i].counter_set).second) {
+      errors.push_back(Duplicate(path.Index(Size(i)),
+                                 QuoteValue(consumptions[i].counter_set)));
+    }
+  }
+}
+
+void ValidatePerDeviceNodeSelection(const Device& device,
+                                    bool per_device_node_selection,
+                                    const FieldPath& path, ErrorList& errors) {
+  if (!per_device_node_selection) {
+    if (device.node_name || device.node_selector || device.all_nodes) {
+      errors.push_back(Invalid(
+          path, QuoteValue("null"),
+          "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
+          "`perDeviceNodeSelection` is set to true in the ResourceSlice "
+          "spec"));
+    }
+    return;
+  }
+  std::vector<std::string_view> set_fields;
+  if (device.node_name.has_value()) {
+    FieldPath node_name_path = path.Child("nodeName");
+    if (!device.node_name->empty()) {
+      set_fields.push_back("`nodeName`");
+      ValidateDns1123Subdomain(*device.node_name, node_name_path, errors);
+    } else {
+      errors.push_back(InvalidString(node_name_path, "", "must not be empty"));
+    }
+  }
+  if (device.node_selector.has_value()) {
+    set_fields.push_back("`nodeSelector`");
+    ValidateNodeSelector(*device.node_selector, path.Child("nodeSelector"),
+                         errors);
+  }
+  if (device.all_nodes.has_value()) {
+    if (*device.all_nodes) {
+      set_fields.push_back("`allNodes`");
+    } else {
+      errors.push_back(Invalid(path.Child("allNodes"), "false",
+                               "must be either unset or set to true"));
+    }
+  }
+  constexpr std::string_view kDetail =
+      "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required "
+      "when "
+      "`perDeviceNodeSelection` is set to true in the ResourceSlice spec";
+  if (set_fields.empty()) {
+    errors.push_back(Required(path, std::string(kDetail)));
+  } else if (set_fields.size() > 1) {
+    errors.push_back(
+        InvalidString(path, JoinFields(set_fields), std::string(kDetail)));
+  }
+}
+
+void ValidateDevice(const Device& device, bool per_device_node_selection,
+                    const FieldPath& path, ErrorList& errors) {
+  ValidateDeviceName(device.name, path.Child("name"), errors);
+
+  int64_t attributes_and_capacities =
+      Size(device.attributes.size() + device.capacity.size());
+  if (attributes_and_capacities >
+      kResourceSliceMaxAttributesAndCapacitiesPerDevice) {
+    errors.push_back(Invalid(
+        path, std::to_string(attributes_and_capacities),
+        fmt::format("the total number of attributes and capacities must not "
+                    "exceed {}",
+                    kResourceSliceMaxAttributesAndCapacitiesPerDevice)));
+  }
+  int64_t values = NumAttributeValues(device);
+  if (values > kResourceSliceMaxAttributeValuesPerDevice) {
+    errors.push_back(Invalid(
+        path, std::to_string(values),
+        fmt::format("the total number of attribute values must not exceed {}",
+                    kResourceSliceMaxAttributeValuesPerDevice)));
+  }
+
+  // Like upstream, key errors are reported at the map, value errors at the
+  // (possibly shortened) key.
+  FieldPath attributes_path = path.Child("attributes");
+  for (const auto& [name, attribute] : device.attributes) {
+    ValidateQualifiedAttributeName(name, attributes_path, errors);
+    std::string key =
+        TruncateKeyIfTooLong(name, kAttributeAndCapacityMaxKeyLength);
+    ValidateDeviceAttribute(attribute, attributes_path.Key(key), errors);
+  }
+  const bool allow_multiple = device.allow_multiple_allocations.value_or(false);
+  FieldPath capacity_path = path.Child("capacity");
+  for (const auto& [name, capacity] : device.capacity) {
+    ValidateQualifiedAttributeName(name, capacity_path, errors);
+    std::string key =
+        TruncateKeyIfTooLong(name, kAttributeAndCapacityMaxKeyLength);
+    ValidateDeviceCapacity(capacity, allow_multiple, capacity_path.Key(key),
+                           errors);
+  }
+
+  FieldPath taints_path = path.Child("taints");
+  if (Size(device.taints.size()) > kDeviceTaintsMaxLength) {
+    errors.push_back(TooMany(taints_path, Size(device.taints.size()),
+                             kDeviceTaintsMaxLength));
+  } else {
+    for (size_t i = 0; i < device.taints.size(); ++i) {
+      ValidateDeviceTaint(device.taints[i], taints_path.Index(Size(i)), errors);
+    }
+  }
+
+  ValidateConsumesCounters(device.consumes_counters,
+                           path.Child("consumesCounters"), errors);
+  ValidatePerDeviceNodeSelection(device, per_device_node_selection, path,
+                                 errors);
+  ValidateDeviceBindingConditions(device.binding_conditions,
+                                  device.binding_failure_conditions, path,
+                                  errors);
+}
+
+void ValidateNodeSelection(const ResourceSliceSpec& spec, const FieldPath& path,
+                           ErrorList& errors) {
+  std::vector<std::string_view> set_fields;
+  if (spec.node_name.has_value()) {
+    FieldPath node_name_path = path.Child("nodeName");
+    if (!spec.node_name->empty()) {
+      set_fields.push_back("`nodeName`");
+      ValidateDns1123Subdomain(*spec.node_name, node_name_path, errors);
+    } else {
+      errors.push_back(
+          InvalidString(node_name_path, "",
+                        "must be either unset or set to a non-empty string"));
+    }
+  }
+  if (spec.node_selector.has_value()) {
+    set_fields.push_back("`nodeSelector`");
+    FieldPath selector_path = path.Child("nodeSelector");
+    ValidateNodeSelector(*spec.node_selector, selector_path, errors);
+    if (spec.node_selector->node_selector_terms.size() != 1) {
+      // Simplifies merging selectors of devices allocated from different
+      // slices.
+      errors.push_back(Invalid(
+          selector_path.Child("nodeSelectorTerms"),
+          std::to_string(spec.node_selector->node_selector_terms.size()),
+          "must have exactly one node selector term"));
+    }
+  }
+  if (spec.all_nodes.has_value()) {
+    if (*spec.all_nodes) {
+      set_fields.push_back("`allNodes`");
+    } else {
+      errors.push_back(Invalid(path.Child("allNodes"), "false",
+                               "must be either unset or set to true"));
+    }
+  }
+  if (spec.per_device_node_selection.has_value()) {
+    if (*spec.per_device_node_selection) {
+      set_fields.push_back("`perDeviceNodeSelection`");
+    } else {
+      errors.push_back(Invalid(path.Child("perDeviceNodeSelection"), "false",
+                               "must be either unset or set to true"));
+    }
+  }
+  constexpr std::string_view kExactlyOne =
+      "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+      "`perDeviceNodeSelection` is "
+      "required";
+  if (set_fields.empty()) {
+    errors.push_back(Required(path, std::string(kExactlyOne)));
+  } else if (set_fields.size() > 1) {
+    errors.push_back(InvalidString(
+        path, JoinFields(set_fields),
+        std::string(kExactlyOne) + ", but multiple fields are set"));
+  }
+}
+
+}  // namespace
+
+ErrorList ValidateResourceSlice(const ResourceSlice& slice) {
+  ErrorList errors;
+  ValidateObjectMeta(slice.metadata, /*namespaced=*/false,
+                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
+                     errors);
+
+  const ResourceSliceSpec& spec = slice.spec;
+  FieldPath path("spec");
+  ValidateDriverName(spec.driver, path.Child("driver"), errors);
+
+  FieldPath pool_path = path.Child("pool");
+  ValidatePoolName(spec.pool.name, pool_path.Child("name"), errors);
+  if (spec.pool.resource_slice_count <= 0) {
+    errors.push_back(Invalid(pool_path.Child("resourceSliceCount"),
+                             std::to_string(spec.pool.resource_slice_count),
+                             "must be greater than zero"));
+  }
+  if (spec.pool.generation < 0) {
+    errors.push_back(Invalid(pool_path.Child("generation"),
+                             std::to_string(spec.pool.generation),
+                             "must be greater than or equal to zero"));
+  }
+
+  ValidateNodeSelection(spec, path, errors);
+
+  if (!spec.shared_counters.empty() && !spec.devices.empty()) {
+    errors.push_back(InvalidString(
+        path, "", "only one of `sharedCounters` or `devices` is allowed"));
+  }
+
+  FieldPath devices_path = path.Child("devices");
+  const int64_t max_devices = MaxDevices(spec);
+  if (Size(spec.devices.size()) > max_devices) {
+    // Upstream reports only the size for oversized lists.
+    errors.push_back(
+        TooMany(devices_path, Size(spec.devices.size()), max_devices));
+  } else {
+    const bool per_device = spec.per_device_node_selection.value_or(false);
+    std::set<std::string_view> names;
+    for (size_t i = 0; i < spec.devices.size(); ++i) {
+      ValidateDevice(spec.devices[i], per_device, devices_path.Index(Size(i)),
+                     errors);
+    }
+    for (size_t i = 0; i < spec.devices.size(); ++i) {
+      if (!names.insert(spec.devices[i].name).second) {
+        errors.push_back(Duplicate(devices_path.Index(Size(i)),
+                                   QuoteValue(spec.devices[i].name)));
+      }
+    }
+  }
+
+  ValidateSharedCounters(spec.shared_counters, path.Child("sharedCounters"),
+                         errors);
+  return errors;
+}
+
+}  // namespace dralloc::api

@@ -1,0 +1,95 @@
+#include "cli/object_loader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "encoding/document_reader.h"
+
+namespace dralloc::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsManifest(const fs::path& path) {
+  const std::string ext = path.extension().string();
+  return ext == ".yaml" || ext == ".yml" || ext == ".json";
+}
+
+// Expands `path` into the files to read, or returns an error.
+Status ExpandPath(const std::string& path, std::vector<std::string>& files) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return NotFoundError(fmt::format("{}: no such file or directory", path));
+  if (!fs::is_directory(status)) {
+    files.push_back(path);
+    return OkStatus();
+  }
+  std::vector<std::string> found;
+  fs::recursive_directory_iterator it(path, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && IsManifest(it->path())) found.push_back(it->path().string());
+  }
+  if (ec) return UnavailableError(fmt::format("{}: {}", path, ec.message()));
+  std::sort(found.begin(), found.end());
+  files.insert(files.end(), found.begin(), found.end());
+  return OkStatus();
+}
+
+StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > max_bytes) {
+    return ResourceExhaustedError(fmt::format("{}: file is {} bytes, more than the limit of {} bytes",
+                                              path, size, max_bytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return UnavailableError(fmt::format("{}: cannot open for reading", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return UnavailableError(fmt::format("{}: read error", path));
+  return buffer.str();
+}
+
+void LoadFile(const std::string& path, const api::DecodeOptions& options, LoadResult& out) {
+  const encoding::ReadLimits limits;
+  StatusOr<std::string> bytes = ReadFile(path, limits.max_input_bytes);
+  if (!bytes.ok()) {
+    out.failures.push_back(bytes.status());
+    return;
+  }
+  StatusOr<std::vector<encoding::Document>> documents =
+      encoding::ReadDocuments(*bytes, path, limits);
+  if (!documents.ok()) {
+    out.failures.push_back(documents.status());
+    return;
+  }
+  for (const encoding::Document& document : *documents) {
+    for (api::DecodeResult& result : api::DecodeDocument(document.json, options)) {
+      out.objects.push_back({path, document.index, document.line, std::move(result)});
+    }
+  }
+}
+
+}  // namespace
+
+std::string LoadedObject::Location() const {
+  return fmt::format("{}:{}: {}", source, line, result.DisplayName());
+}
+
+LoadResult LoadObjects(const std::vector<std::string>& paths, const api::DecodeOptions& options) {
+  LoadResult out;
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    Status status = ExpandPath(path, files);
+    if (!status.ok()) out.failures.push_back(std::move(status));
+  }
+  for (const std::string& file : files) LoadFile(file, options, out);
+  return out;
+}
+
+}  // namespace dralloc::cli

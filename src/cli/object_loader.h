@@ -1,0 +1,36 @@
+// ObjectLoader: turns the -f PATH… arguments of a command into decoded objects.
+#ifndef DRALLOC_CLI_OBJECT_LOADER_H_
+#define DRALLOC_CLI_OBJECT_LOADER_H_
+
+#include <string>
+#include <vector>
+
+#include "api/codec.h"
+#include "common/status.h"
+
+namespace dralloc::cli {
+
+// One object read from a file (or a problem with it).
+struct LoadedObject {
+  std::string source;   // file path
+  int document = 0;     // 0-based document index in the file
+  int line = 1;         // line where the document starts
+  api::DecodeResult result;
+  // "file:line: Kind ns/name" for messages.
+  std::string Location() const;
+};
+
+struct LoadResult {
+  std::vector<LoadedObject> objects;
+  // Files that could not be read or parsed (each message names the file).
+  std::vector<Status> failures;
+};
+
+// Expands files and directories (recursively: *.yaml, *.yml, *.json, in
+// sorted order) and decodes every document of every file. A file that cannot
+// be read or parsed lands in `failures`; the other files are still loaded.
+LoadResult LoadObjects(const std::vector<std::string>& paths, const api::DecodeOptions& options);
+
+}  // namespace dralloc::cli
+
+#endif  // DRALLOC_CLI_OBJECT_LOADER_H_

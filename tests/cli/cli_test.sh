@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Command-line contract tests for `dralloc validate` and `dralloc convert`.
+# Usage: cli_test.sh DRALLOC_BINARY   (run from the source root)
+# Prints one line per check and "N passed, N failed" at the end.
+set -u
+dralloc=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+check() {  # check NAME EXPECTED_EXIT CMD...
+  local name=$1 want=$2
+  shift 2
+  timeout 60 "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name: exit $got, want $want"
+    head -c 2000 "$work/out" "$work/err"
+  fi
+}
+
+expect_output() {  # expect_output NAME FILE PATTERN
+  if grep -qE -- "$3" "$2"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL $1: '$3' not found in $2:"
+    head -c 2000 "$2"
+  fi
+}
+
+# Examples are valid.
+check examples-valid 0 "$dralloc" validate -f examples
+expect_output examples-list "$work/out" '^ResourceSlice node-a-gpus: valid$|^ResourceSlice [a-z0-9.-]+: valid$'
+
+# Each broken input ends in exit 2 with a message on stdout or stderr.
+for f in tests/broken/*; do
+  check "broken-$(basename "$f")" 2 "$dralloc" validate -f "$f"
+  if [ ! -s "$work/out" ] && [ ! -s "$work/err" ]; then
+    failed=$((failed + 1))
+    echo "FAIL broken-$(basename "$f"): no message"
+  fi
+done
+
+# Generated broken inputs: 100k-deep nesting (JSON and YAML), a 50 MB string.
+python3 - "$work" <<'PY'
+import sys
+d = sys.argv[1]
+open(f"{d}/deep.json", "w").write("[" * 100000 + "]" * 100000)
+open(f"{d}/deep-object.json", "w").write('{"a":' * 100000 + "1" + "}" * 100000)
+open(f"{d}/deep-flow.yaml", "w").write("a: " + "[" * 100000 + "]" * 100000 + "\n")
+open(f"{d}/deep-block.yaml", "w").write("".join(" " * i + "a:\n" for i in range(0, 2000)))
+with open(f"{d}/huge-string.yaml", "w") as f:
+    f.write("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"")
+    f.write("x" * (50 * 1024 * 1024))
+    f.write("\"\n")
+with open(f"{d}/huge-string.json", "w") as f:
+    f.write('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"')
+    f.write("x" * (50 * 1024 * 1024))
+    f.write('"}}')
+open(f"{d}/empty.yaml", "w").write("")
+PY
+for f in deep.json deep-object.json deep-flow.yaml deep-block.yaml huge-string.yaml huge-string.json; do
+  check "generated-$f" 2 "$dralloc" validate -f "$work/$f"
+done
+expect_output huge-string-message "$work/err" 'limit'
+
+# Missing file: exit 2.
+check missing-file 2 "$dralloc" validate -f "$work/does-not-exist.yaml"
+# An empty file has no objects: nothing invalid.
+check empty-file 0 "$dralloc" validate -f "$work/empty.yaml"
+
+# An invalid object: exit 1 with a Kubernetes-style field error.
+cat >"$work/invalid.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: zero-count
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        count: -1
+YAML
+check invalid-claim 1 "$dralloc" validate -f "$work/invalid.yaml"
+expect_output invalid-claim-message "$work/out" 'spec\.devices\.requests\[0\]\.exactly\.count: Invalid value: -1'
+expect_output invalid-claim-name "$work/out" '^ResourceClaim default/zero-count: invalid'
+
+# Unknown fields are warnings with --no-strict.
+check no-strict 0 "$dralloc" validate --no-strict -f tests/broken/unknown-field.yaml
+expect_output no-strict-warning "$work/out" 'warning: spec\.selector'
+
+# convert: examples to every version and back are stable.
+check convert-v1 0 "$dralloc" convert --to resource.k8s.io/v1 -f examples/cluster/device-classes.yaml
+cp "$work/out" "$work/classes.v1.yaml"
+check convert-v1beta1 0 "$dralloc" convert --to resource.k8s.io/v1beta1 -f "$work/classes.v1.yaml"
+expect_output convert-v1beta1-version "$work/out" '^apiVersion: resource.k8s.io/v1beta1$'
+cp "$work/out" "$work/classes.v1beta1.yaml"
+check convert-back 0 "$dralloc" convert --to resource.k8s.io/v1 -f "$work/classes.v1beta1.yaml"
+if cmp -s "$work/out" "$work/classes.v1.yaml"; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL convert round trip differs"; diff "$work/out" "$work/classes.v1.yaml" | head -20; fi
+check convert-json 0 "$dralloc" convert --to resource.k8s.io/v1beta2 -o json -f examples/cluster/device-classes.yaml
+expect_output convert-json-version "$work/out" '"apiVersion": "resource.k8s.io/v1beta2"'
+check convert-unserved 1 "$dralloc" convert --to resource.k8s.io/v1beta1 -f examples/cluster/nodes.yaml
+check convert-bad-input 2 "$dralloc" convert --to resource.k8s.io/v1 -f tests/broken/truncated.json
+
+# --help works everywhere.
+check help 0 "$dralloc" --help
+check help-validate 0 "$dralloc" validate --help
+check help-convert 0 "$dralloc" convert --help
+check no-args 2 "$dralloc" validate
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
