@@ -26,7 +26,8 @@ std::vector<fs::path> ManifestFiles() {
     if (!fs::exists(root)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
       const std::string ext = entry.path().extension().string();
-      if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
+      if (entry.is_regular_file() &&
+          (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
         files.push_back(entry.path());
       }
     }
@@ -68,11 +69,13 @@ TEST_P(RoundTripTest, EveryServedVersionIsLossless) {
   int objects = 0;
   for (const encoding::Document& document : *documents) {
     for (const DecodeResult& result : DecodeDocument(document.json)) {
-      if (!result.object.has_value()) continue;  // Broken on purpose; not a round-trip case.
+      if (!result.object.has_value())
+        continue;  // Broken on purpose; not a round-trip case.
       ++objects;
       const Object& original = *result.object;
       for (std::string_view version : ServedVersions(KindOf(original))) {
-        SCOPED_TRACE(path.string() + ": " + result.DisplayName() + " via " + std::string(version));
+        SCOPED_TRACE(path.string() + ": " + result.DisplayName() + " via " +
+                     std::string(version));
         StatusOr<Json> encoded = EncodeObject(original, version);
         if (!encoded.ok()) continue;  // The version cannot express this object.
         const Object from_json = DecodeOne(encoded->dump(), "json");
@@ -85,16 +88,20 @@ TEST_P(RoundTripTest, EveryServedVersionIsLossless) {
   SUCCEED() << objects << " objects";
 }
 
-INSTANTIATE_TEST_SUITE_P(Manifests, RoundTripTest, testing::ValuesIn(ManifestFiles()),
+INSTANTIATE_TEST_SUITE_P(Manifests, RoundTripTest,
+                         testing::ValuesIn(ManifestFiles()),
                          [](const testing::TestParamInfo<fs::path>& info) {
                            std::string name = info.param.string();
                            for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             if (!std::isalnum(static_cast<unsigned char>(ch)))
+                               ch = '_';
                            }
                            return name;
                          });
 
-TEST(RoundTripCorpus, CoversExamplesAndGoldenCases) { EXPECT_GE(ManifestFiles().size(), 60u); }
+TEST(RoundTripCorpus, CoversExamplesAndGoldenCases) {
+  EXPECT_GE(ManifestFiles().size(), 60u);
+}
 
 }  // namespace
 }  // namespace dralloc::api

@@ -186,7 +186,12 @@ void DecodeValue(JsonElement e, T& out, const FieldPath& path,
       return;
     }
     for (auto [key, value] : object) {
-      auto [it, inserted] = out.try_emplace(std::string(key));
+      // Go writes map keys sorted, so appending at the end is the common case.
+      const size_t size_before = out.size();
+      auto it =
+          out.emplace_hint(out.end(), std::piecewise_construct,
+                           std::forward_as_tuple(key), std::forward_as_tuple());
+      const bool inserted = out.size() != size_before;
       const FieldPath child = path.Key(it->first);
       if (!inserted) {
         ctx.DuplicateField(child);

@@ -9,7 +9,7 @@ namespace dralloc::cli {
 
 // Exit codes shared by all commands.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitInvalid = 1;  // invalid objects, or "does not fit"
+inline constexpr int kExitInvalid = 1;   // invalid objects, or "does not fit"
 inline constexpr int kExitBadInput = 2;  // unreadable or unparsable input
 
 void RegisterValidateCommand(CLI::App& app, int& exit_code);

@@ -23,21 +23,27 @@ struct ConvertOptions {
   bool strict = true;
 };
 
-void PrintObjects(const std::vector<api::Json>& objects, const std::string& output) {
+void PrintObjects(const std::vector<api::Json>& objects,
+                  const std::string& output) {
   if (output == "json") {
     if (objects.size() == 1) {
-      std::cout << objects[0].dump(4, ' ', false, api::Json::error_handler_t::replace) << '\n';
+      std::cout << objects[0].dump(4, ' ', false,
+                                   api::Json::error_handler_t::replace)
+                << '\n';
       return;
     }
-    api::Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", objects}};
-    std::cout << list.dump(4, ' ', false, api::Json::error_handler_t::replace) << '\n';
+    api::Json list = {
+        {"apiVersion", "v1"}, {"kind", "List"}, {"items", objects}};
+    std::cout << list.dump(4, ' ', false, api::Json::error_handler_t::replace)
+              << '\n';
     return;
   }
   std::cout << encoding::ToYamlStream(objects);
 }
 
 int RunConvert(const ConvertOptions& options) {
-  LoadResult loaded = LoadObjects(options.paths, api::DecodeOptions{.strict = options.strict});
+  LoadResult loaded =
+      LoadObjects(options.paths, api::DecodeOptions{.strict = options.strict});
   int exit_code = kExitOk;
   for (const Status& failure : loaded.failures) {
     std::cerr << "error: " << failure.message() << '\n';
@@ -48,13 +54,15 @@ int RunConvert(const ConvertOptions& options) {
     const api::DecodeResult& result = object.result;
     if (!result.errors.empty()) {
       std::cerr << fmt::format("error: {}: cannot decode\n", object.Location());
-      for (const api::FieldError& error : result.errors) std::cerr << "  " << error.ToString() << '\n';
+      for (const api::FieldError& error : result.errors)
+        std::cerr << "  " << error.ToString() << '\n';
       exit_code = kExitBadInput;
       continue;
     }
     StatusOr<api::Json> json = api::EncodeObject(*result.object, options.to);
     if (!json.ok()) {
-      std::cerr << fmt::format("error: {}: {}\n", object.Location(), json.status().message());
+      std::cerr << fmt::format("error: {}: {}\n", object.Location(),
+                               json.status().message());
       if (exit_code == kExitOk) exit_code = kExitInvalid;
       continue;
     }
@@ -68,19 +76,26 @@ int RunConvert(const ConvertOptions& options) {
 
 void RegisterConvertCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ConvertOptions>();
-  CLI::App* command = app.add_subcommand(
-      "convert", "Convert manifests to another API version (v1 is the hub; v1beta1, v1beta2 and "
-                 "v1alpha3 are served where Kubernetes serves them).");
-  command->add_option("--to", options->to, "Target GROUP/VERSION, e.g. resource.k8s.io/v1beta1")
+  CLI::App* command =
+      app.add_subcommand("convert",
+                         "Convert manifests to another API version (v1 is the "
+                         "hub; v1beta1, v1beta2 and "
+                         "v1alpha3 are served where Kubernetes serves them).");
+  command
+      ->add_option("--to", options->to,
+                   "Target GROUP/VERSION, e.g. resource.k8s.io/v1beta1")
       ->required();
-  command->add_option("-f,--filename", options->paths, "Files or directories (recursive)")
+  command
+      ->add_option("-f,--filename", options->paths,
+                   "Files or directories (recursive)")
       ->required()
       ->take_all();
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"yaml", "json"}));
   command->add_flag("--strict,!--no-strict", options->strict,
                     "Reject unknown and duplicate fields (default)");
-  command->callback([options, &exit_code] { exit_code = RunConvert(*options); });
+  command->callback(
+      [options, &exit_code] { exit_code = RunConvert(*options); });
 }
 
 }  // namespace dralloc::cli

@@ -5,7 +5,9 @@
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"dralloc: Kubernetes Dynamic Resource Allocation, fast, exact and explainable"};
+  CLI::App app{
+      "dralloc: Kubernetes Dynamic Resource Allocation, fast, exact and "
+      "explainable"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "dralloc 0.1.0");
   int exit_code = dralloc::cli::kExitOk;

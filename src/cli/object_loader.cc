@@ -24,7 +24,8 @@ bool IsManifest(const fs::path& path) {
 Status ExpandPath(const std::string& path, std::vector<std::string>& files) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) return NotFoundError(fmt::format("{}: no such file or directory", path));
+  if (ec || !fs::exists(status))
+    return NotFoundError(fmt::format("{}: no such file or directory", path));
   if (!fs::is_directory(status)) {
     files.push_back(path);
     return OkStatus();
@@ -32,7 +33,8 @@ Status ExpandPath(const std::string& path, std::vector<std::string>& files) {
   std::vector<std::string> found;
   fs::recursive_directory_iterator it(path, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && IsManifest(it->path())) found.push_back(it->path().string());
+    if (it->is_regular_file(ec) && IsManifest(it->path()))
+      found.push_back(it->path().string());
   }
   if (ec) return UnavailableError(fmt::format("{}: {}", path, ec.message()));
   std::sort(found.begin(), found.end());
@@ -44,18 +46,21 @@ StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
   std::error_code ec;
   const uintmax_t size = fs::file_size(path, ec);
   if (!ec && size > max_bytes) {
-    return ResourceExhaustedError(fmt::format("{}: file is {} bytes, more than the limit of {} bytes",
-                                              path, size, max_bytes));
+    return ResourceExhaustedError(
+        fmt::format("{}: file is {} bytes, more than the limit of {} bytes",
+                    path, size, max_bytes));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return UnavailableError(fmt::format("{}: cannot open for reading", path));
+  if (!in)
+    return UnavailableError(fmt::format("{}: cannot open for reading", path));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return UnavailableError(fmt::format("{}: read error", path));
   return buffer.str();
 }
 
-void LoadFile(const std::string& path, const api::DecodeOptions& options, LoadResult& out) {
+void LoadFile(const std::string& path, const api::DecodeOptions& options,
+              LoadResult& out) {
   const encoding::ReadLimits limits;
   StatusOr<std::string> bytes = ReadFile(path, limits.max_input_bytes);
   if (!bytes.ok()) {
@@ -69,8 +74,10 @@ void LoadFile(const std::string& path, const api::DecodeOptions& options, LoadRe
     return;
   }
   for (const encoding::Document& document : *documents) {
-    for (api::DecodeResult& result : api::DecodeDocument(document.json, options)) {
-      out.objects.push_back({path, document.index, document.line, std::move(result)});
+    for (api::DecodeResult& result :
+         api::DecodeDocument(document.json, options)) {
+      out.objects.push_back(
+          {path, document.index, document.line, std::move(result)});
     }
   }
 }
@@ -81,7 +88,8 @@ std::string LoadedObject::Location() const {
   return fmt::format("{}:{}: {}", source, line, result.DisplayName());
 }
 
-LoadResult LoadObjects(const std::vector<std::string>& paths, const api::DecodeOptions& options) {
+LoadResult LoadObjects(const std::vector<std::string>& paths,
+                       const api::DecodeOptions& options) {
   LoadResult out;
   std::vector<std::string> files;
   for (const std::string& path : paths) {

@@ -12,9 +12,9 @@ namespace dralloc::cli {
 
 // One object read from a file (or a problem with it).
 struct LoadedObject {
-  std::string source;   // file path
-  int document = 0;     // 0-based document index in the file
-  int line = 1;         // line where the document starts
+  std::string source;  // file path
+  int document = 0;    // 0-based document index in the file
+  int line = 1;        // line where the document starts
   api::DecodeResult result;
   // "file:line: Kind ns/name" for messages.
   std::string Location() const;
@@ -29,7 +29,8 @@ struct LoadResult {
 // Expands files and directories (recursively: *.yaml, *.yml, *.json, in
 // sorted order) and decodes every document of every file. A file that cannot
 // be read or parsed lands in `failures`; the other files are still loaded.
-LoadResult LoadObjects(const std::vector<std::string>& paths, const api::DecodeOptions& options);
+LoadResult LoadObjects(const std::vector<std::string>& paths,
+                       const api::DecodeOptions& options);
 
 }  // namespace dralloc::cli
 

@@ -21,11 +21,13 @@ struct ValidateOptions {
 };
 
 void PrintErrors(const api::ErrorList& errors, std::string_view prefix) {
-  for (const api::FieldError& error : errors) std::cout << "  " << prefix << error.ToString() << '\n';
+  for (const api::FieldError& error : errors)
+    std::cout << "  " << prefix << error.ToString() << '\n';
 }
 
 int RunValidate(const ValidateOptions& options) {
-  LoadResult loaded = LoadObjects(options.paths, api::DecodeOptions{.strict = options.strict});
+  LoadResult loaded =
+      LoadObjects(options.paths, api::DecodeOptions{.strict = options.strict});
   int exit_code = kExitOk;
   for (const Status& failure : loaded.failures) {
     std::cerr << "error: " << failure.message() << '\n';
@@ -34,7 +36,8 @@ int RunValidate(const ValidateOptions& options) {
   for (const LoadedObject& object : loaded.objects) {
     const api::DecodeResult& result = object.result;
     if (!result.errors.empty()) {
-      std::cout << fmt::format("{}: cannot decode ({}:{})\n", result.DisplayName(), object.source,
+      std::cout << fmt::format("{}: cannot decode ({}:{})\n",
+                               result.DisplayName(), object.source,
                                object.line);
       PrintErrors(result.errors, "");
       exit_code = kExitBadInput;
@@ -44,8 +47,8 @@ int RunValidate(const ValidateOptions& options) {
     if (errors.empty()) {
       std::cout << result.DisplayName() << ": valid\n";
     } else {
-      std::cout << fmt::format("{}: invalid ({}:{})\n", result.DisplayName(), object.source,
-                               object.line);
+      std::cout << fmt::format("{}: invalid ({}:{})\n", result.DisplayName(),
+                               object.source, object.line);
       PrintErrors(errors, "");
       if (exit_code == kExitOk) exit_code = kExitInvalid;
     }
@@ -60,15 +63,20 @@ void RegisterValidateCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ValidateOptions>();
   CLI::App* command = app.add_subcommand(
       "validate",
-      "Validate manifests against the Kubernetes rules. Exit 0: all valid; 1: some object is "
+      "Validate manifests against the Kubernetes rules. Exit 0: all valid; 1: "
+      "some object is "
       "invalid; 2: some input is unreadable or cannot be decoded.");
-  command->add_option("-f,--filename", options->paths, "Files or directories (recursive)")
+  command
+      ->add_option("-f,--filename", options->paths,
+                   "Files or directories (recursive)")
       ->required()
       ->take_all();
   command->add_flag("--strict,!--no-strict", options->strict,
-                    "Reject unknown and duplicate fields (default); with --no-strict they are "
+                    "Reject unknown and duplicate fields (default); with "
+                    "--no-strict they are "
                     "warnings and dropped");
-  command->callback([options, &exit_code] { exit_code = RunValidate(*options); });
+  command->callback(
+      [options, &exit_code] { exit_code = RunValidate(*options); });
 }
 
 }  // namespace dralloc::cli

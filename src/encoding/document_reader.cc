@@ -117,6 +117,45 @@ size_t SkipJsonString(std::string_view text, size_t pos) {
   }
 }
 
+// Fast path for the common case of an input that is exactly one JSON value
+// within the limits: one vectorized parse instead of the byte-wise scan
+// below. Returns nullopt for anything else (streams, errors, deep or large
+// documents), which the scan then handles and words exactly.
+// `buffer` must be followed by simdjson::SIMDJSON_PADDING readable bytes.
+std::optional<Document> ReadSingleJsonValue(std::string_view buffer,
+                                            std::string_view source,
+                                            const ReadLimits& limits) {
+  if (buffer.size() > limits.max_document_bytes || limits.max_depth <= 0) {
+    return std::nullopt;
+  }
+  thread_local simdjson::dom::parser parser;
+  const size_t depth = static_cast<size_t>(limits.max_depth);
+  if (parser.max_depth() != depth || parser.capacity() < buffer.size()) {
+    if (parser.allocate(std::max(buffer.size(), parser.capacity()), depth) !=
+        simdjson::SUCCESS) {
+      return std::nullopt;
+    }
+  }
+  simdjson::dom::element root;
+  if (parser.parse(buffer.data(), buffer.size(), /*realloc_if_needed=*/false)
+          .get(root) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  Document document;
+  document.json.resize(buffer.size() + simdjson::SIMDJSON_PADDING);
+  size_t size = 0;
+  if (simdjson::minify(buffer.data(), buffer.size(), document.json.data(),
+                       size) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  document.json.resize(size);
+  document.source = std::string(source);
+  const size_t first = buffer.find_first_not_of(" \t\r\n");
+  document.line = 1 + static_cast<int>(std::count(
+                          buffer.begin(), buffer.begin() + first, '\n'));
+  return document;
+}
+
 StatusOr<std::vector<Document>> ReadJsonStream(std::string_view text,
                                                std::string_view source,
                                                const ReadLimits& limits) {
@@ -133,6 +172,11 @@ StatusOr<std::vector<Document>> ReadJsonStream(std::string_view text,
     return ResourceExhaustedError(std::string(source) + ": out of memory");
   }
   const std::string_view buffer(padded.data(), text.size());
+  if (std::optional<Document> single =
+          ReadSingleJsonValue(buffer, source, limits)) {
+    if (single->json != "null") documents.push_back(*std::move(single));
+    return documents;
+  }
   simdjson::dom::parser parser;
   // Our own scan below enforces max_depth exactly; simdjson's count differs
   // slightly (empty containers), so give it some slack.

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "api/validation/device_rules.h"
@@ -177,8 +178,34 @@ void ValidatePerDeviceNodeSelection(const Device& device,
   }
 }
 
+// Attribute and capacity names already found valid in this slice. The same
+// few names repeat on every device, so each is checked once; invalid names
+// are not remembered and are reported on every device that has them.
+class ValidNames {
+ public:
+  // Validates `name` with ValidateQualifiedAttributeName unless known valid.
+  void Check(std::string_view name, const FieldPath& path, ErrorList& errors) {
+    if (valid_.contains(name)) return;
+    const size_t before = errors.size();
+    ValidateQualifiedAttributeName(name, path, errors);
+    if (errors.size() == before) valid_.insert(name);
+  }
+
+ private:
+  std::unordered_set<std::string_view> valid_;  // views into the slice
+};
+
+// The map key as it appears in error paths: upstream shortens long keys.
+// `storage` holds a shortened key; short keys are used as they are.
+std::string_view PathKey(std::string_view name, std::string& storage) {
+  if (std::ssize(name) <= kAttributeAndCapacityMaxKeyLength) return name;
+  storage = TruncateKeyIfTooLong(name, kAttributeAndCapacityMaxKeyLength);
+  return storage;
+}
+
 void ValidateDevice(const Device& device, bool per_device_node_selection,
-                    const FieldPath& path, ErrorList& errors) {
+                    ValidNames& valid_names, const FieldPath& path,
+                    ErrorList& errors) {
   ValidateDeviceName(device.name, path.Child("name"), errors);
 
   int64_t attributes_and_capacities =
@@ -202,19 +229,18 @@ void ValidateDevice(const Device& device, bool per_device_node_selection,
   // Like upstream, key errors are reported at the map, value errors at the
   // (possibly shortened) key.
   FieldPath attributes_path = path.Child("attributes");
+  std::string key_storage;
   for (const auto& [name, attribute] : device.attributes) {
-    ValidateQualifiedAttributeName(name, attributes_path, errors);
-    std::string key =
-        TruncateKeyIfTooLong(name, kAttributeAndCapacityMaxKeyLength);
-    ValidateDeviceAttribute(attribute, attributes_path.Key(key), errors);
+    valid_names.Check(name, attributes_path, errors);
+    ValidateDeviceAttribute(
+        attribute, attributes_path.Key(PathKey(name, key_storage)), errors);
   }
   const bool allow_multiple = device.allow_multiple_allocations.value_or(false);
   FieldPath capacity_path = path.Child("capacity");
   for (const auto& [name, capacity] : device.capacity) {
-    ValidateQualifiedAttributeName(name, capacity_path, errors);
-    std::string key =
-        TruncateKeyIfTooLong(name, kAttributeAndCapacityMaxKeyLength);
-    ValidateDeviceCapacity(capacity, allow_multiple, capacity_path.Key(key),
+    valid_names.Check(name, capacity_path, errors);
+    ValidateDeviceCapacity(capacity, allow_multiple,
+                           capacity_path.Key(PathKey(name, key_storage)),
                            errors);
   }
 
@@ -334,9 +360,10 @@ ErrorList ValidateResourceSlice(const ResourceSlice& slice) {
   } else {
     const bool per_device = spec.per_device_node_selection.value_or(false);
     std::set<std::string_view> names;
+    ValidNames valid_names;
     for (size_t i = 0; i < spec.devices.size(); ++i) {
-      ValidateDevice(spec.devices[i], per_device, devices_path.Index(Size(i)),
-                     errors);
+      ValidateDevice(spec.devices[i], per_device, valid_names,
+                     devices_path.Index(Size(i)), errors);
     }
     for (size_t i = 0; i < spec.devices.size(); ++i) {
       if (!names.insert(spec.devices[i].name).second) {

@@ -95,17 +95,20 @@ std::string Describe(const ErrorList& errors) {
 void RunCase(const ValidationCase& c) {
   SCOPED_TRACE(c.path.string());
   ASSERT_TRUE(c.expect_valid != !c.expected.empty())
-      << "a case needs either '# expect: valid' or '# expect: <Type> <field>' lines";
+      << "a case needs either '# expect: valid' or '# expect: <Type> <field>' "
+         "lines";
   auto documents = encoding::ReadDocuments(c.text, c.path.string());
   ASSERT_TRUE(documents.ok()) << documents.status();
   ASSERT_EQ(documents->size(), 1u) << "a case holds exactly one object";
   std::vector<DecodeResult> decoded = DecodeDocument((*documents)[0].json);
   ASSERT_EQ(decoded.size(), 1u);
-  ASSERT_TRUE(decoded[0].errors.empty()) << "decode failed:\n" << Describe(decoded[0].errors);
+  ASSERT_TRUE(decoded[0].errors.empty()) << "decode failed:\n"
+                                         << Describe(decoded[0].errors);
   const ErrorList errors = Validate(*decoded[0].object);
 
   std::vector<std::pair<std::string, std::string>> got, want;
-  for (const FieldError& e : errors) got.emplace_back(FieldErrorTypeName(e.type), e.field);
+  for (const FieldError& e : errors)
+    got.emplace_back(FieldErrorTypeName(e.type), e.field);
   for (const ExpectedError& e : c.expected) want.emplace_back(e.type, e.field);
   std::sort(got.begin(), got.end());
   std::sort(want.begin(), want.end());
@@ -113,32 +116,41 @@ void RunCase(const ValidationCase& c) {
 
   for (const ExpectedError& e : c.expected) {
     if (e.detail.empty()) continue;
-    const bool found = std::any_of(errors.begin(), errors.end(), [&](const FieldError& error) {
-      return FieldErrorTypeName(error.type) == e.type && error.field == e.field &&
-             error.ToString().find(e.detail) != std::string::npos;
-    });
-    EXPECT_TRUE(found) << "no " << e.type << " error at " << e.field << " containing \""
-                       << e.detail << "\"; produced:\n"
+    const bool found =
+        std::any_of(errors.begin(), errors.end(), [&](const FieldError& error) {
+          return FieldErrorTypeName(error.type) == e.type &&
+                 error.field == e.field &&
+                 error.ToString().find(e.detail) != std::string::npos;
+        });
+    EXPECT_TRUE(found) << "no " << e.type << " error at " << e.field
+                       << " containing \"" << e.detail << "\"; produced:\n"
                        << Describe(errors);
   }
 }
 
 class ValidationGoldenTest : public testing::TestWithParam<fs::path> {};
 
-TEST_P(ValidationGoldenTest, MatchesExpectedErrors) { RunCase(ReadCase(GetParam())); }
+TEST_P(ValidationGoldenTest, MatchesExpectedErrors) {
+  RunCase(ReadCase(GetParam()));
+}
 
-INSTANTIATE_TEST_SUITE_P(Cases, ValidationGoldenTest, testing::ValuesIn(CaseFiles()),
+INSTANTIATE_TEST_SUITE_P(Cases, ValidationGoldenTest,
+                         testing::ValuesIn(CaseFiles()),
                          [](const testing::TestParamInfo<fs::path>& info) {
-                           std::string name = info.param.parent_path().filename().string() +
-                                              "_" + info.param.stem().string();
+                           std::string name =
+                               info.param.parent_path().filename().string() +
+                               "_" + info.param.stem().string();
                            for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             if (!std::isalnum(static_cast<unsigned char>(ch)))
+                               ch = '_';
                            }
                            return name;
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ValidationGoldenTest);
 
-TEST(ValidationGoldenCorpus, HasAtLeastSixtyCases) { EXPECT_GE(CaseFiles().size(), 60u); }
+TEST(ValidationGoldenCorpus, HasAtLeastSixtyCases) {
+  EXPECT_GE(CaseFiles().size(), 60u);
+}
 
 }  // namespace
 }  // namespace dralloc::api
