@@ -251,13 +251,7 @@ StatusOr<Json> EncodeObject(const Object& object,
   if (api_version == kResourceV1beta1) return v1beta1::Encode(object);
   Json body =
       std::visit([](const auto& hub) { return EncodeValue(hub); }, object);
-  Json out = Json::object();
-  out["apiVersion"] = std::string(api_version);
-  out["kind"] = std::string(kind);
-  for (auto& [key, value] : body.items()) {
-    if (key != "apiVersion" && key != "kind") out[key] = std::move(value);
-  }
-  return out;
+  return WithTypeHeader(std::move(body), api_version, kind);
 }
 
 }  // namespace dralloc::api

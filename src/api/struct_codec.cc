@@ -129,4 +129,16 @@ Json EncodeRaw(const RawJson& raw) {
 }
 
 }  // namespace codec_internal
+
+Json WithTypeHeader(Json body, std::string_view api_version,
+                    std::string_view kind) {
+  Json out = Json::object();
+  out["apiVersion"] = std::string(api_version);
+  out["kind"] = std::string(kind);
+  for (auto& [key, value] : body.items()) {
+    if (key != "apiVersion" && key != "kind") out[key] = std::move(value);
+  }
+  return out;
+}
+
 }  // namespace dralloc::api

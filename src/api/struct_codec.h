@@ -233,6 +233,11 @@ namespace codec_internal {
 Json EncodeRaw(const RawJson& raw);
 }  // namespace codec_internal
 
+// Returns `body` with apiVersion and kind set and placed first, the other
+// members following in order (the shape kubectl prints).
+Json WithTypeHeader(Json body, std::string_view api_version,
+                    std::string_view kind);
+
 template <typename T>
 Json EncodeValue(const T& v) {
   if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool> ||

@@ -44,18 +44,14 @@ void PrintObjects(const std::vector<api::Json>& objects,
 int RunConvert(const ConvertOptions& options) {
   LoadResult loaded =
       LoadObjects(options.paths, api::DecodeOptions{.strict = options.strict});
-  int exit_code = kExitOk;
-  for (const Status& failure : loaded.failures) {
-    std::cerr << "error: " << failure.message() << '\n';
-    exit_code = kExitBadInput;
-  }
+  int exit_code =
+      ReportLoadFailures(loaded, std::cerr) ? kExitBadInput : kExitOk;
   std::vector<api::Json> converted;
   for (const LoadedObject& object : loaded.objects) {
     const api::DecodeResult& result = object.result;
     if (!result.errors.empty()) {
       std::cerr << fmt::format("error: {}: cannot decode\n", object.Location());
-      for (const api::FieldError& error : result.errors)
-        std::cerr << "  " << error.ToString() << '\n';
+      PrintFieldErrors(result.errors, "", std::cerr);
       exit_code = kExitBadInput;
       continue;
     }

@@ -100,4 +100,16 @@ LoadResult LoadObjects(const std::vector<std::string>& paths,
   return out;
 }
 
+bool ReportLoadFailures(const LoadResult& loaded, std::ostream& out) {
+  for (const Status& failure : loaded.failures)
+    out << "error: " << failure.message() << '\n';
+  return !loaded.failures.empty();
+}
+
+void PrintFieldErrors(const api::ErrorList& errors, std::string_view prefix,
+                      std::ostream& out) {
+  for (const api::FieldError& error : errors)
+    out << "  " << prefix << error.ToString() << '\n';
+}
+
 }  // namespace dralloc::cli

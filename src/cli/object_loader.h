@@ -2,7 +2,9 @@
 #ifndef DRALLOC_CLI_OBJECT_LOADER_H_
 #define DRALLOC_CLI_OBJECT_LOADER_H_
 
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/codec.h"
@@ -31,6 +33,14 @@ struct LoadResult {
 // be read or parsed lands in `failures`; the other files are still loaded.
 LoadResult LoadObjects(const std::vector<std::string>& paths,
                        const api::DecodeOptions& options);
+
+// Writes "error: <message>" to `out` for each input that could not be
+// loaded; returns true if there was any.
+bool ReportLoadFailures(const LoadResult& loaded, std::ostream& out);
+
+// Writes each error on its own indented line, after `prefix`.
+void PrintFieldErrors(const api::ErrorList& errors, std::string_view prefix,
+                      std::ostream& out);
 
 }  // namespace dralloc::cli
 

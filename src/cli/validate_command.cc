@@ -20,26 +20,18 @@ struct ValidateOptions {
   bool strict = true;
 };
 
-void PrintErrors(const api::ErrorList& errors, std::string_view prefix) {
-  for (const api::FieldError& error : errors)
-    std::cout << "  " << prefix << error.ToString() << '\n';
-}
-
 int RunValidate(const ValidateOptions& options) {
   LoadResult loaded =
       LoadObjects(options.paths, api::DecodeOptions{.strict = options.strict});
-  int exit_code = kExitOk;
-  for (const Status& failure : loaded.failures) {
-    std::cerr << "error: " << failure.message() << '\n';
-    exit_code = kExitBadInput;
-  }
+  int exit_code =
+      ReportLoadFailures(loaded, std::cerr) ? kExitBadInput : kExitOk;
   for (const LoadedObject& object : loaded.objects) {
     const api::DecodeResult& result = object.result;
     if (!result.errors.empty()) {
       std::cout << fmt::format("{}: cannot decode ({}:{})\n",
                                result.DisplayName(), object.source,
                                object.line);
-      PrintErrors(result.errors, "");
+      PrintFieldErrors(result.errors, "", std::cout);
       exit_code = kExitBadInput;
       continue;
     }
@@ -49,10 +41,10 @@ int RunValidate(const ValidateOptions& options) {
     } else {
       std::cout << fmt::format("{}: invalid ({}:{})\n", result.DisplayName(),
                                object.source, object.line);
-      PrintErrors(errors, "");
+      PrintFieldErrors(errors, "", std::cout);
       if (exit_code == kExitOk) exit_code = kExitInvalid;
     }
-    PrintErrors(result.warnings, "warning: ");
+    PrintFieldErrors(result.warnings, "warning: ", std::cout);
   }
   return exit_code;
 }

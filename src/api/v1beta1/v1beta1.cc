@@ -39,17 +39,6 @@ void DecodeDeviceClass(JsonElement element, DecodeContext& ctx,
     out.emplace(std::move(device_class));
 }
 
-// apiVersion and kind first, then the rest of `body` in order.
-Json WithHeader(Json body, std::string_view kind) {
-  Json out = Json::object();
-  out["apiVersion"] = std::string(kResourceV1beta1);
-  out["kind"] = std::string(kind);
-  for (auto& [key, value] : body.items()) {
-    if (key != "apiVersion" && key != "kind") out[key] = std::move(value);
-  }
-  return out;
-}
-
 std::vector<DeviceRequest> RequestsFromHub(
     const std::vector<api::DeviceRequest>& in) {
   std::vector<DeviceRequest> out;
@@ -279,19 +268,20 @@ void Decode(std::string_view kind, JsonElement element, DecodeContext& ctx,
 StatusOr<Json> Encode(const Object& object) {
   const std::string_view kind = KindOf(object);
   if (const auto* device_class = std::get_if<DeviceClass>(&object)) {
-    return WithHeader(EncodeValue(*device_class), kind);
+    return WithTypeHeader(EncodeValue(*device_class), kResourceV1beta1, kind);
   }
   if (const auto* slice = std::get_if<api::ResourceSlice>(&object)) {
     StatusOr<ResourceSlice> wire = FromHub(*slice);
     if (!wire.ok()) return wire.status();
-    return WithHeader(EncodeValue(*wire), kind);
+    return WithTypeHeader(EncodeValue(*wire), kResourceV1beta1, kind);
   }
   if (const auto* claim = std::get_if<api::ResourceClaim>(&object)) {
-    return WithHeader(EncodeValue(FromHub(*claim)), kind);
+    return WithTypeHeader(EncodeValue(FromHub(*claim)), kResourceV1beta1, kind);
   }
   if (const auto* claim_template =
           std::get_if<api::ResourceClaimTemplate>(&object)) {
-    return WithHeader(EncodeValue(FromHub(*claim_template)), kind);
+    return WithTypeHeader(EncodeValue(FromHub(*claim_template)),
+                          kResourceV1beta1, kind);
   }
   return InvalidArgumentError(fmt::format("{} is not served in version \"{}\"",
                                           kind, kResourceV1beta1));
