@@ -218,6 +218,13 @@ std::vector<DecodeResult> DecodeDocument(std::string_view json,
   return results;
 }
 
+std::vector<DecodeResult> DecodeElement(JsonElement root,
+                                        const DecodeOptions& options) {
+  std::vector<DecodeResult> results;
+  DecodeObjectInto(root, options, results, /*allow_list=*/true);
+  return results;
+}
+
 std::string_view PreferredVersion(const Object& object) {
   const KindVersions* entry = FindKind(KindOf(object));
   return entry == nullptr ? std::string_view() : entry->versions[0];

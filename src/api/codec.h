@@ -46,6 +46,10 @@ struct DecodeResult {
 std::vector<DecodeResult> DecodeDocument(std::string_view json,
                                          const DecodeOptions& options = {});
 
+// The same for a document that is already parsed (encoding::VisitDocuments).
+std::vector<DecodeResult> DecodeElement(JsonElement root,
+                                        const DecodeOptions& options = {});
+
 // Encodes `object` in `api_version` ("resource.k8s.io/v1beta1", "v1", ...).
 // Errors: the kind is not served in that version, or the object uses a
 // field that version cannot express.

@@ -67,19 +67,16 @@ void LoadFile(const std::string& path, const api::DecodeOptions& options,
     out.failures.push_back(bytes.status());
     return;
   }
-  StatusOr<std::vector<encoding::Document>> documents =
-      encoding::ReadDocuments(*bytes, path, limits);
-  if (!documents.ok()) {
-    out.failures.push_back(documents.status());
-    return;
-  }
-  for (const encoding::Document& document : *documents) {
-    for (api::DecodeResult& result :
-         api::DecodeDocument(document.json, options)) {
-      out.objects.push_back(
-          {path, document.index, document.line, std::move(result)});
-    }
-  }
+  Status status = encoding::VisitDocuments(
+      *bytes, path,
+      [&](const encoding::Document& document, simdjson::dom::element root) {
+        for (api::DecodeResult& result : api::DecodeElement(root, options)) {
+          out.objects.push_back(
+              {path, document.index, document.line, std::move(result)});
+        }
+      },
+      limits);
+  if (!status.ok()) out.failures.push_back(std::move(status));
 }
 
 }  // namespace

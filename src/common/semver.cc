@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -240,6 +241,67 @@ std::string SemVer::ToString() const {
 
 std::ostream& operator<<(std::ostream& os, const SemVer& v) {
   return os << v.ToString();
+}
+
+namespace {
+
+// A numeric identifier of the version core: "0" or no leading zero, fits
+// uint64.
+bool IsCoreNumber(std::string_view digits) {
+  if (digits.empty() || (digits.size() > 1 && digits[0] == '0')) return false;
+  uint64_t value = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+      return false;
+    value = value * 10 + digit;
+  }
+  return true;
+}
+
+// Dot-separated non-empty identifiers; with `numeric_rule`, all-digit
+// identifiers must not have leading zeros (pre-release, not build).
+bool IsIdentifierList(std::string_view list, bool numeric_rule) {
+  while (true) {
+    const size_t dot = list.find('.');
+    const std::string_view id = list.substr(0, dot);
+    if (id.empty()) return false;
+    bool all_digits = true;
+    for (char c : id) {
+      if (!IsIdentifierChar(c)) return false;
+      all_digits = all_digits && c >= '0' && c <= '9';
+    }
+    if (numeric_rule && all_digits && id.size() > 1 && id[0] == '0')
+      return false;
+    if (dot == std::string_view::npos) return true;
+    list.remove_prefix(dot + 1);
+  }
+}
+
+}  // namespace
+
+bool SemVer::IsStrict(std::string_view text) {
+  std::string_view build, pre_release;
+  const size_t plus = text.find('+');
+  if (plus != std::string_view::npos) {
+    build = text.substr(plus + 1);
+    text = text.substr(0, plus);
+    if (!IsIdentifierList(build, /*numeric_rule=*/false)) return false;
+  }
+  const size_t dash = text.find('-');
+  if (dash != std::string_view::npos) {
+    pre_release = text.substr(dash + 1);
+    text = text.substr(0, dash);
+    if (!IsIdentifierList(pre_release, /*numeric_rule=*/true)) return false;
+  }
+  for (int part = 0; part < 3; ++part) {
+    const size_t dot = text.find('.');
+    if ((part < 2) == (dot == std::string_view::npos)) return false;
+    if (!IsCoreNumber(text.substr(0, dot))) return false;
+    if (dot != std::string_view::npos) text.remove_prefix(dot + 1);
+  }
+  return true;
 }
 
 }  // namespace dralloc

@@ -35,6 +35,10 @@ struct SemVer {
   //   invalid semantic version "1.02.3": minor number "02" has a leading zero
   static StatusOr<SemVer> ParseStrict(std::string_view text);
 
+  // True exactly when ParseStrict(text) succeeds, without allocating: the
+  // fast check for validating many version attributes.
+  static bool IsStrict(std::string_view text);
+
   // Accepts common informal spellings, then parses strictly: trims leading and
   // trailing whitespace, drops one leading 'v' or 'V', fills in a missing
   // minor and patch with 0, and drops leading zeros from major, minor and

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -269,6 +270,44 @@ TEST(SemVerTest, ToStringAndStreaming) {
   std::ostringstream os;
   os << v;
   EXPECT_EQ(os.str(), "4.0.0-rc.2+sha.abc");
+}
+
+// IsStrict must agree with ParseStrict everywhere: the listed cases plus
+// random strings over the grammar's alphabet.
+TEST(SemVerTest, IsStrictAgreesWithParseStrict) {
+  const std::vector<std::string> fixed = {"0.0.0",
+                                          "1.2.3",
+                                          "1.2.3-rc.1",
+                                          "1.2.3+b.5",
+                                          "1.2.3-0.a-b+x-y.01",
+                                          "01.2.3",
+                                          "1.2",
+                                          "1.2.3.4",
+                                          "1.2.3-",
+                                          "1.2.3+",
+                                          "1.2.3-01",
+                                          "1.2.3-a..b",
+                                          "18446744073709551615.0.0",
+                                          "18446744073709551616.0.0",
+                                          "v1.2.3",
+                                          " 1.2.3",
+                                          "1.2.3-+",
+                                          "1.2.3+a+b",
+                                          "1..3",
+                                          ".1.2",
+                                          "1.2.",
+                                          "",
+                                          "1.2.3-a+b-c"};
+  for (const std::string& text : fixed) {
+    EXPECT_EQ(SemVer::IsStrict(text), SemVer::ParseStrict(text).ok()) << text;
+  }
+  std::mt19937 random(7);
+  const std::string alphabet = "0123456789.-+aZ";
+  for (int i = 0; i < 50000; ++i) {
+    std::string text(random() % 12, ' ');
+    for (char& c : text) c = alphabet[random() % alphabet.size()];
+    ASSERT_EQ(SemVer::IsStrict(text), SemVer::ParseStrict(text).ok()) << text;
+  }
 }
 
 }  // namespace

@@ -799,3 +799,79 @@ StatusOr<std::vector<Document>> ReadDocuments(std::string_view bytes,
 }
 
 }  // namespace dralloc::encoding
+
+namespace dralloc::encoding {
+namespace {
+
+// Parses `text` as a single JSON value within `limits`, or returns false
+// (anything else, including errors, is left to ReadDocuments to word).
+bool ParseSingleJsonValue(std::string_view text, const ReadLimits& limits,
+                          simdjson::padded_string& padded,
+                          simdjson::dom::parser& parser,
+                          simdjson::dom::element& root) {
+  if (text.size() > limits.max_document_bytes || limits.max_depth <= 0) {
+    return false;
+  }
+  if (text.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
+    text.remove_prefix(kUtf8Bom.size());
+  }
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos ||
+      (text[first] != '{' && text[first] != '[')) {
+    return false;
+  }
+  padded = simdjson::padded_string(text);
+  const size_t depth = static_cast<size_t>(limits.max_depth);
+  if (parser.max_depth() != depth || parser.capacity() < padded.size()) {
+    if (parser.allocate(std::max(padded.size(), parser.capacity()), depth) !=
+        simdjson::SUCCESS) {
+      return false;
+    }
+  }
+  return parser.parse(padded).get(root) == simdjson::SUCCESS;
+}
+
+}  // namespace
+
+Status VisitDocuments(std::string_view bytes, std::string_view source,
+                      const DocumentVisitor& visit, const ReadLimits& limits) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::padded_string padded;
+  simdjson::dom::element root;
+  if (ParseSingleJsonValue(bytes, limits, padded, parser, root)) {
+    Document document;
+    document.source = std::string(source);
+    const std::string_view text(padded.data(), padded.size());
+    const size_t first = text.find_first_of("{[");
+    document.line = 1 + static_cast<int>(std::count(
+                            text.begin(), text.begin() + first, '\n'));
+    visit(document, root);
+    return OkStatus();
+  }
+  StatusOr<std::vector<Document>> documents =
+      ReadDocuments(bytes, source, limits);
+  if (!documents.ok()) return documents.status();
+  // Documents from ReadDocuments are within max_depth by its own count;
+  // simdjson counts slightly differently, hence the slack.
+  size_t largest = 0;
+  for (const Document& document : *documents) {
+    largest = std::max(largest, document.json.size());
+  }
+  simdjson::dom::parser document_parser;
+  if (document_parser.allocate(
+          largest, static_cast<size_t>(std::max(limits.max_depth, 0)) + 2) !=
+      simdjson::SUCCESS) {
+    return ResourceExhaustedError(std::string(source) + ": out of memory");
+  }
+  for (const Document& document : *documents) {
+    simdjson::padded_string document_padded(document.json);
+    if (document_parser.parse(document_padded).get(root) != simdjson::SUCCESS) {
+      return InternalError(std::string(source) +
+                           ": a document read back is not valid JSON");
+    }
+    visit(document, root);
+  }
+  return OkStatus();
+}
+
+}  // namespace dralloc::encoding

@@ -26,7 +26,10 @@
 #ifndef DRALLOC_ENCODING_DOCUMENT_READER_H_
 #define DRALLOC_ENCODING_DOCUMENT_READER_H_
 
+#include <simdjson.h>
+
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +64,21 @@ struct Document {
 StatusOr<std::vector<Document>> ReadDocuments(std::string_view bytes,
                                               std::string_view source,
                                               const ReadLimits& limits = {});
+
+// Receives one document and its parsed value. `element` (and the memory it
+// points into) is valid only during the call. `document.json` is empty when
+// the input was a single JSON value parsed in place (no compact copy made).
+using DocumentVisitor = std::function<void(const Document& document,
+                                           simdjson::dom::element element)>;
+
+// Like ReadDocuments, but hands every document to `visit` already parsed, so
+// callers that walk the values parse each byte once. The common case of an
+// input that is one JSON value within the limits is parsed exactly once and
+// not copied. Errors are those of ReadDocuments; on error no document is
+// visited.
+Status VisitDocuments(std::string_view bytes, std::string_view source,
+                      const DocumentVisitor& visit,
+                      const ReadLimits& limits = {});
 
 }  // namespace dralloc::encoding
 

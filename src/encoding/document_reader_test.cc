@@ -722,3 +722,72 @@ TEST(ReadDocumentsLimitsTest, LargeFlatInputsAreFast) {
 
 }  // namespace
 }  // namespace dralloc::encoding
+
+namespace dralloc::encoding {
+namespace {
+
+struct Visited {
+  int line;
+  std::string json;  // the parsed element, re-serialized
+};
+
+StatusOr<std::vector<Visited>> Visit(std::string_view text,
+                                     const ReadLimits& limits = {}) {
+  std::vector<Visited> visited;
+  Status status = VisitDocuments(
+      text, "visit",
+      [&](const Document& document, simdjson::dom::element element) {
+        visited.push_back({document.line, simdjson::minify(element)});
+      },
+      limits);
+  if (!status.ok()) return status;
+  return visited;
+}
+
+TEST(VisitDocumentsTest, SingleJsonValueIsParsedInPlace) {
+  auto visited = Visit("\n\n  {\"a\": [1, 2], \"b\": \"x\"}\n");
+  ASSERT_TRUE(visited.ok()) << visited.status();
+  ASSERT_EQ(visited->size(), 1u);
+  EXPECT_EQ((*visited)[0].json, R"({"a":[1,2],"b":"x"})");
+  EXPECT_EQ((*visited)[0].line, 3);
+}
+
+TEST(VisitDocumentsTest, StreamsAndYamlVisitEveryDocument) {
+  auto json = Visit("{\"a\":1}\n{\"b\":2}\n");
+  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_EQ(json->size(), 2u);
+  EXPECT_EQ((*json)[1].json, R"({"b":2})");
+
+  auto yaml = Visit("a: 1\n---\n# empty\n---\nb: [x, 'y']\n");
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  ASSERT_EQ(yaml->size(), 2u);
+  EXPECT_EQ((*yaml)[0].json, R"({"a":1})");
+  EXPECT_EQ((*yaml)[1].json, R"({"b":["x","y"]})");
+}
+
+TEST(VisitDocumentsTest, ErrorsVisitNothingAndMatchReadDocuments) {
+  for (std::string_view bad :
+       {std::string_view("{\"a\": "), std::string_view("[1, 2"),
+        std::string_view("a: [1, 2\n"), std::string_view("{\"a\":1} x")}) {
+    SCOPED_TRACE(bad);
+    int visits = 0;
+    Status status = VisitDocuments(
+        bad, "bad", [&](const Document&, simdjson::dom::element) { ++visits; });
+    EXPECT_FALSE(status.ok());
+    EXPECT_EQ(visits, 0);
+    EXPECT_EQ(status, ReadDocuments(bad, "bad").status());
+  }
+}
+
+TEST(VisitDocumentsTest, DepthLimitIsExact) {
+  ReadLimits limits;
+  limits.max_depth = 4;
+  EXPECT_TRUE(Visit("[[[[1]]]]", limits).ok());
+  auto too_deep = Visit("[[[[[1]]]]]", limits);
+  EXPECT_FALSE(too_deep.ok());
+  EXPECT_EQ(too_deep.status(),
+            ReadDocuments("[[[[[1]]]]]", "visit", limits).status());
+}
+
+}  // namespace
+}  // namespace dralloc::encoding

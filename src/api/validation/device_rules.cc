@@ -50,7 +50,7 @@ void ValidateStringValue(std::string_view value, const FieldPath& path,
 
 void ValidateVersionValue(std::string_view value, const FieldPath& path,
                           ErrorList& errors) {
-  if (!SemVer::ParseStrict(value).ok()) {
+  if (!SemVer::IsStrict(value)) {
     errors.push_back(InvalidString(path, value, std::string(kNotSemVer)));
   }
   ValidateStringValue(value, path, errors);

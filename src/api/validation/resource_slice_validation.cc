@@ -178,21 +178,33 @@ void ValidatePerDeviceNodeSelection(const Device& device,
   }
 }
 
-// Attribute and capacity names already found valid in this slice. The same
-// few names repeat on every device, so each is checked once; invalid names
-// are not remembered and are reported on every device that has them.
+// Attribute (or capacity) names already found valid in this slice. Devices
+// of one slice usually carry the same names in the same (sorted) order, so a
+// name equal to the previous device's name at the same position is accepted
+// with one comparison; other names are looked up, and validated once.
+// Invalid names are never remembered: every device that has one reports it.
 class ValidNames {
  public:
-  // Validates `name` with ValidateQualifiedAttributeName unless known valid.
-  void Check(std::string_view name, const FieldPath& path, ErrorList& errors) {
-    if (valid_.contains(name)) return;
-    const size_t before = errors.size();
-    ValidateQualifiedAttributeName(name, path, errors);
-    if (errors.size() == before) valid_.insert(name);
+  // `position` is the name's index within its device's map.
+  void Check(size_t position, std::string_view name, const FieldPath& path,
+             ErrorList& errors) {
+    if (position < previous_.size() && previous_[position] == name) return;
+    if (!valid_.contains(name)) {
+      const size_t before = errors.size();
+      ValidateQualifiedAttributeName(name, path, errors);
+      if (errors.size() != before) return;
+      valid_.insert(name);
+    }
+    if (position < previous_.size()) {
+      previous_[position] = name;
+    } else if (position == previous_.size()) {
+      previous_.push_back(name);
+    }
   }
 
  private:
   std::unordered_set<std::string_view> valid_;  // views into the slice
+  std::vector<std::string_view> previous_;
 };
 
 // The map key as it appears in error paths: upstream shortens long keys.
@@ -204,8 +216,8 @@ std::string_view PathKey(std::string_view name, std::string& storage) {
 }
 
 void ValidateDevice(const Device& device, bool per_device_node_selection,
-                    ValidNames& valid_names, const FieldPath& path,
-                    ErrorList& errors) {
+                    ValidNames& attribute_names, ValidNames& capacity_names,
+                    const FieldPath& path, ErrorList& errors) {
   ValidateDeviceName(device.name, path.Child("name"), errors);
 
   int64_t attributes_and_capacities =
@@ -230,15 +242,17 @@ void ValidateDevice(const Device& device, bool per_device_node_selection,
   // (possibly shortened) key.
   FieldPath attributes_path = path.Child("attributes");
   std::string key_storage;
+  size_t position = 0;
   for (const auto& [name, attribute] : device.attributes) {
-    valid_names.Check(name, attributes_path, errors);
+    attribute_names.Check(position++, name, attributes_path, errors);
     ValidateDeviceAttribute(
         attribute, attributes_path.Key(PathKey(name, key_storage)), errors);
   }
   const bool allow_multiple = device.allow_multiple_allocations.value_or(false);
   FieldPath capacity_path = path.Child("capacity");
+  position = 0;
   for (const auto& [name, capacity] : device.capacity) {
-    valid_names.Check(name, capacity_path, errors);
+    capacity_names.Check(position++, name, capacity_path, errors);
     ValidateDeviceCapacity(capacity, allow_multiple,
                            capacity_path.Key(PathKey(name, key_storage)),
                            errors);
@@ -360,10 +374,11 @@ ErrorList ValidateResourceSlice(const ResourceSlice& slice) {
   } else {
     const bool per_device = spec.per_device_node_selection.value_or(false);
     std::set<std::string_view> names;
-    ValidNames valid_names;
+    ValidNames attribute_names;
+    ValidNames capacity_names;
     for (size_t i = 0; i < spec.devices.size(); ++i) {
-      ValidateDevice(spec.devices[i], per_device, valid_names,
-                     devices_path.Index(Size(i)), errors);
+      ValidateDevice(spec.devices[i], per_device, attribute_names,
+                     capacity_names, devices_path.Index(Size(i)), errors);
     }
     for (size_t i = 0; i < spec.devices.size(); ++i) {
       if (!names.insert(spec.devices[i].name).second) {
