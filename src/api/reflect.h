@@ -9,6 +9,7 @@
 #ifndef DRALLOC_API_REFLECT_H_
 #define DRALLOC_API_REFLECT_H_
 
+#include <boost/container/flat_map.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -59,6 +60,12 @@ template <Reflected T, typename Fn>
 constexpr void ForEachField(Fn&& fn) {
   std::apply([&](const auto&... field) { (fn(field), ...); }, FieldTable<T>());
 }
+
+// A sorted map stored in one contiguous array: used for the per-device maps
+// (attributes, capacity) that are decoded and walked by the thousand, where
+// one allocation per map beats one per entry. Iterates like std::map.
+template <typename V>
+using FlatMap = boost::container::flat_map<std::string, V>;
 
 // Raw JSON kept verbatim (opaque driver parameters, managedFields, unknown
 // fields of core objects that we pass through). Holds compact JSON text.

@@ -11,12 +11,14 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -71,6 +73,12 @@ template <typename T>
 struct IsStringMap : std::false_type {};
 template <typename T>
 struct IsStringMap<std::map<std::string, T>> : std::true_type {};
+template <typename T>
+struct IsStringMap<FlatMap<T>> : std::true_type {};
+template <typename T>
+struct IsFlatMap : std::false_type {};
+template <typename T>
+struct IsFlatMap<FlatMap<T>> : std::true_type {};
 
 template <typename T>
 void DecodeValue(JsonElement e, T& out, const FieldPath& path,
@@ -133,6 +141,48 @@ void DecodeQuantity(JsonElement e, Quantity& out, const FieldPath& path,
                     DecodeContext& ctx);
 void DecodeRaw(JsonElement e, RawJson& out);
 
+// Decodes an object into a FlatMap in O(n log n) whatever the key order:
+// entries are appended in input order, then sorted once. Duplicate keys are
+// reported like for std::map (strict: the first wins; otherwise the last).
+template <typename V>
+void DecodeFlatMap(JsonElement e, FlatMap<V>& out, const FieldPath& path,
+                   DecodeContext& ctx) {
+  simdjson::dom::object object;
+  if (e.get_object().get(object) != simdjson::SUCCESS) {
+    ctx.TypeMismatch(path, "object", e);
+    return;
+  }
+  auto entries = out.extract_sequence();
+  entries.clear();
+  entries.reserve(object.size());
+  bool sorted = true;
+  for (auto [key, value] : object) {
+    if (!entries.empty() && !(entries.back().first < key)) sorted = false;
+    auto& entry = entries.emplace_back(std::piecewise_construct,
+                                       std::forward_as_tuple(key),
+                                       std::forward_as_tuple());
+    DecodeValue(value, entry.second, path.Key(entry.first), ctx);
+  }
+  if (!sorted) {
+    std::stable_sort(
+        entries.begin(), entries.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto keep = entries.begin();
+    for (auto it = entries.begin(); it != entries.end(); ++it) {
+      if (it != entries.begin() && it->first == keep->first) {
+        ctx.DuplicateField(path.Key(it->first));
+        if (!ctx.strict()) *keep = std::move(*it);
+        continue;
+      }
+      if (it != entries.begin()) ++keep;
+      if (keep != it) *keep = std::move(*it);
+    }
+    if (!entries.empty()) entries.erase(keep + 1, entries.end());
+  }
+  out.adopt_sequence(boost::container::ordered_unique_range,
+                     std::move(entries));
+}
+
 }  // namespace codec_internal
 
 template <typename T>
@@ -179,6 +229,8 @@ void DecodeValue(JsonElement e, T& out, const FieldPath& path,
       }
       ++i;
     }
+  } else if constexpr (IsFlatMap<T>::value) {
+    codec_internal::DecodeFlatMap(e, out, path, ctx);
   } else if constexpr (IsStringMap<T>::value) {
     simdjson::dom::object object;
     if (e.get_object().get(object) != simdjson::SUCCESS) {

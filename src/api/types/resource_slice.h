@@ -54,8 +54,8 @@ constexpr auto FieldsOf(const DeviceCounterConsumption*) {
 
 struct Device {
   std::string name;
-  std::map<std::string, DeviceAttribute> attributes;
-  std::map<std::string, DeviceCapacity> capacity;
+  FlatMap<DeviceAttribute> attributes;
+  FlatMap<DeviceCapacity> capacity;
   std::vector<DeviceCounterConsumption> consumes_counters;
   std::optional<std::string> node_name;
   std::optional<NodeSelector> node_selector;

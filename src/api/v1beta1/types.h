@@ -30,8 +30,8 @@ namespace dralloc::api::v1beta1 {
 
 // The properties of a device; in v1 they sit directly on the Device.
 struct BasicDevice {
-  std::map<std::string, DeviceAttribute> attributes;
-  std::map<std::string, DeviceCapacity> capacity;
+  FlatMap<DeviceAttribute> attributes;
+  FlatMap<DeviceCapacity> capacity;
   std::vector<DeviceCounterConsumption> consumes_counters;
   std::optional<std::string> node_name;
   std::optional<NodeSelector> node_selector;
