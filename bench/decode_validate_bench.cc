@@ -78,18 +78,23 @@ void DecodeAndValidate(benchmark::State& state, const std::string& text) {
 void BM_DecodeValidateSliceJson(benchmark::State& state) {
   DecodeAndValidate(state, MakeSlice().dump());
 }
-BENCHMARK(BM_DecodeValidateSliceJson)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeValidateSliceJson)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinWarmUpTime(0.2);
 
 void BM_DecodeValidateSliceJsonQualifiedNames(benchmark::State& state) {
   DecodeAndValidate(state, MakeSlice(/*qualified=*/true).dump());
 }
 BENCHMARK(BM_DecodeValidateSliceJsonQualifiedNames)
-    ->Unit(benchmark::kMicrosecond);
+    ->Unit(benchmark::kMicrosecond)
+    ->MinWarmUpTime(0.2);
 
 void BM_DecodeValidateSliceYaml(benchmark::State& state) {
   DecodeAndValidate(state, encoding::ToYaml(MakeSlice()));
 }
-BENCHMARK(BM_DecodeValidateSliceYaml)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeValidateSliceYaml)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinWarmUpTime(0.2);
 
 void BM_DecodeSliceJsonOnly(benchmark::State& state) {
   const std::string text = MakeSlice().dump();
@@ -98,7 +103,9 @@ void BM_DecodeSliceJsonOnly(benchmark::State& state) {
     benchmark::DoNotOptimize(decoded);
   }
 }
-BENCHMARK(BM_DecodeSliceJsonOnly)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeSliceJsonOnly)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinWarmUpTime(0.2);
 
 void BM_ValidateSliceOnly(benchmark::State& state) {
   auto decoded = api::DecodeDocument(MakeSlice().dump());
@@ -107,7 +114,9 @@ void BM_ValidateSliceOnly(benchmark::State& state) {
     benchmark::DoNotOptimize(errors);
   }
 }
-BENCHMARK(BM_ValidateSliceOnly)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ValidateSliceOnly)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinWarmUpTime(0.2);
 
 void BM_EncodeSliceJson(benchmark::State& state) {
   auto decoded = api::DecodeDocument(MakeSlice().dump());
@@ -116,7 +125,9 @@ void BM_EncodeSliceJson(benchmark::State& state) {
     benchmark::DoNotOptimize(json->dump());
   }
 }
-BENCHMARK(BM_EncodeSliceJson)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EncodeSliceJson)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinWarmUpTime(0.2);
 
 }  // namespace
 }  // namespace dralloc
@@ -131,7 +142,9 @@ void BM_ReadDocumentsJsonOnly(benchmark::State& state) {
     benchmark::DoNotOptimize(documents);
   }
 }
-BENCHMARK(BM_ReadDocumentsJsonOnly)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ReadDocumentsJsonOnly)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinWarmUpTime(0.2);
 
 }  // namespace
 }  // namespace dralloc

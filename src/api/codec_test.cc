@@ -515,7 +515,8 @@ TEST(CodecFlatMapTest, UnsortedKeysAreSorted) {
   const DecodeResult result = DecodeOne(SliceWithDevices(
       R"([{"name":"d","attributes":{"z":{"int":1},"a":{"int":2},"m":{"int":3}}}])"));
   ASSERT_TRUE(result.errors.empty()) << ToString(result.errors);
-  const auto& attributes = std::get<ResourceSlice>(*result.object).spec.devices[0].attributes;
+  const auto& attributes =
+      std::get<ResourceSlice>(*result.object).spec.devices[0].attributes;
   std::vector<std::string> keys;
   for (const auto& [key, value] : attributes) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"a", "m", "z"}));
@@ -534,7 +535,8 @@ TEST(CodecFlatMapTest, DuplicateKeysFirstWinsStrictLastWinsLenient) {
   const DecodeResult lenient = DecodeOne(json, {.strict = false});
   ASSERT_TRUE(lenient.errors.empty());
   ASSERT_EQ(lenient.warnings.size(), 1u);
-  const auto& attributes = std::get<ResourceSlice>(*lenient.object).spec.devices[0].attributes;
+  const auto& attributes =
+      std::get<ResourceSlice>(*lenient.object).spec.devices[0].attributes;
   ASSERT_EQ(attributes.size(), 2u);
   EXPECT_EQ(attributes.at("b").int_value, 3);
 }
@@ -543,13 +545,16 @@ TEST(CodecFlatMapTest, ManyUnsortedKeysDecodeQuickly) {
   std::string attributes = "{";
   for (int i = 20000; i > 0; --i) {
     if (i != 20000) attributes += ',';
-    attributes += "\"k" + std::to_string(i) + "\":{\"int\":" + std::to_string(i) + "}";
+    attributes +=
+        "\"k" + std::to_string(i) + "\":{\"int\":" + std::to_string(i) + "}";
   }
   attributes += "}";
-  const DecodeResult result =
-      DecodeOne(SliceWithDevices(R"([{"name":"d","attributes":)" + attributes + "}]"));
+  const DecodeResult result = DecodeOne(
+      SliceWithDevices(R"([{"name":"d","attributes":)" + attributes + "}]"));
   ASSERT_TRUE(result.errors.empty());
-  EXPECT_EQ(std::get<ResourceSlice>(*result.object).spec.devices[0].attributes.size(), 20000u);
+  EXPECT_EQ(
+      std::get<ResourceSlice>(*result.object).spec.devices[0].attributes.size(),
+      20000u);
 }
 
 }  // namespace

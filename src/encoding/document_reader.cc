@@ -806,8 +806,7 @@ namespace {
 // Parses `text` as a single JSON value within `limits`, or returns false
 // (anything else, including errors, is left to ReadDocuments to word).
 bool ParseSingleJsonValue(std::string_view text, const ReadLimits& limits,
-                          simdjson::padded_string& padded,
-                          simdjson::dom::parser& parser,
+                          std::string& padded, simdjson::dom::parser& parser,
                           simdjson::dom::element& root) {
   if (text.size() > limits.max_document_bytes || limits.max_depth <= 0) {
     return false;
@@ -820,7 +819,10 @@ bool ParseSingleJsonValue(std::string_view text, const ReadLimits& limits,
       (text[first] != '{' && text[first] != '[')) {
     return false;
   }
-  padded = simdjson::padded_string(text);
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end; the reused
+  // buffer's capacity provides them without a fresh allocation per call.
+  padded.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  padded.assign(text);
   const size_t depth = static_cast<size_t>(limits.max_depth);
   if (parser.max_depth() != depth || parser.capacity() < padded.size()) {
     if (parser.allocate(std::max(padded.size(), parser.capacity()), depth) !=
@@ -828,7 +830,8 @@ bool ParseSingleJsonValue(std::string_view text, const ReadLimits& limits,
       return false;
     }
   }
-  return parser.parse(padded).get(root) == simdjson::SUCCESS;
+  return parser.parse(padded.data(), padded.size(), /*realloc_if_needed=*/false)
+             .get(root) == simdjson::SUCCESS;
 }
 
 }  // namespace
@@ -836,7 +839,8 @@ bool ParseSingleJsonValue(std::string_view text, const ReadLimits& limits,
 Status VisitDocuments(std::string_view bytes, std::string_view source,
                       const DocumentVisitor& visit, const ReadLimits& limits) {
   thread_local simdjson::dom::parser parser;
-  simdjson::padded_string padded;
+  thread_local std::string
+      padded;  // reused input buffer, see ParseSingleJsonValue
   simdjson::dom::element root;
   if (ParseSingleJsonValue(bytes, limits, padded, parser, root)) {
     Document document;

@@ -75,7 +75,7 @@ using DocumentVisitor = std::function<void(const Document& document,
 // callers that walk the values parse each byte once. The common case of an
 // input that is one JSON value within the limits is parsed exactly once and
 // not copied. Errors are those of ReadDocuments; on error no document is
-// visited.
+// visited. Uses per-thread buffers: `visit` must not call VisitDocuments.
 Status VisitDocuments(std::string_view bytes, std::string_view source,
                       const DocumentVisitor& visit,
                       const ReadLimits& limits = {});
