@@ -48,10 +48,8 @@ bool HubShaped(const KindVersions& entry, std::string_view api_version) {
 template <typename T>
 void DecodeHub(JsonElement element, DecodeContext& ctx,
                std::optional<Object>& out) {
-  T value;
-  const size_t errors_before = ctx.errors().size();
-  DecodeValue(element, value, FieldPath(), ctx);
-  if (ctx.errors().size() == errors_before) out.emplace(std::move(value));
+  if (std::optional<T> value = DecodeRoot<T>(element, ctx))
+    out.emplace(*std::move(value));
 }
 
 using HubDecoder = void (*)(JsonElement, DecodeContext&,

@@ -258,6 +258,16 @@ void DecodeValue(JsonElement e, T& out, const FieldPath& path,
   }
 }
 
+// Decodes a whole object; the value only if that added no errors to `ctx`.
+template <typename T>
+std::optional<T> DecodeRoot(JsonElement element, DecodeContext& ctx) {
+  std::optional<T> value(std::in_place);
+  const size_t errors_before = ctx.errors().size();
+  DecodeValue(element, *value, FieldPath(), ctx);
+  if (ctx.errors().size() != errors_before) value.reset();
+  return value;
+}
+
 // ---- Encoding ----
 
 template <typename T>

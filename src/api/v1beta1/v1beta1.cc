@@ -24,19 +24,17 @@ bool HasExactFields(const DeviceRequest& in) {
 template <typename Wire>
 void DecodeConverted(JsonElement element, DecodeContext& ctx,
                      std::optional<Object>& out) {
-  Wire wire;
-  const size_t errors_before = ctx.errors().size();
-  DecodeValue(element, wire, FieldPath(), ctx);
-  if (ctx.errors().size() == errors_before) out.emplace(ToHub(wire));
+  if (std::optional<Wire> wire = DecodeRoot<Wire>(element, ctx))
+    out.emplace(ToHub(*wire));
 }
 
 void DecodeDeviceClass(JsonElement element, DecodeContext& ctx,
                        std::optional<Object>& out) {
-  DeviceClass device_class;  // Same wire shape as v1.
-  const size_t errors_before = ctx.errors().size();
-  DecodeValue(element, device_class, FieldPath(), ctx);
-  if (ctx.errors().size() == errors_before)
-    out.emplace(std::move(device_class));
+  // Same wire shape as v1.
+  if (std::optional<DeviceClass> device_class =
+          DecodeRoot<DeviceClass>(element, ctx)) {
+    out.emplace(*std::move(device_class));
+  }
 }
 
 std::vector<DeviceRequest> RequestsFromHub(
