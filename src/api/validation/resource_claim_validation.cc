@@ -272,6 +272,9 @@ void ValidateCelConstraint(const CELDeviceConstraint& cel,
   } else if (static_cast<int64_t>(cel.expression.size()) >
              kCELSelectorExpressionMaxLength) {
     errors.push_back(TooLong(expression_path, kCELSelectorExpressionMaxLength));
+  } else {
+    ReportExpressionCheck(cel::CheckConstraintExpression(cel.expression),
+                          cel.expression, expression_path, errors);
   }
 }
 
