@@ -81,8 +81,8 @@ void BM_CelPeer(benchmark::State& state) {
     benchmark::DoNotOptimize(result);
   }
   uint64_t allocations = g_allocations.load(std::memory_order_relaxed) - before;
-  state.counters["allocs_per_eval"] =
-      static_cast<double>(allocations) / static_cast<double>(state.iterations());
+  state.counters["allocs_per_eval"] = static_cast<double>(allocations) /
+                                      static_cast<double>(state.iterations());
   state.SetLabel("e" + std::to_string(state.range(0) + 1));
 }
 BENCHMARK(BM_CelPeer)->DenseRange(0, 4)->MinWarmUpTime(0.1);

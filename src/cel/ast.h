@@ -101,10 +101,10 @@ struct ComprehensionExpr {
 };
 
 struct Expr {
-  int64_t id = 0;       // unique within one parse, > 0
-  int32_t offset = 0;   // byte offset into the source of the node's token
-  std::variant<ConstantExpr, IdentExpr, SelectExpr, CallExpr, ListExpr,
-               MapExpr, StructExpr, ComprehensionExpr>
+  int64_t id = 0;      // unique within one parse, > 0
+  int32_t offset = 0;  // byte offset into the source of the node's token
+  std::variant<ConstantExpr, IdentExpr, SelectExpr, CallExpr, ListExpr, MapExpr,
+               StructExpr, ComprehensionExpr>
       kind;
 };
 

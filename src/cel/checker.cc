@@ -96,7 +96,8 @@ bool Unify(const Type& param, const Type& arg, Bindings& b) {
     // The object type of a map-like variable accepts map declarations.
     return false;
   }
-  if ((param.kind() == TypeKind::kOpaque || param.kind() == TypeKind::kObject) &&
+  if ((param.kind() == TypeKind::kOpaque ||
+       param.kind() == TypeKind::kObject) &&
       param.name() != arg.name()) {
     return false;
   }
@@ -297,8 +298,7 @@ class Checker {
     return false;
   }
 
-  Type MergeElement(const Expr& e, bool first, const Type& acc,
-                    const Type& t) {
+  Type MergeElement(const Expr& e, bool first, const Type& acc, const Type& t) {
     if (first) return t;
     if (env_.options().homogeneous_aggregate_literals &&
         !SameForLiterals(acc, t)) {
@@ -341,8 +341,9 @@ class Checker {
 
   Type VisitKind(const Expr& e, const StructExpr& s) {
     for (const StructField& f : s.fields) Visit(*f.value);
-    AddError(e.offset, fmt::format("undeclared reference to '{}' (in container '')",
-                                   s.type_name));
+    AddError(e.offset,
+             fmt::format("undeclared reference to '{}' (in container '')",
+                         s.type_name));
     return Type::Error();
   }
 
@@ -440,9 +441,10 @@ class Checker {
       list += args[i].ToString();
     }
     std::string name = call.function;
-    AddError(e.offset,
-             fmt::format("found no matching overload for '{}' applied to '{}({})'",
-                         name, call.target ? "member " : "", list));
+    AddError(
+        e.offset,
+        fmt::format("found no matching overload for '{}' applied to '{}({})'",
+                    name, call.target ? "member " : "", list));
   }
 
   Type VisitKind(const Expr& e, const CallExpr& call) {

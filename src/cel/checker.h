@@ -22,8 +22,8 @@ namespace dralloc::cel {
 struct Reference {
   enum class Kind { kVariable, kTypeName, kGlobalFunction };
   Kind kind = Kind::kVariable;
-  int slot = -1;      // kVariable: Environment slot
-  std::string name;   // kTypeName: static type name; kGlobalFunction: "ns.fn"
+  int slot = -1;     // kVariable: Environment slot
+  std::string name;  // kTypeName: static type name; kGlobalFunction: "ns.fn"
 };
 
 struct CheckResult {

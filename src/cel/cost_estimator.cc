@@ -131,7 +131,8 @@ class Estimator {
       *elem = e.sizes;
     }
     uint64_t n = list.elements.size();
-    out.sizes.size = {n - std::min<uint64_t>(n, list.optional_indices.size()), n};
+    out.sizes.size = {n - std::min<uint64_t>(n, list.optional_indices.size()),
+                      n};
     elem->size = {0, any_unbounded ? kUnboundedSize : max_elem};
     out.sizes.elem = elem;
     return out;
@@ -212,8 +213,9 @@ class Estimator {
         Estimate t = Visit(*call.args[1]);
         Estimate x = Visit(*call.args[2]);
         Estimate out;
-        out.cost = {SaturatingAdd(c.cost.min, std::min(t.cost.min, x.cost.min)),
-                    SaturatingAdd(c.cost.max, std::max(t.cost.max, x.cost.max))};
+        out.cost = {
+            SaturatingAdd(c.cost.min, std::min(t.cost.min, x.cost.min)),
+            SaturatingAdd(c.cost.max, std::max(t.cost.max, x.cost.max))};
         out.sizes = t.sizes.size.max >= x.sizes.size.max ? t.sizes : x.sizes;
         return out;
       }
@@ -244,12 +246,16 @@ class Estimator {
     for (const Overload* o : env_.functions().Find(function, member)) {
       if (o->params.size() != args.size()) continue;
       if (!Applicable(*o, args)) continue;
-      CostEstimate c = o->estimate_cost ? o->estimate_cost(sizes) : CostEstimate{1, 1};
-      own = first ? c : CostEstimate{std::min(own.min, c.min), std::max(own.max, c.max)};
+      CostEstimate c =
+          o->estimate_cost ? o->estimate_cost(sizes) : CostEstimate{1, 1};
+      own = first ? c
+                  : CostEstimate{std::min(own.min, c.min),
+                                 std::max(own.max, c.max)};
       if (o->estimate_size) result_sizes.size = o->estimate_size(sizes);
       first = false;
     }
-    if (!member && (function == "_[_]" || function == "_[?_]") && !infos.empty()) {
+    if (!member && (function == "_[_]" || function == "_[?_]") &&
+        !infos.empty()) {
       result_sizes = infos[0].elem ? *infos[0].elem : Unbounded();
     }
     if (!member && function == "_?._" && !infos.empty()) {
@@ -267,8 +273,9 @@ class Estimator {
           t->kind() == TypeKind::kError || t->kind() == TypeKind::kTypeParam) {
         continue;
       }
-      bool maplike = (p.kind() == TypeKind::kMap || p.kind() == TypeKind::kObject) &&
-                     (t->kind() == TypeKind::kMap || t->kind() == TypeKind::kObject);
+      bool maplike =
+          (p.kind() == TypeKind::kMap || p.kind() == TypeKind::kObject) &&
+          (t->kind() == TypeKind::kMap || t->kind() == TypeKind::kObject);
       if (p.kind() != t->kind() && !maplike) return false;
       if (p.kind() == TypeKind::kOpaque && p.name() != t->name()) return false;
     }

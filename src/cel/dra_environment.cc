@@ -1,6 +1,7 @@
 #include "cel/dra_environment.h"
 
 #include <algorithm>
+#include <deque>
 
 #include "cel/quantity_library.h"
 #include "fmt/format.h"
@@ -17,9 +18,9 @@ constexpr std::string_view kNoSuchKeyHint =
     ". consider using CEL optional chaining (.? followed by orValue()) or "
     "guarding the check with has() for optional fields";
 
-std::shared_ptr<const SizeInfo> Sized(uint64_t max,
-                                      std::shared_ptr<const SizeInfo> key = {},
-                                      std::shared_ptr<const SizeInfo> elem = {}) {
+std::shared_ptr<const SizeInfo> Sized(
+    uint64_t max, std::shared_ptr<const SizeInfo> key = {},
+    std::shared_ptr<const SizeInfo> elem = {}) {
   auto s = std::make_shared<SizeInfo>();
   s->size = {0, max};
   s->key = std::move(key);
@@ -30,9 +31,9 @@ std::shared_ptr<const SizeInfo> Sized(uint64_t max,
 ObjectTypeDecl DeviceTypeDecl() {
   auto domain_key = Sized(kDriverNameMaxLength);
   auto name_key = Sized(32);
-  auto attributes = Sized(
-      kMaxAttributesAndCapacities, domain_key,
-      Sized(kMaxAttributesAndCapacities, name_key, Sized(kAttributeValueMaxSize)));
+  auto attributes = Sized(kMaxAttributesAndCapacities, domain_key,
+                          Sized(kMaxAttributesAndCapacities, name_key,
+                                Sized(kAttributeValueMaxSize)));
   auto capacity = Sized(kMaxAttributesAndCapacities, domain_key,
                         Sized(kMaxAttributesAndCapacities, name_key, Sized(1)));
   ObjectTypeDecl decl;
@@ -81,28 +82,64 @@ class DraDevice::NameMap final : public MapValue {
       it->second = std::move(value);
       return;
     }
+    size_t at = it - entries_.begin();
     entries_.emplace(it, std::string(name), std::move(value));
+    const std::string* id = Intern(name);
+    has_uninterned_ |= id == nullptr;
+    ids_.insert(ids_.begin() + at, id);
+  }
+  bool FindInterned(const std::string* key, Value* out) const override {
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      if (ids_[i] == key) {
+        *out = Value::Alias(entries_[i].second);
+        return true;
+      }
+    }
+    return FindString(*key, out);  // names the table could not intern
+  }
+  const Value* FindInternedRef(const std::string* key) const override {
+    if (has_uninterned_) return nullptr;
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      if (ids_[i] == key) return &entries_[i].second;
+    }
+    return MissingKey();
   }
   size_t Size() const override { return entries_.size(); }
   bool Find(const Value& key, Value* out) const override {
     if (key.kind() != ValueKind::kString) return false;
     return FindString(key.string_view(), out);
   }
+  // Linear: a device has at most 32 names per domain, and comparing the
+  // length and first byte first rejects almost every other name cheaply.
   bool FindString(std::string_view key, Value* out) const override {
-    auto it = std::lower_bound(
-        entries_.begin(), entries_.end(), key,
-        [](const auto& e, std::string_view n) { return e.first < n; });
-    if (it == entries_.end() || it->first != key) return false;
-    *out = Value::Alias(it->second);
-    return true;
+    for (const auto& [name, value] : entries_) {
+      if (name.size() == key.size() && !key.empty() && name[0] == key[0] &&
+          std::string_view(name) == key) {
+        *out = Value::Alias(value);
+        return true;
+      }
+    }
+    if (key.empty()) {
+      for (const auto& [name, value] : entries_) {
+        if (name.empty()) {
+          *out = Value::Alias(value);
+          return true;
+        }
+      }
+    }
+    return false;
   }
   Value KeyAt(size_t i) const override {
     return Value::BorrowedString(entries_[i].first);
   }
-  Value ValueAt(size_t i) const override { return Value::Alias(entries_[i].second); }
+  Value ValueAt(size_t i) const override {
+    return Value::Alias(entries_[i].second);
+  }
 
  private:
-  std::vector<std::pair<std::string, Value>> entries_;
+  std::vector<std::pair<std::string, Value>> entries_;  // sorted by name
+  std::vector<const std::string*> ids_;                 // interned names
+  bool has_uninterned_ = false;
 };
 
 class DraDevice::DomainMap final : public MapValue {
@@ -112,7 +149,28 @@ class DraDevice::DomainMap final : public MapValue {
       if (name == domain) return *map;
     }
     domains_.emplace_back(std::string(domain), std::make_unique<NameMap>());
+    const std::string* id = Intern(domain);
+    has_uninterned_ |= id == nullptr;
+    ids_.push_back(id);
+    values_.push_back(Value::BorrowedMap(domains_.back().second.get()));
     return *domains_.back().second;
+  }
+  const Value* FindInternedRef(const std::string* key) const override {
+    static const Value* empty = new Value(Value::BorrowedMap(&EmptyMap()));
+    if (has_uninterned_) return nullptr;
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      if (ids_[i] == key) return &values_[i];
+    }
+    return empty;  // unknown domains read as empty maps
+  }
+  bool FindInterned(const std::string* key, Value* out) const override {
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      if (ids_[i] == key) {
+        *out = Value::BorrowedMap(domains_[i].second.get());
+        return true;
+      }
+    }
+    return FindString(*key, out);
   }
   size_t Size() const override { return domains_.size(); }
   bool Find(const Value& key, Value* out) const override {
@@ -146,12 +204,18 @@ class DraDevice::DomainMap final : public MapValue {
 
  private:
   std::vector<std::pair<std::string, std::unique_ptr<NameMap>>> domains_;
+  std::vector<const std::string*> ids_;  // interned domains
+  std::deque<Value> values_;             // borrowed views of the name maps
+  bool has_uninterned_ = false;
 };
 
 DraDevice::DraDevice(std::string driver)
     : driver_(std::move(driver)),
       attributes_(std::make_unique<DomainMap>()),
-      capacity_(std::make_unique<DomainMap>()) {}
+      capacity_(std::make_unique<DomainMap>()),
+      driver_value_(Value::BorrowedString(driver_)),
+      attributes_value_(Value::BorrowedMap(attributes_.get())),
+      capacity_value_(Value::BorrowedMap(capacity_.get())) {}
 
 DraDevice::~DraDevice() = default;
 
@@ -167,7 +231,43 @@ void DraDevice::AddCapacity(std::string_view qualified_name,
                                 Value::Opaque(new QuantityValue(quantity)));
 }
 
+const Value* DraDevice::FindInternedRef(const std::string* key) const {
+  static const std::string* const driver = Intern("driver");
+  static const std::string* const attributes = Intern("attributes");
+  static const std::string* const capacity = Intern("capacity");
+  if (key == attributes) return &attributes_value_;
+  if (key == capacity) return &capacity_value_;
+  if (key == driver) return &driver_value_;
+  return nullptr;
+}
+
+bool DraDevice::FindInterned(const std::string* key, Value* out) const {
+  static const std::string* const driver = Intern("driver");
+  static const std::string* const attributes = Intern("attributes");
+  static const std::string* const capacity = Intern("capacity");
+  if (key == attributes) {
+    *out = Value::BorrowedMap(attributes_.get());
+  } else if (key == capacity) {
+    *out = Value::BorrowedMap(capacity_.get());
+  } else if (key == driver) {
+    *out = Value::BorrowedString(driver_);
+  } else {
+    return FindString(*key, out);
+  }
+  return true;
+}
+
 bool DraDevice::FindString(std::string_view key, Value* out) const {
+  // Dispatch on the length first: each field name has a distinct length.
+  switch (key.size()) {
+    case 6:
+    case 10:
+    case 8:
+    case 24:
+      break;
+    default:
+      return false;
+  }
   if (key == "driver") {
     *out = Value::BorrowedString(driver_);
   } else if (key == "attributes") {
@@ -260,9 +360,9 @@ StatusOr<bool> ToBool(const Value& result) {
     return InvalidArgumentError(std::move(message));
   }
   if (!result.IsBool()) {
-    return InvalidArgumentError(fmt::format(
-        "CEL result of type {} could not be converted to bool",
-        result.TypeName()));
+    return InvalidArgumentError(
+        fmt::format("CEL result of type {} could not be converted to bool",
+                    result.TypeName()));
   }
   return result.bool_value();
 }
@@ -331,8 +431,7 @@ ProgramCache& SelectorCache() {
 }
 
 ProgramCache& ConstraintCache() {
-  static ProgramCache* cache =
-      new ProgramCache(ConstraintEnvironment(), 1'000);
+  static ProgramCache* cache = new ProgramCache(ConstraintEnvironment(), 1'000);
   return *cache;
 }
 

@@ -50,6 +50,8 @@ class DraDevice final : public MapValue {
   size_t Size() const override { return 4; }
   bool Find(const Value& key, Value* out) const override;
   bool FindString(std::string_view key, Value* out) const override;
+  bool FindInterned(const std::string* key, Value* out) const override;
+  const Value* FindInternedRef(const std::string* key) const override;
   Value KeyAt(size_t index) const override;
   Value ValueAt(size_t index) const override;
 
@@ -60,6 +62,10 @@ class DraDevice final : public MapValue {
   std::string driver_;
   std::unique_ptr<DomainMap> attributes_;
   std::unique_ptr<DomainMap> capacity_;
+  // Borrowed views of the fields, for lookups by reference.
+  Value driver_value_;
+  Value attributes_value_;
+  Value capacity_value_;
   bool allow_multiple_ = false;
 };
 
@@ -92,7 +98,8 @@ class ProgramCache {
   size_t size() const;
 
  private:
-  using Entry = std::pair<std::string, StatusOr<std::shared_ptr<const Program>>>;
+  using Entry =
+      std::pair<std::string, StatusOr<std::shared_ptr<const Program>>>;
   std::shared_ptr<const Environment> env_;
   size_t capacity_;
   mutable std::mutex mu_;

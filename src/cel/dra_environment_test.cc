@@ -31,10 +31,10 @@ struct SelectorCase {
   std::vector<Attr> attributes;
   std::vector<Cap> capacity;
   bool allow_multiple = false;
-  std::optional<bool> want;   // nullopt: expect an error
-  std::string error;          // substring of the runtime or compile error
+  std::optional<bool> want;  // nullopt: expect an error
+  std::string error;         // substring of the runtime or compile error
   bool compile_error = false;
-  uint64_t cost = 0;          // estimated max cost; 0 = not checked
+  uint64_t cost = 0;  // estimated max cost; 0 = not checked
 };
 
 Value Semver(const char* text) {
@@ -261,11 +261,10 @@ TEST_P(SelectorTest, Evaluates) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Dra, SelectorTest, testing::ValuesIn(Cases()),
-    [](const testing::TestParamInfo<SelectorCase>& info) {
-      return info.param.name;
-    });
+INSTANTIATE_TEST_SUITE_P(Dra, SelectorTest, testing::ValuesIn(Cases()),
+                         [](const testing::TestParamInfo<SelectorCase>& info) {
+                           return info.param.name;
+                         });
 
 // Seven nested all() over ten elements: far beyond the runtime limit.
 TEST(DraCost, RuntimeLimitStopsDeepComprehensions) {

@@ -100,7 +100,8 @@ TEST(CelEngineStress, PathologicalExpressionsAreBounded) {
   const std::vector<std::string> cases = {
       // Quadratic and exponential blow-ups stop at the runtime cost limit.
       big_list + ".map(a, " + big_list + ".map(b, a * b))",
-      "lists.range(100).map(a, lists.range(100).map(b, lists.range(100).map(c, c)))",
+      "lists.range(100).map(a, lists.range(100).map(b, lists.range(100).map(c, "
+      "c)))",
       "cel.bind(s, 'ab', cel.bind(t, s + s + s + s, cel.bind(u, t + t + t + t, "
       "u + u + u + u))).size() > 0",
       "lists.range(2000).map(x, string(x)).join(',').split(',').size() == 2000",

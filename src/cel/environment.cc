@@ -16,8 +16,7 @@ Environment::Environment(std::shared_ptr<const FunctionRegistry> functions,
                          EnvironmentOptions options)
     : functions_(std::move(functions)), options_(options) {}
 
-int Environment::DeclareVariable(std::string name, Type type,
-                                 SizeInfo sizes) {
+int Environment::DeclareVariable(std::string name, Type type, SizeInfo sizes) {
   int existing = VariableIndex(name);
   if (existing >= 0) {
     variables_[existing].type = std::move(type);

@@ -116,7 +116,8 @@ TEST(CelGolden, AllCases) {
     ASSERT_TRUE(expected_program.ok()) << expected_program.status().message();
     EvalContext ctx2;
     Value want = (*expected_program)->Evaluate(activation, ctx2);
-    bool ok = !got.IsError() && EqualBool(got, want) && SameKindsDeep(got, want);
+    bool ok =
+        !got.IsError() && EqualBool(got, want) && SameKindsDeep(got, want);
     if (!ok && got.kind() == ValueKind::kDouble &&
         want.kind() == ValueKind::kDouble) {
       ok = std::isnan(got.double_value()) && std::isnan(want.double_value());

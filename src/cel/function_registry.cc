@@ -1,7 +1,9 @@
 #include "cel/function_registry.h"
 
+#include <bit>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 
 namespace dralloc::cel {
 
@@ -28,13 +30,26 @@ uint64_t CeilCost(uint64_t n, double factor) {
   return static_cast<uint64_t>(c);
 }
 
+uint64_t CodePointCount(std::string_view text) {
+  // A continuation byte is 0b10xxxxxx: bit 7 set and bit 6 clear.
+  constexpr uint64_t kHigh = 0x8080808080808080ULL;
+  uint64_t continuation = 0;
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    continuation += std::popcount(word & ~(word << 1) & kHigh);
+  }
+  for (; i < text.size(); ++i) {
+    continuation += (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;
+  }
+  return text.size() - continuation;
+}
+
 uint64_t ActualSize(const Value& v) {
   switch (v.kind()) {
-    case ValueKind::kString: {
-      uint64_t n = 0;
-      for (unsigned char c : v.string_view()) n += (c & 0xC0) != 0x80;
-      return n;
-    }
+    case ValueKind::kString:
+      return CodePointCount(v.string_view());
     case ValueKind::kBytes:
       return v.string_view().size();
     case ValueKind::kList:

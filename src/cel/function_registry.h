@@ -71,7 +71,8 @@ struct Overload {
   std::vector<Type> params;
   Type result;
   FunctionImpl impl = nullptr;
-  // Non-strict overloads also receive error arguments (e.g. @not_strictly_false).
+  // Non-strict overloads also receive error arguments (e.g.
+  // @not_strictly_false).
   bool strict = true;
   RuntimeCostFn runtime_cost = nullptr;
   EstimateCostFn estimate_cost = nullptr;
@@ -99,6 +100,9 @@ class FunctionRegistry {
 
 // ceil(n * factor) as cel-go computes it (float math, then ceil).
 uint64_t CeilCost(uint64_t n, double factor);
+// Number of Unicode code points in UTF-8 text (counts non-continuation
+// bytes, eight at a time).
+uint64_t CodePointCount(std::string_view text);
 // cel-go's "actual size" of a value for runtime costs: code points for
 // strings, octets for bytes, elements for lists and maps, 1 otherwise.
 uint64_t ActualSize(const Value& v);

@@ -177,7 +177,9 @@ SizeEstimate UnitSize(std::span<const SizeEstimate>) {
 const OpaqueValue* OpaqueOf(const Value& v, std::string_view type_name) {
   if (v.kind() != ValueKind::kOpaque) return nullptr;
   const OpaqueValue& o = v.opaque();
-  if (o.TypeName() != type_name) return nullptr;
+  std::string_view name = o.TypeName();
+  // Type names are static constants: pointer equality is the common case.
+  if (name.data() != type_name.data() && name != type_name) return nullptr;
   return &o;
 }
 

@@ -38,8 +38,7 @@ struct CompileOptions {
 // activations live inline (no heap allocation).
 class Activation {
  public:
-  explicit Activation(const Environment& env)
-      : size_(env.variables().size()) {
+  explicit Activation(const Environment& env) : size_(env.variables().size()) {
     if (size_ > kInline) heap_.resize(size_);
   }
   void Set(int slot, Value value) { data()[slot] = std::move(value); }

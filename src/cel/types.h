@@ -25,9 +25,9 @@ enum class TypeKind : uint8_t {
   kType,      // params: [type] when known
   kOptional,  // params: [value]
   kOpaque,    // name: "kubernetes.Quantity", ...; params for generics
-  kObject,    // name: an object type with declared fields (kubernetes.DRADevice)
-  kTypeParam, // name: "A", "B" in function declarations
-  kError,     // the result of a failed check
+  kObject,  // name: an object type with declared fields (kubernetes.DRADevice)
+  kTypeParam,  // name: "A", "B" in function declarations
+  kError,      // the result of a failed check
 };
 
 // Type names as CEL prints them (`type(x)` values refer to these strings).
@@ -38,7 +38,8 @@ inline constexpr std::string_view kUintTypeName = "uint";
 inline constexpr std::string_view kDoubleTypeName = "double";
 inline constexpr std::string_view kStringTypeName = "string";
 inline constexpr std::string_view kBytesTypeName = "bytes";
-inline constexpr std::string_view kDurationTypeName = "google.protobuf.Duration";
+inline constexpr std::string_view kDurationTypeName =
+    "google.protobuf.Duration";
 inline constexpr std::string_view kTimestampTypeName =
     "google.protobuf.Timestamp";
 inline constexpr std::string_view kListTypeName = "list";

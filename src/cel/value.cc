@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <mutex>
 #include <new>
+#include <set>
 
 #include "cel/types.h"
 #include "fmt/format.h"
@@ -48,6 +50,11 @@ std::string_view ValueKindName(ValueKind kind) {
 
 bool MapValue::FindString(std::string_view key, Value* out) const {
   return Find(Value::BorrowedString(key), out);
+}
+
+const Value* MapValue::MissingKey() {
+  static const Value* missing = new Value();
+  return missing;
 }
 
 bool MapValue::Contains(const Value& key) const {
@@ -380,11 +387,9 @@ int64_t EntryMap::IndexOf(const Value& key) const {
   }
   if (index_.size() != entries_.size()) BuildIndex();
   uint64_t h = HashKey(key);
-  auto it = std::lower_bound(
-      index_.begin(), index_.end(), h,
-      [](const std::pair<uint64_t, uint32_t>& e, uint64_t v) {
-        return e.first < v;
-      });
+  auto it = std::lower_bound(index_.begin(), index_.end(), h,
+                             [](const std::pair<uint64_t, uint32_t>& e,
+                                uint64_t v) { return e.first < v; });
   for (; it != index_.end() && it->first == h; ++it) {
     if (KeyEquals(entries_[it->second].first, key)) return it->second;
   }
@@ -427,6 +432,18 @@ bool EntryMap::Insert(Value key, Value value) {
   return true;
 }
 
+const std::string* Intern(std::string_view text) {
+  // Bounded so that hostile input cannot grow it without limit.
+  constexpr size_t kMaxInterned = 1 << 20;
+  static std::mutex* mu = new std::mutex();
+  static auto* table = new std::set<std::string, std::less<>>();
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = table->find(text);
+  if (it != table->end()) return &*it;
+  if (table->size() >= kMaxInterned) return nullptr;
+  return &*table->emplace(text).first;
+}
+
 const MapValue& EmptyMap() {
   static const EntryMap* empty = new EntryMap();
   return *empty;
@@ -440,8 +457,7 @@ const ListValue& EmptyList() {
 // ---- errors ----
 
 Value NoMatchingOverload(std::string_view function) {
-  return Value::Error(
-      fmt::format("no matching overload for '{}'", function));
+  return Value::Error(fmt::format("no matching overload for '{}'", function));
 }
 
 Value NoSuchKey(const Value& key) {

@@ -91,6 +91,19 @@ class MapValue : public HeapObject {
   virtual bool Find(const Value& key, Value* out) const = 0;
   // Fast path for `m.field` selects: same as Find with a string key.
   virtual bool FindString(std::string_view key, Value* out) const;
+  // Lookup by an interned key (see Intern()): maps that store interned keys
+  // compare pointers instead of text. Defaults to FindString.
+  virtual bool FindInterned(const std::string* key, Value* out) const {
+    return FindString(*key, out);
+  }
+  // Reference lookup for maps that store their values (device views): a
+  // pointer to the stored value, MissingKey() when absent, or null when the
+  // map cannot answer by reference (callers then use FindInterned).
+  virtual const Value* FindInternedRef(const std::string* key) const {
+    (void)key;
+    return nullptr;
+  }
+  static const Value* MissingKey();
   // Key membership for `k in m` and has(m.k). Defaults to Find; differs for
   // maps that answer lookups of absent keys with a default (DRA domains).
   virtual bool Contains(const Value& key) const;
@@ -121,7 +134,8 @@ class Value {
  public:
   Value() : kind_(ValueKind::kNull), flags_(0), aux_(0), u_{.i = 0} {}
   ~Value() { Release(); }
-  Value(const Value& o) : kind_(o.kind_), flags_(o.flags_), aux_(o.aux_), u_(o.u_) {
+  Value(const Value& o)
+      : kind_(o.kind_), flags_(o.flags_), aux_(o.aux_), u_(o.u_) {
     Retain();
   }
   Value(Value&& o) noexcept
@@ -187,7 +201,9 @@ class Value {
     return v;
   }
   // Takes ownership of a new object (reference count 1).
-  static Value List(ListValue* owned) { return Object(ValueKind::kList, owned); }
+  static Value List(ListValue* owned) {
+    return Object(ValueKind::kList, owned);
+  }
   static Value Map(MapValue* owned) { return Object(ValueKind::kMap, owned); }
   static Value Opaque(OpaqueValue* owned) {
     return Object(ValueKind::kOpaque, owned);
@@ -219,7 +235,9 @@ class Value {
     }
     return out;
   }
-  static Value OptionalNone() { return Value(ValueKind::kOptional, {.p = nullptr}); }
+  static Value OptionalNone() {
+    return Value(ValueKind::kOptional, {.p = nullptr});
+  }
   static Value OptionalOf(Value v);
   static Value Error(std::string message);
 
@@ -257,7 +275,9 @@ class Value {
     return static_cast<const ErrorObject*>(u_.p)->message;
   }
   // For kList/kMap/kOpaque: the object, owned or borrowed.
-  const HeapObject* object() const { return static_cast<const HeapObject*>(u_.p); }
+  const HeapObject* object() const {
+    return static_cast<const HeapObject*>(u_.p);
+  }
   // True when this value holds the only reference to an owned object, so a
   // caller may mutate it in place (used to append in comprehensions).
   bool IsUniquelyOwned() const {
@@ -348,6 +368,11 @@ class EntryMap final : public MapValue {
   std::vector<std::pair<Value, Value>> entries_;
   mutable std::vector<std::pair<uint64_t, uint32_t>> index_;  // hash → entry
 };
+
+// Process-wide string interning: equal texts give the same stable pointer,
+// so hot lookups (attribute names in selectors) compare pointers. Returns
+// null once the table is full (callers then compare text).
+const std::string* Intern(std::string_view text);
 
 // An empty map shared by everyone (borrowed).
 const MapValue& EmptyMap();

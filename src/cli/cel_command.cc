@@ -35,8 +35,7 @@ StatusOr<std::unique_ptr<cel::DraDevice>> LoadDevice(const CelOptions& o) {
   if (!loaded.failures.empty()) return loaded.failures.front();
   for (const LoadedObject& object : loaded.objects) {
     if (!object.result.errors.empty() || !object.result.object) continue;
-    const auto* slice =
-        std::get_if<api::ResourceSlice>(&*object.result.object);
+    const auto* slice = std::get_if<api::ResourceSlice>(&*object.result.object);
     if (slice == nullptr) continue;
     for (const api::Device& device : slice->spec.devices) {
       if (o.device_name.empty() || device.name == o.device_name) {
@@ -84,8 +83,8 @@ int RunEval(const CelOptions& o) {
 
 int RunCost(const CelOptions& o) {
   cel::CompileOptions compile_options;
-  auto program = cel::Compile(cel::DeviceExplorationEnvironment(),
-                              o.expression, compile_options);
+  auto program = cel::Compile(cel::DeviceExplorationEnvironment(), o.expression,
+                              compile_options);
   if (!program.ok()) {
     std::cerr << program.status().message() << '\n';
     return kExitBadInput;

@@ -45,8 +45,9 @@ std::string DurationText(int64_t nanos) {
   bool negative = nanos < 0;
   uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(nanos)
                                 : static_cast<uint64_t>(nanos);
-  return fmt::format("{}{}{}s", negative ? "-" : "", magnitude / 1000000000,
-                     FractionDigits(static_cast<int64_t>(magnitude % 1000000000)));
+  return fmt::format(
+      "{}{}{}s", negative ? "-" : "", magnitude / 1000000000,
+      FractionDigits(static_cast<int64_t>(magnitude % 1000000000)));
 }
 
 // Days since 1970-01-01 to a civil date (proleptic Gregorian).
@@ -70,7 +71,8 @@ std::string TimestampText(int64_t seconds, int32_t nanos) {
   unsigned m, d;
   CivilFromDays(days, y, m, d);
   return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}{}Z", y, m, d,
-                     rem / 3600, rem / 60 % 60, rem % 60, FractionDigits(nanos));
+                     rem / 3600, rem / 60 % 60, rem % 60,
+                     FractionDigits(nanos));
 }
 
 }  // namespace
