@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the pinned CEL conformance data and converts it for the C++ runner:
 #   scripts/fetch-cel-spec.sh BUILD_DIR
-# Installs tests/cel/package.json + package-lock.json (@bufbuild/cel-spec and
+# Installs tests/conformance/cel/package.json + package-lock.json (@bufbuild/cel-spec and
 # @bufbuild/cel 0.6.1, the data of google/cel-spec v0.25.1) with `npm ci` into
 # BUILD_DIR/cel-spec and writes BUILD_DIR/cel-spec/conformance.jsonl, which the
 # ctest test dralloc_cel_conformance reads. The same node_modules serve the
@@ -15,7 +15,7 @@ if [ $# -ne 1 ]; then
   exit 2
 fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
-src="$root/tests/cel"
+src="$root/tests/conformance/cel"
 mkdir -p "$1"
 out="$(cd "$1" && pwd)/cel-spec"
 jsonl="$out/conformance.jsonl"
@@ -39,7 +39,7 @@ if [ ! -d "$out/node_modules/@bufbuild/cel-spec" ] ||
   echo "fetch-cel-spec: npm ci in $out"
   if ! (cd "$out" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error); then
     echo "fetch-cel-spec: error: 'npm ci' failed in $out; the npm registry must be" \
-      "reachable to fetch @bufbuild/cel-spec@0.6.1 (see tests/cel/NOTICE)" >&2
+      "reachable to fetch @bufbuild/cel-spec@0.6.1 (see tests/conformance/cel/NOTICE)" >&2
     exit 1
   fi
 fi

@@ -7,7 +7,7 @@
 //   node bench/cel_peer/bench.mjs --modules BUILD/cel-spec/node_modules \
 //       [--iterations N] [--runs R] [--filter e2]
 //
-// The modules come from scripts/fetch-cel-spec.sh BUILD (tests/cel/package.json).
+// The modules come from scripts/fetch-cel-spec.sh BUILD (tests/conformance/cel/package.json).
 // Like the C++ benchmark, each expression is parsed and planned once; only
 // evaluation is timed, with the bindings built once and reused.
 import path from "node:path";

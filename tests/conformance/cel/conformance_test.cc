@@ -1,6 +1,6 @@
 // Runs the cel-spec "simple" conformance tests (google/cel-spec v0.25.1 via
 // the npm package @bufbuild/cel-spec 0.6.1, converted to JSON lines by
-// tests/cel/convert_conformance.mjs) against dralloc's CEL engine.
+// tests/conformance/cel/convert_conformance.mjs) against dralloc's CEL engine.
 //
 //   dralloc_cel_conformance CONFORMANCE.jsonl SKIP_LIST [--isolate]
 //       [--filter=SUBSTRING] [--max-failures=N] [--per-file]

@@ -1,8 +1,8 @@
 // Converts the cel-spec "simple" conformance tests shipped in the npm package
 // @bufbuild/cel-spec (a JavaScript module exporting one object literal) into
-// JSON lines for the C++ runner tests/cel/conformance_test.cc:
+// JSON lines for the C++ runner tests/conformance/cel/conformance_test.cc:
 //
-//   node tests/cel/convert_conformance.mjs --modules BUILD/cel-spec/node_modules > conformance.jsonl
+//   node tests/conformance/cel/convert_conformance.mjs --modules BUILD/cel-spec/node_modules > conformance.jsonl
 //
 // One line per test:
 //   {"file","section","index","name","expr","bindings":{name: cel.expr.Value JSON},
