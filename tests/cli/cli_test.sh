@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command-line contract tests for `dralloc validate` and `dralloc convert`.
+# Command-line contract tests for `dralloc validate`, `convert` and `cel`.
 # Usage: cli_test.sh DRALLOC_BINARY   (run from the source root)
 # Prints one line per check and "N passed, N failed" at the end.
 set -u
@@ -116,6 +116,34 @@ check help 0 "$dralloc" --help
 check help-validate 0 "$dralloc" validate --help
 check help-convert 0 "$dralloc" convert --help
 check no-args 2 "$dralloc" validate
+
+# dralloc cel eval / cost: JSON results; exit 2 for compile errors, 3 for
+# runtime errors (including the cost limit).
+check cel-eval 0 "$dralloc" cel eval '[1, 2, 3].map(x, x * 2)'
+expect_output cel-eval-json "$work/out" '^\[2,4,6\]$'
+check cel-eval-device 0 "$dralloc" cel eval --device examples/cluster/gpu-slices.yaml \
+  'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0'
+expect_output cel-eval-device-true "$work/out" '^true$'
+check cel-eval-device-name 0 "$dralloc" cel eval --device examples/cluster/gpu-slices.yaml \
+  --device-name gpu-1 'device.driver'
+expect_output cel-eval-driver "$work/out" '^"gpu.example.com"$'
+check cel-eval-no-such-device 2 "$dralloc" cel eval --device examples/cluster/gpu-slices.yaml \
+  --device-name no-such-gpu 'true'
+check cel-compile-error 2 "$dralloc" cel eval '1 +'
+expect_output cel-compile-error-position "$work/err" 'ERROR: <input>:1:4: Syntax error'
+check cel-undeclared 2 "$dralloc" cel eval 'foo == 1'
+expect_output cel-undeclared-message "$work/err" "undeclared reference to 'foo'"
+check cel-runtime-error 3 "$dralloc" cel eval '1 / 0'
+expect_output cel-runtime-error-message "$work/err" 'division by zero'
+check cel-missing-key 3 "$dralloc" cel eval --device examples/cluster/gpu-slices.yaml \
+  'device.attributes["gpu.example.com"].noSuchAttr'
+expect_output cel-missing-key-message "$work/err" 'no such key: noSuchAttr'
+check cel-cost-limit 3 "$dralloc" cel eval \
+  'lists.range(1000).map(a, lists.range(1000).map(b, a * b)).size() > 0'
+expect_output cel-cost-limit-message "$work/err" 'actual cost limit exceeded'
+check cel-cost 0 "$dralloc" cel cost 'device.driver == "dra.example.com"'
+expect_output cel-cost-value "$work/out" '^4$'
+check cel-help 0 "$dralloc" cel eval --help
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
