@@ -23,6 +23,11 @@ namespace {
 std::atomic<uint64_t> g_allocations{0};
 }  // namespace
 
+// The replacement pair is malloc/free based by design; GCC cannot see that
+// operator new and operator delete here belong together.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t size) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
@@ -30,6 +35,7 @@ void* operator new(std::size_t size) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace dralloc::cel {
 namespace {

@@ -240,7 +240,9 @@ TEST_P(SelectorTest, Evaluates) {
     return;
   }
   ASSERT_TRUE(check.compile_error.ok()) << check.compile_error.message();
-  if (c.cost != 0) EXPECT_EQ(check.cost.max, c.cost);
+  if (c.cost != 0) {
+    EXPECT_EQ(check.cost.max, c.cost);
+  }
   DraDevice device(c.driver);
   for (const Attr& a : c.attributes) device.AddAttribute(a.name, a.value);
   for (const Cap& q : c.capacity) {
