@@ -231,13 +231,17 @@ void DraDevice::AddCapacity(std::string_view qualified_name,
                                 Value::Opaque(new QuantityValue(quantity)));
 }
 
+namespace {
+// Interned field names, resolved once at start-up (no guard per lookup).
+const std::string* const kDriverId = Intern("driver");
+const std::string* const kAttributesId = Intern("attributes");
+const std::string* const kCapacityId = Intern("capacity");
+}  // namespace
+
 const Value* DraDevice::FindInternedRef(const std::string* key) const {
-  static const std::string* const driver = Intern("driver");
-  static const std::string* const attributes = Intern("attributes");
-  static const std::string* const capacity = Intern("capacity");
-  if (key == attributes) return &attributes_value_;
-  if (key == capacity) return &capacity_value_;
-  if (key == driver) return &driver_value_;
+  if (key == kAttributesId) return &attributes_value_;
+  if (key == kCapacityId) return &capacity_value_;
+  if (key == kDriverId) return &driver_value_;
   return nullptr;
 }
 

@@ -25,9 +25,12 @@ bool FunctionRegistry::HasFunction(std::string_view function) const {
 }
 
 uint64_t CeilCost(uint64_t n, double factor) {
-  double c = std::ceil(static_cast<double>(n) * factor);
-  if (c >= 18446744073709551615.0) return kUnboundedSize;
-  return static_cast<uint64_t>(c);
+  // Same float arithmetic as cel-go (30 * 0.1 rounds up to 4), without a
+  // libm call on the hot path.
+  double x = static_cast<double>(n) * factor;
+  if (x >= 18446744073709551615.0) return kUnboundedSize;
+  uint64_t truncated = static_cast<uint64_t>(x);
+  return truncated + (static_cast<double>(truncated) < x ? 1 : 0);
 }
 
 uint64_t CodePointCount(std::string_view text) {

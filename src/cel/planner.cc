@@ -161,53 +161,57 @@ class PathNode final : public PlanNode {
       : slot_(slot), local_(local), steps_(std::move(steps)) {}
 
   Value Eval(Frame& f) const override {
-    const Value& root = local_ ? f.locals[slot_] : f.activation.Get(slot_);
-    const Value* current = &root;
-    Value holder;
-    uint64_t charged = 1;
-    Value out;
-    for (const Step& step : steps_) {
-      ++charged;
-      if (current->kind() == ValueKind::kMap && step.id != nullptr) {
-        // Device views answer by reference: no temporaries at all.
-        const Value* ref = current->map().FindInternedRef(step.id);
-        if (ref == MapValue::MissingKey()) {
-          out = NoSuchKey(Value::BorrowedString(step.key));
-          break;
-        }
-        if (ref != nullptr) {
-          current = ref;
-          continue;
-        }
+    const Value* current = local_ ? &f.locals[slot_] : &f.activation.Get(slot_);
+    // Fast path: maps that answer by reference (device views).
+    size_t i = 0;
+    for (; i < steps_.size(); ++i) {
+      const Step& step = steps_[i];
+      if (current->kind() != ValueKind::kMap || step.id == nullptr) break;
+      const Value* ref = current->map().FindInternedRef(step.id);
+      if (ref == nullptr) break;
+      if (ref == MapValue::MissingKey()) {
+        if (!Charge(f, i + 2)) return CostLimitExceededError();
+        return NoSuchKey(Value::BorrowedString(step.key));
       }
-      Value next;
-      if (current->kind() == ValueKind::kMap) {
-        bool found = step.id != nullptr
-                         ? current->map().FindInterned(step.id, &next)
-                         : current->map().FindString(step.key, &next);
-        if (!found) {
-          out = NoSuchKey(Value::BorrowedString(step.key));
-          break;
-        }
-      } else if (step.index && current->kind() != ValueKind::kOptional) {
-        out = current->IsError() ? *current : NoMatchingOverload("_[_]");
-        break;
-      } else {
-        next = SelectField(*current, step.key, false, step.index);
-        if (next.IsError()) {
-          out = std::move(next);
-          break;
-        }
-      }
-      holder = std::move(next);
-      current = &holder;
+      current = ref;
     }
-    if (!Charge(f, charged)) return CostLimitExceededError();
-    if (out.IsError()) return out;
-    return *current;
+    if (i == steps_.size()) {
+      if (!Charge(f, i + 1)) return CostLimitExceededError();
+      return *current;
+    }
+    return EvalSlow(f, *current, i);
   }
 
  private:
+  // The remaining steps from `start`, on values that need temporaries.
+  Value EvalSlow(Frame& f, Value current, size_t start) const {
+    uint64_t charged = 1 + start;
+    for (size_t i = start; i < steps_.size(); ++i) {
+      const Step& step = steps_[i];
+      ++charged;
+      Value next;
+      if (current.kind() == ValueKind::kMap) {
+        bool found = step.id != nullptr
+                         ? current.map().FindInterned(step.id, &next)
+                         : current.map().FindString(step.key, &next);
+        if (!found) {
+          next = NoSuchKey(Value::BorrowedString(step.key));
+        }
+      } else if (step.index && current.kind() != ValueKind::kOptional) {
+        next = current.IsError() ? current : NoMatchingOverload("_[_]");
+      } else {
+        next = SelectField(current, step.key, false, step.index);
+      }
+      if (next.IsError()) {
+        if (!Charge(f, charged)) return CostLimitExceededError();
+        return next;
+      }
+      current = std::move(next);
+    }
+    if (!Charge(f, charged)) return CostLimitExceededError();
+    return current;
+  }
+
   int slot_;
   bool local_;
   std::vector<Step> steps_;
@@ -395,18 +399,80 @@ class CallNode final : public PlanNode {
         args_(std::move(args)),
         candidates_(std::move(candidates)),
         exact_(exact && candidates_.size() == 1 &&
-               candidates_[0].overload->strict) {}
+               candidates_[0].overload->strict),
+        int_relation_(RelationOf(function_, args_.size())) {}
 
   Value Eval(Frame& f) const override {
-    if (args_.size() <= kInlineArgs) {
-      Value buffer[kInlineArgs];
-      return EvalWith(f, std::span<Value>(buffer, args_.size()));
+    switch (args_.size()) {
+      case 1:
+        return EvalFixed<1>(f);
+      case 2:
+        return EvalFixed<2>(f);
+      case 3:
+        return EvalFixed<3>(f);
+      default: {
+        std::vector<Value> buffer(args_.size());
+        return EvalWith(f, buffer);
+      }
     }
-    std::vector<Value> buffer(args_.size());
-    return EvalWith(f, buffer);
   }
 
  private:
+  // Exactly N argument slots on the stack: nothing to construct or destroy
+  // beyond what the call uses.
+  template <size_t N>
+  Value EvalFixed(Frame& f) const {
+    Value buffer[N];
+    return EvalWith(f, std::span<Value>(buffer, N));
+  }
+
+  enum class Relation : uint8_t { kNone, kLt, kLe, kGt, kGe, kEq, kNe };
+
+  static Relation RelationOf(std::string_view function, size_t arity) {
+    if (arity != 2) return Relation::kNone;
+    if (function == "_<_") return Relation::kLt;
+    if (function == "_<=_") return Relation::kLe;
+    if (function == "_>_") return Relation::kGt;
+    if (function == "_>=_") return Relation::kGe;
+    if (function == "_==_") return Relation::kEq;
+    if (function == "_!=_") return Relation::kNe;
+    return Relation::kNone;
+  }
+
+  // int <op> int, the most common comparison in selectors: no dispatch.
+  // Same result and cost (1) as the standard overloads.
+  bool IntRelation(const Value& a, const Value& b, Value* out) const {
+    if (a.kind() != ValueKind::kInt || b.kind() != ValueKind::kInt) {
+      return false;
+    }
+    int64_t x = a.int_value(), y = b.int_value();
+    bool r = false;
+    switch (int_relation_) {
+      case Relation::kLt:
+        r = x < y;
+        break;
+      case Relation::kLe:
+        r = x <= y;
+        break;
+      case Relation::kGt:
+        r = x > y;
+        break;
+      case Relation::kGe:
+        r = x >= y;
+        break;
+      case Relation::kEq:
+        r = x == y;
+        break;
+      case Relation::kNe:
+        r = x != y;
+        break;
+      case Relation::kNone:
+        return false;
+    }
+    *out = Value::Bool(r);
+    return true;
+  }
+
   Value EvalWith(Frame& f, std::span<Value> values) const {
     bool any_error = false;
     for (size_t i = 0; i < args_.size(); ++i) {
@@ -414,6 +480,13 @@ class CallNode final : public PlanNode {
       any_error |= values[i].IsError();
     }
     if (f.ctx.CostExceeded()) return CostLimitExceededError();
+    if (int_relation_ != Relation::kNone) {
+      Value result;
+      if (IntRelation(values[0], values[1], &result)) {
+        if (!Charge(f, 1)) return CostLimitExceededError();
+        return result;
+      }
+    }
     if (exact_ && !any_error) {
       const Candidate& c = candidates_[0];
       CallContext call{&f.ctx, c.prepared};
@@ -451,6 +524,7 @@ class CallNode final : public PlanNode {
   std::vector<PlanNodePtr> args_;
   std::vector<Candidate> candidates_;
   bool exact_;
+  Relation int_relation_;
 };
 
 // `x == "const"` / `x != "const"`: the hot path of selectors.
@@ -474,7 +548,7 @@ class EqualsConstStringNode final : public PlanNode {
     bool equal = s == constant_;
     uint64_t points = equal ? constant_points_
                             : std::min(CodePointCount(s), constant_points_);
-    if (!Charge(f, (points + 9) / 10)) return CostLimitExceededError();
+    if (!Charge(f, CeilCost(points, 0.1))) return CostLimitExceededError();
     return Value::Bool(equal != negate_);
   }
 

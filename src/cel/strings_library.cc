@@ -23,9 +23,7 @@ namespace {
 bool IsRuneStart(unsigned char c) { return (c & 0xC0) != 0x80; }
 
 int64_t CountRunes(std::string_view s) {
-  int64_t n = 0;
-  for (unsigned char c : s) n += IsRuneStart(c);
-  return n;
+  return static_cast<int64_t>(CodePointCount(s));
 }
 
 // Byte offset of code point `index` (0 <= index), s.size() when index equals

@@ -52,10 +52,7 @@ bool MapValue::FindString(std::string_view key, Value* out) const {
   return Find(Value::BorrowedString(key), out);
 }
 
-const Value* MapValue::MissingKey() {
-  static const Value* missing = new Value();
-  return missing;
-}
+const Value kMissingKeySentinel;
 
 bool MapValue::Contains(const Value& key) const {
   Value ignored;

@@ -103,7 +103,7 @@ class MapValue : public HeapObject {
     (void)key;
     return nullptr;
   }
-  static const Value* MissingKey();
+  static inline const Value* MissingKey();
   // Key membership for `k in m` and has(m.k). Defaults to Find; differs for
   // maps that answer lookups of absent keys with a default (DRA domains).
   virtual bool Contains(const Value& key) const;
@@ -332,6 +332,10 @@ class Value {
 };
 
 static_assert(sizeof(Value) == 16);
+
+// The sentinel MapValue::FindInternedRef returns for an absent key.
+extern const Value kMissingKeySentinel;
+inline const Value* MapValue::MissingKey() { return &kMissingKeySentinel; }
 
 // ---- standard containers ----
 
