@@ -36,7 +36,7 @@ echo "bench-cel-peer: running $bench --benchmark_filter=BM_CelPeer" >&2
   --benchmark_out_format=json --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true >&2
 
-node - "$tmp/js.tsv" "$tmp/cc.json" <<'EOF'
+DRALLOC_BUILD_TYPE="$(sed -n "s/^CMAKE_BUILD_TYPE:STRING=//p" "$build/CMakeCache.txt" 2>/dev/null)" node - "$tmp/js.tsv" "$tmp/cc.json" <<'EOF'
 const fs = require("node:fs");
 const [jsPath, ccPath] = process.argv.slice(2);
 const js = new Map();
@@ -81,7 +81,7 @@ const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const note of notes) console.log(note);
 if (report.context) {
   console.log(`# dralloc: ${report.context.num_cpus} CPUs @ ${report.context.mhz_per_cpu} MHz, ` +
-    `build ${report.context.library_build_type ?? "?"}; median of 5 repetitions`);
+    `dralloc build ${process.env.DRALLOC_BUILD_TYPE || "?"}; median of 5 repetitions`);
 }
 for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
 if (cc.size === 0) {

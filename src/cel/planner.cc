@@ -389,8 +389,6 @@ struct Candidate {
 
 class CallNode final : public PlanNode {
  public:
-  static constexpr size_t kInlineArgs = 4;
-
   // `exact`: the checker proved the single candidate matches the argument
   // types, so no runtime matching is needed.
   CallNode(std::string function, std::vector<PlanNodePtr> args,
