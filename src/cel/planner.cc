@@ -631,6 +631,14 @@ class MapNode final : public PlanNode {
 
 class ComprehensionNode final : public PlanNode {
  public:
+  // The loop conditions of all() and exists(), recognised by the planner and
+  // evaluated inline (same result and cost as the expanded expression).
+  enum class Condition : uint8_t {
+    kGeneric,
+    kUntilFalse,  // @not_strictly_false(@result)
+    kUntilTrue,   // @not_strictly_false(!@result)
+  };
+
   ComprehensionNode(PlanNodePtr range, PlanNodePtr init, PlanNodePtr cond,
                     PlanNodePtr step, PlanNodePtr result, int iter_slot,
                     int iter2_slot, int accu_slot)
@@ -662,8 +670,7 @@ class ComprehensionNode final : public PlanNode {
       }
       if (f.ctx.CostExceeded()) return CostLimitExceededError();
       BindIteration(f, range, is_list, i);
-      Value c = cond_->Eval(f);
-      if (!c.IsTrue()) break;
+      if (!ContinueLoop(f)) break;
       Value next = step_->Eval(f);
       f.locals[accu_slot_] = std::move(next);
     }
@@ -691,6 +698,25 @@ class ComprehensionNode final : public PlanNode {
     if (iter2_slot_ >= 0) f.locals[iter2_slot_] = range.map().ValueAt(i);
   }
 
+  bool ContinueLoop(Frame& f) const {
+    const Value& accu = f.locals[accu_slot_];
+    switch (condition_) {
+      case Condition::kUntilFalse:
+        f.ctx.AddCost(2);
+        return !accu.IsFalse();
+      case Condition::kUntilTrue:
+        f.ctx.AddCost(accu.IsBool() ? 3 : 2);
+        return !accu.IsTrue();
+      case Condition::kGeneric:
+        break;
+    }
+    return cond_->Eval(f).IsTrue();
+  }
+
+ public:
+  Condition condition_ = Condition::kGeneric;
+
+ private:
   PlanNodePtr range_, init_, cond_, step_, result_;
   int iter_slot_, iter2_slot_, accu_slot_;
 };
@@ -1039,9 +1065,35 @@ class Planner {
     // The result sees the accumulator only.
     PlanNodePtr result = Visit(*c.result);
     scopes_.pop_back();
-    return std::make_unique<ComprehensionNode>(
+    auto node = std::make_unique<ComprehensionNode>(
         std::move(range), std::move(init), std::move(cond), std::move(step),
         std::move(result), iter, iter2, accu);
+    node->condition_ = LoopCondition(*c.loop_condition, c.accu_var);
+    return node;
+  }
+
+  // Recognises the loop conditions of the all() and exists() expansions.
+  static ComprehensionNode::Condition LoopCondition(const Expr& cond,
+                                                    const std::string& accu) {
+    using Condition = ComprehensionNode::Condition;
+    auto is_accu = [&](const Expr& e) {
+      const auto* ident = std::get_if<IdentExpr>(&e.kind);
+      return ident != nullptr && ident->name == accu;
+    };
+    const auto* call = std::get_if<CallExpr>(&cond.kind);
+    if (call == nullptr || call->target ||
+        call->function != "@not_strictly_false" || call->args.size() != 1) {
+      return Condition::kGeneric;
+    }
+    const Expr& arg = *call->args[0];
+    if (is_accu(arg)) return Condition::kUntilFalse;
+    const auto* negation = std::get_if<CallExpr>(&arg.kind);
+    if (negation != nullptr && !negation->target &&
+        negation->function == "!_" && negation->args.size() == 1 &&
+        is_accu(*negation->args[0])) {
+      return Condition::kUntilTrue;
+    }
+    return Condition::kGeneric;
   }
 
   // The overloads a call may dispatch to, narrowed by checked types.

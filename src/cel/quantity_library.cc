@@ -149,12 +149,6 @@ Value MakeQuantityValue(Quantity q) {
   return Value::Opaque(new QuantityValue(q));
 }
 
-const Quantity* AsQuantity(const Value& v) {
-  const OpaqueValue* o = k8s_internal::OpaqueOf(v, kQuantityTypeName);
-  if (o == nullptr) return nullptr;
-  return &static_cast<const QuantityValue*>(o)->quantity();
-}
-
 void RegisterQuantityLibrary(FunctionRegistry& registry) {
   // Every overload returning a quantity gets the unit result size.
   auto add = [&registry](Overload o) {

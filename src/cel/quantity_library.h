@@ -15,6 +15,7 @@
 
 #include <string>
 #include <string_view>
+#include <typeinfo>
 
 #include "cel/function_registry.h"
 #include "cel/types.h"
@@ -44,7 +45,13 @@ Type QuantityType();
 // An owned Value holding a new QuantityValue.
 Value MakeQuantityValue(Quantity q);
 // The quantity held by `v`, or null when `v` is not a kubernetes.Quantity.
-const Quantity* AsQuantity(const Value& v);
+inline const Quantity* AsQuantity(const Value& v) {
+  // typeid compares vtable type-info: cheaper than matching type names.
+  if (v.kind() != ValueKind::kOpaque) return nullptr;
+  const OpaqueValue& o = v.opaque();
+  if (typeid(o) != typeid(QuantityValue)) return nullptr;
+  return &static_cast<const QuantityValue&>(o).quantity();
+}
 
 void RegisterQuantityLibrary(FunctionRegistry& registry);
 

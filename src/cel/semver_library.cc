@@ -279,12 +279,6 @@ Value MakeSemverValue(SemVer v) {
   return Value::Opaque(new SemverValue(std::move(v)));
 }
 
-const SemVer* AsSemver(const Value& v) {
-  const OpaqueValue* o = k8s_internal::OpaqueOf(v, kSemverTypeName);
-  if (o == nullptr) return nullptr;
-  return &static_cast<const SemverValue*>(o)->semver();
-}
-
 StatusOr<SemVer> ParseSemverForCel(std::string_view text, bool normalize) {
   return normalize ? NormalizeAndParse(text) : StrictParse(text);
 }

@@ -17,6 +17,7 @@
 
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <utility>
 
 #include "cel/function_registry.h"
@@ -48,7 +49,13 @@ Type SemverType();
 // An owned Value holding a new SemverValue.
 Value MakeSemverValue(SemVer v);
 // The version held by `v`, or null when `v` is not a kubernetes.Semver.
-const SemVer* AsSemver(const Value& v);
+inline const SemVer* AsSemver(const Value& v) {
+  // typeid compares vtable type-info: cheaper than matching type names.
+  if (v.kind() != ValueKind::kOpaque) return nullptr;
+  const OpaqueValue& o = v.opaque();
+  if (typeid(o) != typeid(SemverValue)) return nullptr;
+  return &static_cast<const SemverValue&>(o).semver();
+}
 
 // The parse behind semver(s[, normalize]); errors carry blang/semver's
 // messages, e.g. "No Major.Minor.Patch elements found".
