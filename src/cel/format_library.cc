@@ -11,6 +11,7 @@
 
 #include "cel/kubernetes_library_util.h"
 #include "cel/url_library.h"
+#include "common/name_patterns.h"
 
 namespace dralloc::cel {
 namespace {
@@ -86,40 +87,9 @@ bool IsLowerAlnum(char c) {
 }
 bool IsAlnum(char c) { return IsLowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
 
-// ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
-bool MatchesDns1123Label(std::string_view s) {
-  if (s.empty() || !IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) {
-    return false;
-  }
-  for (char c : s) {
-    if (!IsLowerAlnum(c) && c != '-') return false;
-  }
-  return true;
-}
-
-// Labels joined by dots.
-bool MatchesDns1123Subdomain(std::string_view s) {
-  size_t start = 0;
-  while (true) {
-    const size_t dot = s.find('.', start);
-    if (!MatchesDns1123Label(s.substr(start, dot - start))) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
 // ^[a-z]([-a-z0-9]*[a-z0-9])?$
 bool MatchesDns1035Label(std::string_view s) {
-  return MatchesDns1123Label(s) && s[0] >= 'a' && s[0] <= 'z';
-}
-
-// ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$
-bool MatchesLabelKeyName(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  for (char c : s) {
-    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
+  return MatchesDns1123LabelPattern(s) && s[0] >= 'a' && s[0] <= 'z';
 }
 
 Errors IsDns1123Label(std::string_view value) {
@@ -127,8 +97,8 @@ Errors IsDns1123Label(std::string_view value) {
   if (value.size() > static_cast<size_t>(kDns1123LabelMaxLength)) {
     errs.push_back(MaxLenError(kDns1123LabelMaxLength));
   }
-  if (!MatchesDns1123Label(value)) {
-    if (MatchesDns1123Subdomain(value)) {
+  if (!MatchesDns1123LabelPattern(value)) {
+    if (MatchesDns1123SubdomainPattern(value)) {
       errs.emplace_back("must not contain dots");
     } else {
       errs.push_back(RegexError(kDns1123LabelErrMsg, kDns1123LabelFmt,
@@ -143,7 +113,7 @@ Errors IsDns1123Subdomain(std::string_view value) {
   if (value.size() > static_cast<size_t>(kDns1123SubdomainMaxLength)) {
     errs.push_back(MaxLenError(kDns1123SubdomainMaxLength));
   }
-  if (!MatchesDns1123Subdomain(value)) {
+  if (!MatchesDns1123SubdomainPattern(value)) {
     errs.push_back(RegexError(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt,
                               {"example.com"}));
   }
@@ -199,7 +169,7 @@ Errors IsQualifiedName(std::string_view value) {
   } else if (name.size() > static_cast<size_t>(kLabelKeyMaxLength)) {
     errs.push_back("name part " + MaxLenError(kLabelKeyMaxLength));
   }
-  if (!MatchesLabelKeyName(name)) {
+  if (!MatchesQualifiedNamePartPattern(name)) {
     errs.push_back("name part " + RegexError(kLabelKeyErrMsg, kLabelKeyFmt,
                                              {"MyName", "my.name", "123-abc"}));
   }
@@ -211,7 +181,7 @@ Errors IsLabelValue(std::string_view value) {
   if (value.size() > static_cast<size_t>(kLabelValueMaxLength)) {
     errs.push_back(MaxLenError(kLabelValueMaxLength));
   }
-  if (!value.empty() && !MatchesLabelKeyName(value)) {
+  if (!value.empty() && !MatchesQualifiedNamePartPattern(value)) {
     errs.push_back(RegexError(kLabelValueErrMsg, kLabelValueFmt,
                               {"MyValue", "my_value", "12345"}));
   }

@@ -33,6 +33,65 @@ uint64_t CeilCost(uint64_t n, double factor) {
   return truncated + (static_cast<double>(truncated) < x ? 1 : 0);
 }
 
+bool ParamAccepts(const Type& param, const Value& v) {
+  switch (param.kind()) {
+    case TypeKind::kDyn:
+    case TypeKind::kTypeParam:
+      return true;
+    case TypeKind::kNull:
+      return v.kind() == ValueKind::kNull;
+    case TypeKind::kBool:
+      return v.kind() == ValueKind::kBool;
+    case TypeKind::kInt:
+      return v.kind() == ValueKind::kInt;
+    case TypeKind::kUint:
+      return v.kind() == ValueKind::kUint;
+    case TypeKind::kDouble:
+      return v.kind() == ValueKind::kDouble;
+    case TypeKind::kString:
+      return v.kind() == ValueKind::kString;
+    case TypeKind::kBytes:
+      return v.kind() == ValueKind::kBytes;
+    case TypeKind::kDuration:
+      return v.kind() == ValueKind::kDuration;
+    case TypeKind::kTimestamp:
+      return v.kind() == ValueKind::kTimestamp;
+    case TypeKind::kList:
+      return v.kind() == ValueKind::kList;
+    case TypeKind::kMap:
+    case TypeKind::kObject:
+      return v.kind() == ValueKind::kMap;
+    case TypeKind::kType:
+      return v.kind() == ValueKind::kType;
+    case TypeKind::kOptional:
+      return v.kind() == ValueKind::kOptional;
+    case TypeKind::kOpaque: {
+      if (v.kind() != ValueKind::kOpaque) return false;
+      std::string_view name = v.opaque().TypeName();
+      const std::string& want = param.name();
+      return name.size() == want.size() &&
+             (name.data() == want.data() || name == want);
+    }
+    case TypeKind::kError:
+      return false;
+  }
+  return false;
+}
+
+const Overload* FunctionRegistry::Resolve(std::string_view function,
+                                          bool member,
+                                          std::span<const Value> args) const {
+  for (const Overload* o : Find(function, member)) {
+    if (o->params.size() != args.size()) continue;
+    bool fits = true;
+    for (size_t i = 0; i < args.size() && fits; ++i) {
+      fits = ParamAccepts(o->params[i], args[i]);
+    }
+    if (fits) return o;
+  }
+  return nullptr;
+}
+
 uint64_t CodePointCount(std::string_view text) {
   // A continuation byte is 0b10xxxxxx: bit 7 set and bit 6 clear.
   constexpr uint64_t kHigh = 0x8080808080808080ULL;

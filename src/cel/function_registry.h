@@ -88,6 +88,10 @@ class FunctionRegistry {
   std::span<const Overload* const> Find(std::string_view function,
                                         bool member) const;
   bool HasFunction(std::string_view function) const;
+  // The runtime dispatch rule: the first overload of `function` whose
+  // parameters accept `args` (see ParamAccepts), or null.
+  const Overload* Resolve(std::string_view function, bool member,
+                          std::span<const Value> args) const;
 
  private:
   std::vector<std::unique_ptr<Overload>> overloads_;
@@ -95,6 +99,11 @@ class FunctionRegistry {
            std::less<>>
       by_name_;
 };
+
+// Whether a runtime value fits a declared parameter: dyn and type parameters
+// take anything, opaque types must match by name, maps also serve object
+// types. Errors fit nothing.
+bool ParamAccepts(const Type& param, const Value& value);
 
 // ---- cost helpers (cel-go's unit costs) ----
 

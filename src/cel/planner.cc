@@ -337,51 +337,6 @@ class ConditionalNode final : public PlanNode {
 
 // ---- calls ----
 
-bool KindMatches(const Type& param, const Value& v) {
-  switch (param.kind()) {
-    case TypeKind::kDyn:
-    case TypeKind::kTypeParam:
-      return true;
-    case TypeKind::kNull:
-      return v.kind() == ValueKind::kNull;
-    case TypeKind::kBool:
-      return v.kind() == ValueKind::kBool;
-    case TypeKind::kInt:
-      return v.kind() == ValueKind::kInt;
-    case TypeKind::kUint:
-      return v.kind() == ValueKind::kUint;
-    case TypeKind::kDouble:
-      return v.kind() == ValueKind::kDouble;
-    case TypeKind::kString:
-      return v.kind() == ValueKind::kString;
-    case TypeKind::kBytes:
-      return v.kind() == ValueKind::kBytes;
-    case TypeKind::kDuration:
-      return v.kind() == ValueKind::kDuration;
-    case TypeKind::kTimestamp:
-      return v.kind() == ValueKind::kTimestamp;
-    case TypeKind::kList:
-      return v.kind() == ValueKind::kList;
-    case TypeKind::kMap:
-    case TypeKind::kObject:
-      return v.kind() == ValueKind::kMap;
-    case TypeKind::kType:
-      return v.kind() == ValueKind::kType;
-    case TypeKind::kOptional:
-      return v.kind() == ValueKind::kOptional;
-    case TypeKind::kOpaque: {
-      if (v.kind() != ValueKind::kOpaque) return false;
-      std::string_view name = v.opaque().TypeName();
-      const std::string& want = param.name();
-      return name.size() == want.size() &&
-             (name.data() == want.data() || name == want);
-    }
-    case TypeKind::kError:
-      return false;
-  }
-  return false;
-}
-
 struct Candidate {
   const Overload* overload;
   const void* prepared;
@@ -500,7 +455,7 @@ class CallNode final : public PlanNode {
       if (any_error && o.strict) continue;
       bool match = true;
       for (size_t i = 0; i < values.size() && match; ++i) {
-        match = KindMatches(o.params[i], values[i]) ||
+        match = ParamAccepts(o.params[i], values[i]) ||
                 (!o.strict && values[i].IsError());
       }
       if (!match) continue;

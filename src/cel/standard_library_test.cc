@@ -29,48 +29,9 @@ const FunctionRegistry& Registry() {
   return *registry;
 }
 
-// Whether a runtime value fits a declared parameter (as the evaluator checks).
-bool KindFits(const Type& t, const Value& v) {
-  switch (t.kind()) {
-    case TypeKind::kDyn:
-    case TypeKind::kTypeParam:
-      return true;
-    case TypeKind::kBool:
-      return v.kind() == ValueKind::kBool;
-    case TypeKind::kInt:
-      return v.kind() == ValueKind::kInt;
-    case TypeKind::kUint:
-      return v.kind() == ValueKind::kUint;
-    case TypeKind::kDouble:
-      return v.kind() == ValueKind::kDouble;
-    case TypeKind::kString:
-      return v.kind() == ValueKind::kString;
-    case TypeKind::kBytes:
-      return v.kind() == ValueKind::kBytes;
-    case TypeKind::kDuration:
-      return v.kind() == ValueKind::kDuration;
-    case TypeKind::kTimestamp:
-      return v.kind() == ValueKind::kTimestamp;
-    case TypeKind::kList:
-      return v.kind() == ValueKind::kList;
-    case TypeKind::kMap:
-      return v.kind() == ValueKind::kMap;
-    default:
-      return false;
-  }
-}
-
 const Overload* Resolve(std::string_view function, bool member,
                         const std::vector<Value>& args) {
-  for (const Overload* o : Registry().Find(function, member)) {
-    if (o->params.size() != args.size()) continue;
-    bool fits = true;
-    for (size_t i = 0; i < args.size() && fits; ++i) {
-      fits = KindFits(o->params[i], args[i]);
-    }
-    if (fits) return o;
-  }
-  return nullptr;
+  return Registry().Resolve(function, member, args);
 }
 
 // Calls a function like the evaluator: the first overload whose parameter

@@ -27,35 +27,9 @@ const FunctionRegistry& Registry() {
   return *registry;
 }
 
-bool KindFits(const Type& t, const Value& v) {
-  switch (t.kind()) {
-    case TypeKind::kDyn:
-    case TypeKind::kTypeParam:
-      return true;
-    case TypeKind::kInt:
-      return v.kind() == ValueKind::kInt;
-    case TypeKind::kString:
-      return v.kind() == ValueKind::kString;
-    case TypeKind::kDuration:
-      return v.kind() == ValueKind::kDuration;
-    case TypeKind::kTimestamp:
-      return v.kind() == ValueKind::kTimestamp;
-    default:
-      return false;
-  }
-}
-
 const Overload* Resolve(std::string_view function, bool member,
                         const std::vector<Value>& args) {
-  for (const Overload* o : Registry().Find(function, member)) {
-    if (o->params.size() != args.size()) continue;
-    bool fits = true;
-    for (size_t i = 0; i < args.size() && fits; ++i) {
-      fits = KindFits(o->params[i], args[i]);
-    }
-    if (fits) return o;
-  }
-  return nullptr;
+  return Registry().Resolve(function, member, args);
 }
 
 Value Call(std::string_view function, std::vector<Value> args,

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/name_patterns.h"
+
 namespace dralloc::api {
 namespace {
 
@@ -51,47 +53,11 @@ constexpr std::string_view kConditionReasonErrMsg =
     "followed by a string of alphanumeric characters or '_,:', and must end "
     "with an alphanumeric character or '_'";
 
-bool IsLowerAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
 bool IsAlpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsAlnum(char c) { return IsAlpha(c) || IsDigit(c); }
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])? without a length limit.
-bool MatchesLabelPattern(std::string_view s) {
-  if (s.empty() || !IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back()))
-    return false;
-  for (char c : s) {
-    if (!IsLowerAlnum(c) && c != '-') return false;
-  }
-  return true;
-}
-
-// Dot-separated label patterns, without a length limit.
-bool MatchesSubdomainPattern(std::string_view s) {
-  size_t start = 0;
-  while (true) {
-    size_t dot = s.find('.', start);
-    std::string_view part =
-        s.substr(start, dot == std::string_view::npos ? std::string_view::npos
-                                                      : dot - start);
-    if (!MatchesLabelPattern(part)) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool MatchesQualifiedNamePart(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  for (char c : s) {
-    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
-}
 
 bool MatchesConditionReason(std::string_view s) {
   if (s.empty() || !IsAlpha(s.front())) return false;
@@ -255,12 +221,13 @@ void ValidateOptionalTime(const std::optional<Time>& time,
 }  // namespace
 
 bool IsDns1123Label(std::string_view value) {
-  return value.size() <= kDns1123LabelMaxLength && MatchesLabelPattern(value);
+  return value.size() <= kDns1123LabelMaxLength &&
+         MatchesDns1123LabelPattern(value);
 }
 
 bool IsDns1123Subdomain(std::string_view value) {
   return value.size() <= kDns1123SubdomainMaxLength &&
-         MatchesSubdomainPattern(value);
+         MatchesDns1123SubdomainPattern(value);
 }
 
 bool IsCIdentifier(std::string_view value) {
@@ -276,8 +243,8 @@ std::vector<std::string> Dns1123LabelErrors(std::string_view value) {
   std::vector<std::string> errs;
   if (value.size() > kDns1123LabelMaxLength)
     errs.push_back(MaxLenError(kDns1123LabelMaxLength));
-  if (!MatchesLabelPattern(value)) {
-    if (MatchesSubdomainPattern(value)) {
+  if (!MatchesDns1123LabelPattern(value)) {
+    if (MatchesDns1123SubdomainPattern(value)) {
       errs.push_back("must not contain dots");
     } else {
       errs.push_back(RegexError(kDns1123LabelErrMsg, kDns1123LabelFmt,
@@ -292,7 +259,7 @@ std::vector<std::string> Dns1123SubdomainErrors(std::string_view value) {
   if (value.size() > kDns1123SubdomainMaxLength) {
     errs.push_back(MaxLenError(kDns1123SubdomainMaxLength));
   }
-  if (!MatchesSubdomainPattern(value)) {
+  if (!MatchesDns1123SubdomainPattern(value)) {
     errs.push_back(RegexError(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt,
                               {"example.com"}));
   }
@@ -327,7 +294,7 @@ std::vector<std::string> QualifiedNameErrors(std::string_view value) {
   } else if (name.size() > kQualifiedNameMaxLength) {
     errs.push_back("name part " + MaxLenError(kQualifiedNameMaxLength));
   }
-  if (!MatchesQualifiedNamePart(name)) {
+  if (!MatchesQualifiedNamePartPattern(name)) {
     errs.push_back("name part " + RegexError(kQualifiedNameErrMsg,
                                              kQualifiedNameFmt,
                                              {"MyName", "my.name", "123-abc"}));
@@ -339,7 +306,7 @@ std::vector<std::string> LabelValueErrors(std::string_view value) {
   std::vector<std::string> errs;
   if (value.size() > kLabelValueMaxLength)
     errs.push_back(MaxLenError(kLabelValueMaxLength));
-  if (!value.empty() && !MatchesQualifiedNamePart(value)) {
+  if (!value.empty() && !MatchesQualifiedNamePartPattern(value)) {
     errs.push_back(RegexError(kLabelValueErrMsg, kLabelValueFmt,
                               {"MyValue", "my_value", "12345"}));
   }
