@@ -15,6 +15,7 @@ inline constexpr int kExitBadInput = 2;  // unreadable or unparsable input
 void RegisterValidateCommand(CLI::App& app, int& exit_code);
 void RegisterConvertCommand(CLI::App& app, int& exit_code);
 void RegisterCelCommand(CLI::App& app, int& exit_code);
+void RegisterAllocateCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterValidateCommand(app, exit_code);
   dralloc::cli::RegisterConvertCommand(app, exit_code);
   dralloc::cli::RegisterCelCommand(app, exit_code);
+  dralloc::cli::RegisterAllocateCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command-line contract tests for `dralloc validate`, `convert` and `cel`.
+# Command-line contract tests for `dralloc validate`, `convert`, `cel` and `allocate`.
 # Usage: cli_test.sh DRALLOC_BINARY   (run from the source root)
 # Prints one line per check and "N passed, N failed" at the end.
 set -u
@@ -144,6 +144,46 @@ expect_output cel-cost-limit-message "$work/err" 'actual cost limit exceeded'
 check cel-cost 0 "$dralloc" cel cost 'device.driver == "dra.example.com"'
 expect_output cel-cost-value "$work/out" '^4$'
 check cel-help 0 "$dralloc" cel eval --help
+
+# dralloc allocate: 0 allocated (a v1 List), 1 unsatisfiable (why on stderr),
+# 2 invalid input or fatal error.
+check allocate-demo 0 "$dralloc" allocate --node node-a -f examples/cluster -f examples/claims
+expect_output allocate-list "$work/out" '^kind: List$'
+expect_output allocate-gpu-nic "$work/out" 'device: nic-1$'
+check allocate-json 0 "$dralloc" allocate --node node-a -o json -f examples/cluster -f examples/claims
+expect_output allocate-json-list "$work/out" '"kind": "List"'
+check allocate-summary 0 "$dralloc" allocate --node node-a -o summary -f examples/cluster -f examples/claims
+expect_output allocate-summary-line "$work/out" '^ml/infer-h100-or-a100 +gpu/a100 +gpu.example.com/node-a/gpu-7$'
+check allocate-explain 0 "$dralloc" allocate --node node-a --explain -f examples/cluster -f examples/claims
+expect_output allocate-explain-stderr "$work/err" 'claim ml/train-numa-pair request "gpus": needs 2 of class'
+cat >"$work/too-many.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: eight-h100, namespace: ml}
+spec:
+  devices:
+    requests:
+    - name: gpus
+      exactly: {deviceClassName: gpu-h100, count: 9}
+YAML
+check allocate-unsatisfiable 1 "$dralloc" allocate --node node-b -f examples/cluster -f "$work/too-many.yaml"
+expect_output allocate-unsatisfiable-why "$work/err" 'request "gpus": needs 9 of class "gpu-h100" on node-b: .*; 8 usable'
+check allocate-unknown-node 1 "$dralloc" allocate --node node-z -f examples/cluster -f "$work/too-many.yaml"
+cat >"$work/bad-class.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: no-class, namespace: ml}
+spec:
+  devices:
+    requests:
+    - name: gpus
+      exactly: {deviceClassName: no-such-class}
+YAML
+check allocate-unknown-class 2 "$dralloc" allocate --node node-a -f examples/cluster -f "$work/bad-class.yaml"
+expect_output allocate-unknown-class-message "$work/err" 'could not retrieve device class no-such-class'
+check allocate-invalid-object 2 "$dralloc" allocate --node node-a -f tests/golden/validation/resource_claim
+check allocate-missing-file 2 "$dralloc" allocate --node node-a -f "$work/nope.yaml"
+check allocate-help 0 "$dralloc" allocate --help
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

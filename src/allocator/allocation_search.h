@@ -1,0 +1,176 @@
+// AllocationSearch: one Allocate call — request preparation (upstream's
+// validateDeviceRequest), the depth-first search (upstream's allocateOne /
+// allocateDevice, plus sound pruning), result building and explanations.
+#ifndef DRALLOC_ALLOCATOR_ALLOCATION_SEARCH_H_
+#define DRALLOC_ALLOCATOR_ALLOCATION_SEARCH_H_
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "allocator/allocated_state.h"
+#include "allocator/allocator.h"
+#include "allocator/claim_constraint.h"
+#include "allocator/device_inventory.h"
+#include "cel/program.h"
+
+namespace dralloc::allocator {
+
+// A compiled selector; `expression` points into the class or claim.
+struct CompiledSelector {
+  const std::string* expression = nullptr;
+  std::shared_ptr<const cel::Program> program;
+  DeviceInventory::VerdictTable verdicts = nullptr;
+};
+
+// Why a device is not a candidate for a request (for explanations).
+enum class Rejection : uint8_t {
+  kNone,
+  kClassSelector,
+  kRequestSelector,
+  kCapacity,
+};
+
+struct Candidate {
+  uint32_t device = 0;             // inventory index
+  uint32_t pool_pos = 0;           // index into NodeView::pools
+  bool error = false;              // a selector failed with a runtime error
+  bool statically_in_use = false;  // allocated to a claim not in this call
+};
+
+// One request without subrequests, or one subrequest.
+struct RequestData {
+  int claim = 0;
+  int request = 0;
+  int subrequest = -1;
+  std::string name;  // "req" or "req/sub"
+  std::string_view base_name;
+  std::string_view sub_name;
+  const api::DeviceClass* device_class = nullptr;
+  std::vector<CompiledSelector> class_selectors;
+  std::vector<CompiledSelector> request_selectors;
+  bool all_mode = false;
+  int num_devices = 0;
+  bool admin = false;
+  const std::vector<api::DeviceToleration>* tolerations = nullptr;
+  const api::CapacityRequirements* capacity = nullptr;
+  std::vector<Candidate> candidates;  // ExactCount, in upstream order
+  std::vector<uint32_t> all_devices;  // All mode: every device to take
+  // free_suffix[p]: candidates at positions >= p that are neither in use by
+  // other claims nor erroneous (upper bound on what the search can still use).
+  std::vector<uint32_t> free_suffix;
+  bool has_error_candidates = false;
+  bool evaluated = false;  // candidates computed
+};
+
+struct RequestSlot {
+  std::vector<RequestData> alternatives;  // 1 without subrequests
+  bool has_subrequests = false;
+  int selected = 0;
+};
+
+// Per matchAttribute constraint: free candidate devices by value (key: the
+// value's text and type) and the devices the constrained requests need.
+struct ValueSupply {
+  bool disabled = false;
+  int demand = 0;
+  std::unordered_map<std::string, int> devices_by_value;
+};
+
+struct ClaimState {
+  const api::ResourceClaim* claim = nullptr;
+  std::string display;  // namespace/name
+  std::vector<RequestSlot> slots;
+  std::vector<std::unique_ptr<ClaimConstraint>> constraints;
+  // For each CEL constraint: the request index after which it is complete.
+  std::vector<int> cel_complete_after;
+  std::vector<std::unique_ptr<ValueSupply>> value_supply;  // lazily, by index
+};
+
+struct PickedDevice {
+  uint32_t device = 0;
+  const RequestData* request = nullptr;
+  std::optional<std::string> share_id;
+  std::map<std::string, Quantity> consumed;
+};
+
+class AllocationSearch {
+ public:
+  AllocationSearch(const DeviceInventory& inventory,
+                   const AllocatedState& state, const AllocatorOptions& options,
+                   const NodeView& view,
+                   std::span<const api::ResourceClaim* const> claims);
+  ~AllocationSearch();
+
+  // Validates the claims and computes candidates; errors are fatal.
+  Status Prepare();
+  StatusOr<Allocation> Run();
+
+ private:
+  enum class Outcome { kFail, kDone, kTooMany, kError };
+  enum class Placement { kNo, kYes, kError };
+
+  Status PrepareRequest(RequestData& data, bool& exact_too_large);
+  Status ComputeCandidates(RequestData& data);
+  // Class then request selectors on one device; kError sets `error`.
+  SelectorVerdict Selectable(const RequestData& data, uint32_t device,
+                             Status* error, Rejection* rejection);
+  Status SelectorError(const RequestData& data, uint32_t device);
+
+  Outcome Step(int claim, int request, int sub, int k, bool in_sub,
+               size_t start);
+  Placement Place(int claim, const RequestData& data, const Candidate& c,
+                  bool must);
+  void Unplace(int claim);
+  bool InUseForRequest(int claim, const RequestData& data,
+                       const Candidate& c) const;
+  bool CapacityFits(const RequestData& data, uint32_t device) const;
+  bool TaintsTolerated(const RequestData& data, uint32_t device) const;
+  bool AddCounters(uint32_t pool_pos, uint32_t device);
+  void RemoveCounters(uint32_t pool_pos, uint32_t device);
+  bool CheckCompleted(int claim, int request);
+  bool ValueGroupFeasible(int claim, size_t index,
+                          const InventoryDevice& device);
+  std::unique_ptr<ValueSupply> ComputeValueSupply(
+      const ClaimState& cs, const ClaimConstraint& constraint) const;
+
+  api::AllocationResult BuildResult(int claim) const;
+  std::optional<api::NodeSelector> BuildNodeSelector(
+      const std::vector<PickedDevice>& picked) const;
+  // Explanation lines, the `*num_reasons` first of which say what blocks.
+  std::vector<std::string> Explain(size_t* num_reasons);
+
+  const DeviceInventory& inventory_;
+  const AllocatedState& state_;
+  const AllocatorOptions& options_;
+  const NodeView& view_;
+  std::span<const api::ResourceClaim* const> claims_;
+  std::vector<ClaimState> states_;
+  AllocationStats stats_;
+  Status fatal_;
+  bool pruning_ = true;
+
+  // Search state.
+  std::vector<std::vector<PickedDevice>> picked_;  // per claim
+  // Devices taken exclusively in this call (few; scanned linearly).
+  std::vector<uint32_t> allocating_;
+  std::unordered_map<uint32_t, std::map<std::string, Quantity>> sharing_;
+  // Per pool position: available counters (lazily computed) and in-flight use.
+  std::vector<std::vector<Quantity>> counters_available_;
+  std::vector<std::vector<Quantity>> counters_used_;
+  std::vector<bool> counters_ready_;
+  // Per placement (parallel to picked_): constraints added, counters taken.
+  struct Undo {
+    int constraints_added = 0;
+    bool counters = false;
+    bool exclusive = false;
+  };
+  std::vector<std::vector<Undo>> undo_;
+};
+
+}  // namespace dralloc::allocator
+
+#endif  // DRALLOC_ALLOCATOR_ALLOCATION_SEARCH_H_
