@@ -23,6 +23,9 @@ std::vector<std::string> AllocationSearch::Explain(size_t* num_reasons) {
   // Details: everything else the search saw.
   std::vector<std::string> reasons;
   std::vector<std::string> lines;
+  // CEL constraints are only known to fail as a whole: they are the reason
+  // when nothing else is.
+  std::vector<std::string> cel_lines;
   size_t num_pools = view_.pools.size();
   for (const ClaimState& cs : states_) {
     bool every_request_has_enough = true;
@@ -195,11 +198,13 @@ std::vector<std::string> AllocationSearch::Explain(size_t* num_reasons) {
               : fmt::format("requests [{}]",
                             fmt::join(constraint.requests(), ", "));
       if (constraint.kind() == ClaimConstraint::Kind::kCel) {
-        lines.push_back(fmt::format(
-            "claim {} constraint #{} (cel '{}') over {}: {} usable devices; "
-            "checked {} complete device sets in this search",
+        cel_lines.push_back(fmt::format(
+            "claim {} constraint #{} (cel '{}') over {}: no combination of "
+            "the {} usable devices satisfies it ({} complete sets checked, "
+            "{} partial sets rejected)",
             cs.display, i, constraint.subject(), scope, devices.size(),
-            stats_.cel_evaluations));
+            stats_.cel_evaluations,
+            static_cast<const CelConstraint&>(constraint).prefix_rejections()));
         continue;
       }
       std::map<std::string, size_t> by_value;
@@ -235,11 +240,10 @@ std::vector<std::string> AllocationSearch::Explain(size_t* num_reasons) {
                               : by_value.size() < static_cast<size_t>(demand);
       (impossible ? reasons : lines)
           .push_back(fmt::format(
-              "claim {} constraint #{} ({} \"{}\") over {}: needs {} devices "
-              "with {}; "
-              "usable devices by value: {}",
+              "claim {} constraint #{} ({} \"{}\") over {}: needs {} with "
+              "{}; usable devices by value: {}",
               cs.display, i, match ? "matchAttribute" : "distinctAttribute",
-              constraint.subject(), scope, demand,
+              constraint.subject(), scope, Plural(demand, "device", "devices"),
               match ? "one common value" : "pairwise distinct values",
               parts.empty() ? std::string("none")
                             : fmt::format("{}", fmt::join(parts, ", "))));
@@ -257,6 +261,11 @@ std::vector<std::string> AllocationSearch::Explain(size_t* num_reasons) {
           "for the same devices",
           cs.display));
     }
+  }
+  if (reasons.empty() && !cel_lines.empty()) {
+    reasons = std::move(cel_lines);
+  } else {
+    lines.insert(lines.end(), cel_lines.begin(), cel_lines.end());
   }
   if (reasons.empty() && !states_.empty()) {
     reasons.push_back(fmt::format(

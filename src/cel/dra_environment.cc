@@ -99,10 +99,21 @@ class DraDevice::NameMap final : public MapValue {
   }
   const Value* FindInternedRef(const std::string* key) const override {
     if (has_uninterned_) return nullptr;
-    for (size_t i = 0; i < ids_.size(); ++i) {
+    const size_t n = ids_.size();
+    for (size_t i = 0; i < n; ++i) {
       if (ids_[i] == key) return &entries_[i].second;
     }
     return MissingKey();
+  }
+  // FindInternedPathRef without a virtual call per level.
+  size_t FindPathRef(const std::string* const* keys, size_t n,
+                     const Value** out) const {
+    const Value* ref = NameMap::FindInternedRef(keys[0]);
+    if (ref == nullptr) return 0;
+    *out = ref;
+    if (ref == MissingKey()) return 0;
+    if (n == 1 || ref->kind() != ValueKind::kMap) return 1;
+    return 1 + ref->map().FindInternedPathRef(keys + 1, n - 1, out);
   }
   size_t Size() const override { return entries_.size(); }
   bool Find(const Value& key, Value* out) const override {
@@ -153,15 +164,32 @@ class DraDevice::DomainMap final : public MapValue {
     has_uninterned_ |= id == nullptr;
     ids_.push_back(id);
     values_.push_back(Value::BorrowedMap(domains_.back().second.get()));
+    refs_.push_back(&values_.back());
     return *domains_.back().second;
   }
   const Value* FindInternedRef(const std::string* key) const override {
-    static const Value* empty = new Value(Value::BorrowedMap(&EmptyMap()));
     if (has_uninterned_) return nullptr;
-    for (size_t i = 0; i < ids_.size(); ++i) {
-      if (ids_[i] == key) return &values_[i];
+    const size_t n = ids_.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (ids_[i] == key) return refs_[i];
     }
-    return empty;  // unknown domains read as empty maps
+    return &empty_;  // unknown domains read as empty maps
+  }
+  // FindInternedPathRef without a virtual call per level.
+  size_t FindPathRef(const std::string* const* keys, size_t n,
+                     const Value** out) const {
+    if (has_uninterned_) return 0;
+    const size_t count = ids_.size();
+    for (size_t i = 0; i < count; ++i) {
+      if (ids_[i] == keys[0]) {
+        *out = refs_[i];
+        if (n == 1) return 1;
+        return 1 + domains_[i].second->FindPathRef(keys + 1, n - 1, out);
+      }
+    }
+    // The empty map of an unknown domain answers nothing by reference.
+    *out = &empty_;
+    return 1;
   }
   bool FindInterned(const std::string* key, Value* out) const override {
     for (size_t i = 0; i < ids_.size(); ++i) {
@@ -206,6 +234,8 @@ class DraDevice::DomainMap final : public MapValue {
   std::vector<std::pair<std::string, std::unique_ptr<NameMap>>> domains_;
   std::vector<const std::string*> ids_;  // interned domains
   std::deque<Value> values_;             // borrowed views of the name maps
+  std::vector<const Value*> refs_;       // &values_[i], for lookups by ref
+  const Value empty_ = Value::BorrowedMap(&EmptyMap());
   bool has_uninterned_ = false;
 };
 
@@ -245,15 +275,32 @@ const Value* DraDevice::FindInternedRef(const std::string* key) const {
   return nullptr;
 }
 
+size_t DraDevice::FindInternedPathRef(const std::string* const* keys,
+                                      size_t n, const Value** out) const {
+  const std::string* key = keys[0];
+  const DomainMap* domains;
+  if (key == kAttributesId) {
+    *out = &attributes_value_;
+    domains = attributes_.get();
+  } else if (key == kCapacityId) {
+    *out = &capacity_value_;
+    domains = capacity_.get();
+  } else if (key == kDriverId) {
+    *out = &driver_value_;
+    return 1;
+  } else {
+    return 0;
+  }
+  if (n == 1) return 1;
+  return 1 + domains->FindPathRef(keys + 1, n - 1, out);
+}
+
 bool DraDevice::FindInterned(const std::string* key, Value* out) const {
-  static const std::string* const driver = Intern("driver");
-  static const std::string* const attributes = Intern("attributes");
-  static const std::string* const capacity = Intern("capacity");
-  if (key == attributes) {
+  if (key == kAttributesId) {
     *out = Value::BorrowedMap(attributes_.get());
-  } else if (key == capacity) {
+  } else if (key == kCapacityId) {
     *out = Value::BorrowedMap(capacity_.get());
-  } else if (key == driver) {
+  } else if (key == kDriverId) {
     *out = Value::BorrowedString(driver_);
   } else {
     return FindString(*key, out);

@@ -52,6 +52,8 @@ class DraDevice final : public MapValue {
   bool FindString(std::string_view key, Value* out) const override;
   bool FindInterned(const std::string* key, Value* out) const override;
   const Value* FindInternedRef(const std::string* key) const override;
+  size_t FindInternedPathRef(const std::string* const* keys, size_t n,
+                             const Value** out) const override;
   Value KeyAt(size_t index) const override;
   Value ValueAt(size_t index) const override;
 

@@ -78,6 +78,11 @@ struct Overload {
   EstimateCostFn estimate_cost = nullptr;
   EstimateSizeFn estimate_size = nullptr;
   PrepareFn prepare = nullptr;
+  // Optional faster `impl` for strict overloads, called only when the
+  // dispatcher has established that every argument satisfies its parameter
+  // (ParamAccepts holds, no argument is an error), so it may skip the
+  // library's own type checks. Must return exactly what `impl` returns.
+  FunctionImpl prechecked_impl = nullptr;
 };
 
 class FunctionRegistry {

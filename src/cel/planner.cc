@@ -1,6 +1,9 @@
 // Turns a (checked) AST into PlanNodes and implements Compile().
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <new>
+#include <span>
 #include <unordered_set>
 
 #include "cel/checker.h"
@@ -68,15 +71,17 @@ class ConstNode final : public PlanNode {
 // expression would have, so cost tracking matches cel-go.
 class FoldedNode final : public PlanNode {
  public:
-  FoldedNode(Value v, uint64_t cost) : value_(std::move(v)), cost_(cost) {}
+  FoldedNode(Value v, uint64_t cost)
+      : value_(std::move(v)), alias_(Value::Alias(value_)), cost_(cost) {}
   Value Eval(Frame& f) const override {
     if (cost_ != 0 && !Charge(f, cost_)) return CostLimitExceededError();
-    return Value::Alias(value_);
+    return alias_;
   }
   const Value* constant() const override { return &value_; }
 
  private:
   Value value_;  // owned by the plan
+  Value alias_;  // Value::Alias(value_): copies need no reference counting
   uint64_t cost_;
 };
 
@@ -158,33 +163,41 @@ class PathNode final : public PlanNode {
     const std::string* id;  // Intern(key), or null
   };
   PathNode(int slot, bool local, std::vector<Step> steps)
-      : slot_(slot), local_(local), steps_(std::move(steps)) {}
+      : slot_(slot), local_(local), steps_(std::move(steps)) {
+    for (const Step& step : steps_) {
+      if (step.id == nullptr) break;
+      ids_.push_back(step.id);
+    }
+  }
 
   Value Eval(Frame& f) const override {
     const Value* current = local_ ? &f.locals[slot_] : &f.activation.Get(slot_);
-    // Fast path: maps that answer by reference (device views).
+    // Fast path: maps that answer by reference (device views), as far as the
+    // keys are interned.
     size_t i = 0;
-    for (; i < steps_.size(); ++i) {
-      const Step& step = steps_[i];
-      if (current->kind() != ValueKind::kMap || step.id == nullptr) break;
-      const Value* ref = current->map().FindInternedRef(step.id);
-      if (ref == nullptr) break;
-      if (ref == MapValue::MissingKey()) {
-        if (!Charge(f, i + 2)) return CostLimitExceededError();
-        return NoSuchKey(Value::BorrowedString(step.key));
-      }
-      current = ref;
+    if (current->kind() == ValueKind::kMap && !ids_.empty()) {
+      i = current->map().FindInternedPathRef(ids_.data(), ids_.size(),
+                                             &current);
+      if (current == MapValue::MissingKey()) return Missing(f, i);
     }
     if (i == steps_.size()) {
       if (!Charge(f, i + 1)) return CostLimitExceededError();
-      return *current;
+      // The result may borrow from the activation's values (Evaluate's
+      // contract): no reference counting. Locals may die before the result.
+      return local_ ? *current : Value::Alias(*current);
     }
     return EvalSlow(f, *current, i);
   }
 
  private:
+  // Step `i` names an absent key.
+  [[gnu::noinline]] Value Missing(Frame& f, size_t i) const {
+    if (!Charge(f, i + 2)) return CostLimitExceededError();
+    return NoSuchKey(Value::BorrowedString(steps_[i].key));
+  }
+
   // The remaining steps from `start`, on values that need temporaries.
-  Value EvalSlow(Frame& f, Value current, size_t start) const {
+  [[gnu::noinline]] Value EvalSlow(Frame& f, Value current, size_t start) const {
     uint64_t charged = 1 + start;
     for (size_t i = start; i < steps_.size(); ++i) {
       const Step& step = steps_[i];
@@ -215,6 +228,7 @@ class PathNode final : public PlanNode {
   int slot_;
   bool local_;
   std::vector<Step> steps_;
+  std::vector<const std::string*> ids_;  // the interned prefix of the keys
 };
 
 // `!b`.
@@ -282,27 +296,50 @@ class IndexConstStringNode final : public PlanNode {
 
 // ---- logic ----
 
+// `a && b && c` as one node over the left spine of the (balanced) tree the
+// parser builds: ((a && b) && c) is evaluated as a left fold with exactly the
+// binary node's rules, so results, errors and costs match nested nodes.
 class AndOrNode final : public PlanNode {
  public:
-  AndOrNode(PlanNodePtr lhs, PlanNodePtr rhs, bool is_and)
-      : lhs_(std::move(lhs)), rhs_(std::move(rhs)), is_and_(is_and) {}
+  AndOrNode(PlanNodePtr lhs, PlanNodePtr rhs, bool is_and) : is_and_(is_and) {
+    auto* nested = dynamic_cast<AndOrNode*>(lhs.get());
+    if (nested != nullptr && nested->is_and_ == is_and) {
+      operands_ = std::move(nested->operands_);
+    } else {
+      operands_.push_back(std::move(lhs));
+    }
+    operands_.push_back(std::move(rhs));
+  }
   Value Eval(Frame& f) const override {
     // `decisive` is false for &&, true for ||.
-    bool decisive = !is_and_;
-    Value l = lhs_->Eval(f);
+    const bool decisive = !is_and_;
+    const PlanNodePtr* next = operands_.data();
+    const PlanNodePtr* end = next + operands_.size();
+    Value l = (*next)->Eval(f);
     if (l.IsBool() && l.bool_value() == decisive) return l;
-    if (f.ctx.CostExceeded()) return CostLimitExceededError();
-    Value r = rhs_->Eval(f);
-    if (r.IsBool() && r.bool_value() == decisive) return r;
-    if (f.ctx.CostExceeded()) return CostLimitExceededError();
-    if (l.IsBool() && r.IsBool()) return r;
-    if (l.IsError()) return l;
-    if (r.IsError()) return r;
-    return NoMatchingOverload(is_and_ ? "_&&_" : "_||_");
+    for (++next; next != end; ++next) {
+      if (f.ctx.CostExceeded()) return CostLimitExceededError();
+      Value r = (*next)->Eval(f);
+      if (r.IsBool() && r.bool_value() == decisive) return r;
+      if (f.ctx.CostExceeded()) return CostLimitExceededError();
+      if (l.IsBool() && r.IsBool()) continue;  // both non-decisive: l stays
+      Combine(l, r);
+    }
+    return l;
   }
 
  private:
-  PlanNodePtr lhs_, rhs_;
+  // The binary result for non-decisive operands that are not both bools.
+  [[gnu::noinline]] void Combine(Value& l, Value& r) const {
+    if (l.IsError()) return;
+    if (r.IsError()) {
+      l = std::move(r);
+      return;
+    }
+    l = NoMatchingOverload(is_and_ ? "_&&_" : "_||_");
+  }
+
+  std::vector<PlanNodePtr> operands_;
   bool is_and_;
 };
 
@@ -337,9 +374,57 @@ class ConditionalNode final : public PlanNode {
 
 // ---- calls ----
 
+// A parameter the checker could not prove for a candidate, tested on the
+// argument at runtime with ParamAccepts' rule.
+struct ParamCheck {
+  size_t arg;
+  const Type* param;
+  // For opaque parameters: the type name, preferably the library's own
+  // constant so that the usual match is one pointer comparison.
+  std::string_view opaque_name;
+};
+
+inline bool Passes(const ParamCheck& c, const Value& v) {
+  if (c.opaque_name.empty()) return ParamAccepts(*c.param, v);
+  if (v.kind() != ValueKind::kOpaque) return false;
+  std::string_view name = v.opaque().TypeName();
+  return name.size() == c.opaque_name.size() &&
+         (name.data() == c.opaque_name.data() || name == c.opaque_name);
+}
+
 struct Candidate {
   const Overload* overload;
   const void* prepared;
+  std::vector<ParamCheck> checks;  // the parameters to test at runtime
+};
+
+// Argument slots on the stack, constructed in place from each argument's
+// result (no default construction and move per argument).
+template <size_t N>
+class ArgBuffer {
+ public:
+  ArgBuffer() = default;
+  ArgBuffer(const ArgBuffer&) = delete;
+  ArgBuffer& operator=(const ArgBuffer&) = delete;
+  ~ArgBuffer() {
+    // Unrolled: every slot is normally constructed.
+    for (size_t i = 0; i < N; ++i) {
+      if (i < size_) data()[i].~Value();
+    }
+  }
+  // Constructs the next slot from a prvalue (guaranteed copy elision).
+  template <typename Fn>
+  Value& Emplace(Fn&& make) {
+    Value* v = new (raw_ + size_ * sizeof(Value)) Value(make());
+    ++size_;
+    return *v;
+  }
+  std::span<Value> span() { return std::span<Value>(data(), size_); }
+
+ private:
+  Value* data() { return std::launder(reinterpret_cast<Value*>(raw_)); }
+  alignas(Value) unsigned char raw_[N * sizeof(Value)];
+  size_t size_ = 0;
 };
 
 class CallNode final : public PlanNode {
@@ -353,9 +438,25 @@ class CallNode final : public PlanNode {
         candidates_(std::move(candidates)),
         exact_(exact && candidates_.size() == 1 &&
                candidates_[0].overload->strict),
-        int_relation_(RelationOf(function_, args_.size())) {}
+        int_relation_(RelationOf(function_, args_.size())) {
+    if (exact_) {
+      const Overload& o = *candidates_[0].overload;
+      exact_impl_ = o.prechecked_impl ? o.prechecked_impl : o.impl;
+    }
+    // `x <op> 5`: the constant needs no evaluation (ConstNode has no cost).
+    if (int_relation_ != Relation::kNone) {
+      const auto* c = dynamic_cast<const ConstNode*>(args_[1].get());
+      if (c != nullptr && c->constant()->kind() == ValueKind::kInt) {
+        const_int_rhs_ = true;
+        int_rhs_ = c->constant()->int_value();
+      }
+    }
+  }
 
+  // A thin switch: each variant is its own function (tail call), so the
+  // common arities do not pay for the others' stack frames.
   Value Eval(Frame& f) const override {
+    if (const_int_rhs_) return EvalIntRelationConst(f);
     switch (args_.size()) {
       case 1:
         return EvalFixed<1>(f);
@@ -363,20 +464,34 @@ class CallNode final : public PlanNode {
         return EvalFixed<2>(f);
       case 3:
         return EvalFixed<3>(f);
-      default: {
-        std::vector<Value> buffer(args_.size());
-        return EvalWith(f, buffer);
-      }
+      default:
+        return EvalVector(f);
     }
   }
 
  private:
+  [[gnu::noinline]] Value EvalVector(Frame& f) const {
+    std::vector<Value> buffer;
+    buffer.reserve(args_.size());
+    bool any_error = false;
+    for (const PlanNodePtr& a : args_) {
+      buffer.push_back(a->Eval(f));
+      any_error |= buffer.back().IsError();
+    }
+    return Dispatch(f, buffer, any_error);
+  }
+
   // Exactly N argument slots on the stack: nothing to construct or destroy
   // beyond what the call uses.
   template <size_t N>
-  Value EvalFixed(Frame& f) const {
-    Value buffer[N];
-    return EvalWith(f, std::span<Value>(buffer, N));
+  [[gnu::noinline]] Value EvalFixed(Frame& f) const {
+    ArgBuffer<N> buffer;
+    bool any_error = false;
+    for (size_t i = 0; i < N; ++i) {
+      const PlanNode& arg = *args_[i];
+      any_error |= buffer.Emplace([&] { return arg.Eval(f); }).IsError();
+    }
+    return Dispatch(f, buffer.span(), any_error);
   }
 
   enum class Relation : uint8_t { kNone, kLt, kLe, kGt, kGe, kEq, kNe };
@@ -392,46 +507,53 @@ class CallNode final : public PlanNode {
     return Relation::kNone;
   }
 
+  bool Relate(int64_t x, int64_t y) const {
+    switch (int_relation_) {
+      case Relation::kLt:
+        return x < y;
+      case Relation::kLe:
+        return x <= y;
+      case Relation::kGt:
+        return x > y;
+      case Relation::kGe:
+        return x >= y;
+      case Relation::kEq:
+        return x == y;
+      case Relation::kNe:
+        return x != y;
+      case Relation::kNone:
+        break;
+    }
+    return false;
+  }
+
+  // `lhs <op> int-constant`, e.g. `q.compareTo(quantity("1Gi")) >= 0`: an int
+  // left operand is compared without materialising the arguments. Same result
+  // and cost as the generic path.
+  [[gnu::noinline]] Value EvalIntRelationConst(Frame& f) const {
+    Value lhs = args_[0]->Eval(f);
+    if (lhs.kind() == ValueKind::kInt) {
+      if (f.ctx.CostExceeded()) return CostLimitExceededError();
+      bool r = Relate(lhs.int_value(), int_rhs_);
+      if (!Charge(f, 1)) return CostLimitExceededError();
+      return Value::Bool(r);
+    }
+    Value buffer[2] = {std::move(lhs), args_[1]->Eval(f)};
+    return Dispatch(f, buffer, buffer[0].IsError() || buffer[1].IsError());
+  }
+
   // int <op> int, the most common comparison in selectors: no dispatch.
   // Same result and cost (1) as the standard overloads.
   bool IntRelation(const Value& a, const Value& b, Value* out) const {
     if (a.kind() != ValueKind::kInt || b.kind() != ValueKind::kInt) {
       return false;
     }
-    int64_t x = a.int_value(), y = b.int_value();
-    bool r = false;
-    switch (int_relation_) {
-      case Relation::kLt:
-        r = x < y;
-        break;
-      case Relation::kLe:
-        r = x <= y;
-        break;
-      case Relation::kGt:
-        r = x > y;
-        break;
-      case Relation::kGe:
-        r = x >= y;
-        break;
-      case Relation::kEq:
-        r = x == y;
-        break;
-      case Relation::kNe:
-        r = x != y;
-        break;
-      case Relation::kNone:
-        return false;
-    }
-    *out = Value::Bool(r);
+    *out = Value::Bool(Relate(a.int_value(), b.int_value()));
     return true;
   }
 
-  Value EvalWith(Frame& f, std::span<Value> values) const {
-    bool any_error = false;
-    for (size_t i = 0; i < args_.size(); ++i) {
-      values[i] = args_[i]->Eval(f);
-      any_error |= values[i].IsError();
-    }
+  // Calls the overload that accepts the evaluated arguments.
+  Value Dispatch(Frame& f, std::span<Value> values, bool any_error) const {
     if (f.ctx.CostExceeded()) return CostLimitExceededError();
     if (int_relation_ != Relation::kNone) {
       Value result;
@@ -443,7 +565,7 @@ class CallNode final : public PlanNode {
     if (exact_ && !any_error) {
       const Candidate& c = candidates_[0];
       CallContext call{&f.ctx, c.prepared};
-      Value result = c.overload->impl(call, values);
+      Value result = exact_impl_(call, values);
       uint64_t cost = c.overload->runtime_cost
                           ? c.overload->runtime_cost(values, result)
                           : 1;
@@ -454,13 +576,19 @@ class CallNode final : public PlanNode {
       const Overload& o = *c.overload;
       if (any_error && o.strict) continue;
       bool match = true;
-      for (size_t i = 0; i < values.size() && match; ++i) {
-        match = ParamAccepts(o.params[i], values[i]) ||
-                (!o.strict && values[i].IsError());
+      for (const ParamCheck& check : c.checks) {
+        const Value& v = values[check.arg];
+        if (!Passes(check, v) && (o.strict || !v.IsError())) {
+          match = false;
+          break;
+        }
       }
       if (!match) continue;
       CallContext call{&f.ctx, c.prepared};
-      Value result = o.impl(call, values);
+      // Strict overloads only get here without error arguments.
+      FunctionImpl impl =
+          o.strict && o.prechecked_impl ? o.prechecked_impl : o.impl;
+      Value result = impl(call, values);
       uint64_t cost = o.runtime_cost ? o.runtime_cost(values, result) : 1;
       if (!Charge(f, cost)) return CostLimitExceededError();
       return result;
@@ -478,7 +606,25 @@ class CallNode final : public PlanNode {
   std::vector<Candidate> candidates_;
   bool exact_;
   Relation int_relation_;
+  bool const_int_rhs_ = false;
+  int64_t int_rhs_ = 0;
+  FunctionImpl exact_impl_ = nullptr;
 };
+
+// a == b for strings, inline for the short texts selectors compare (driver
+// names, attribute values) instead of a memcmp call.
+inline bool SameText(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n < 8 || n > 16) return a == b;
+  // Two overlapping 8-byte words cover 8..16 bytes.
+  uint64_t a0, a1, b0, b1;
+  std::memcpy(&a0, a.data(), 8);
+  std::memcpy(&b0, b.data(), 8);
+  std::memcpy(&a1, a.data() + n - 8, 8);
+  std::memcpy(&b1, b.data() + n - 8, 8);
+  return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
 
 // `x == "const"` / `x != "const"`: the hot path of selectors.
 class EqualsConstStringNode final : public PlanNode {
@@ -487,6 +633,7 @@ class EqualsConstStringNode final : public PlanNode {
                         bool negate)
       : operand_(std::move(operand)), constant_(constant), negate_(negate) {
     constant_points_ = CodePointCount(constant_);
+    equal_cost_ = CeilCost(constant_points_, 0.1);
   }
   Value Eval(Frame& f) const override {
     Value v = operand_->Eval(f);
@@ -498,10 +645,11 @@ class EqualsConstStringNode final : public PlanNode {
     }
     std::string_view s = v.string_view();
     // Cost: ceil(min(code points) * 0.1). Equal texts need no counting.
-    bool equal = s == constant_;
-    uint64_t points = equal ? constant_points_
-                            : std::min(CodePointCount(s), constant_points_);
-    if (!Charge(f, CeilCost(points, 0.1))) return CostLimitExceededError();
+    bool equal = SameText(s, constant_);
+    uint64_t cost =
+        equal ? equal_cost_
+              : CeilCost(std::min(CodePointCount(s), constant_points_), 0.1);
+    if (!Charge(f, cost)) return CostLimitExceededError();
     return Value::Bool(equal != negate_);
   }
 
@@ -509,6 +657,7 @@ class EqualsConstStringNode final : public PlanNode {
   PlanNodePtr operand_;
   std::string_view constant_;  // aliases program storage
   uint64_t constant_points_ = 0;
+  uint64_t equal_cost_ = 0;  // CeilCost(constant_points_, 0.1)
   bool negate_;
 };
 
@@ -1089,9 +1238,57 @@ class Planner {
           }
         }
       }
-      out.push_back({o, prepared});
+      out.push_back({o, prepared, RuntimeChecks(*o, arg_exprs)});
     }
     return out;
+  }
+
+  // The parameters of `o` that the checked argument types do not prove, to be
+  // tested at runtime. Type parameters and dyn accept every value.
+  std::vector<ParamCheck> RuntimeChecks(
+      const Overload& o, const std::vector<const Expr*>& arg_exprs) const {
+    std::vector<ParamCheck> checks;
+    for (size_t i = 0; i < arg_exprs.size(); ++i) {
+      const Type& p = o.params[i];
+      if (p.kind() == TypeKind::kDyn || p.kind() == TypeKind::kTypeParam) {
+        continue;
+      }
+      if (ProvenParam(p, TypeOf(*arg_exprs[i]))) continue;
+      ParamCheck check{i, &p, {}};
+      if (p.kind() == TypeKind::kOpaque) {
+        check.opaque_name = CanonicalOpaqueName(p.name());
+      }
+      checks.push_back(check);
+    }
+    return checks;
+  }
+
+  // Whether every non-error value of checked type `t` fits parameter `p`.
+  static bool ProvenParam(const Type& p, const Type* t) {
+    if (t == nullptr) return false;
+    switch (t->kind()) {
+      case TypeKind::kDyn:
+      case TypeKind::kError:
+      case TypeKind::kTypeParam:
+      case TypeKind::kObject:
+        return false;
+      default:
+        break;
+    }
+    return p.kind() == t->kind() &&
+           (p.kind() != TypeKind::kOpaque || p.name() == t->name());
+  }
+
+  // The library's own constant for a known opaque type name (the pointer
+  // OpaqueValue::TypeName() returns), else `name` itself.
+  static std::string_view CanonicalOpaqueName(const std::string& name) {
+    static constexpr const std::string_view* kKnown[] = {
+        &kQuantityTypeName, &kSemverTypeName, &kIpTypeName,
+        &kCidrTypeName,     &kUrlTypeName,    &kFormatTypeName};
+    for (const std::string_view* known : kKnown) {
+      if (*known == name) return *known;
+    }
+    return name;
   }
 
   // Whether every argument has a concrete checked type that the overload's
@@ -1278,11 +1475,19 @@ constexpr int kInlineLocals = 8;
 }
 
 Value Program::Evaluate(const Activation& activation, EvalContext& ctx) const {
-  Value result;
   if (max_locals_ == 0) {
     Frame frame{activation, ctx, nullptr};
-    result = root_->Eval(frame);
-  } else if (max_locals_ <= kInlineLocals) {
+    Value result = root_->Eval(frame);
+    if (ctx.CostExceeded()) result = CostLimitExceededError();
+    return result;
+  }
+  return EvaluateWithLocals(activation, ctx);
+}
+
+Value Program::EvaluateWithLocals(const Activation& activation,
+                                  EvalContext& ctx) const {
+  Value result;
+  if (max_locals_ <= kInlineLocals) {
     Value locals[kInlineLocals];
     Frame frame{activation, ctx, locals};
     result = root_->Eval(frame);

@@ -77,6 +77,8 @@ class Program {
       std::shared_ptr<const Environment>, std::string_view,
       const CompileOptions&);
   Program() = default;
+  Value EvaluateWithLocals(const Activation& activation,
+                           EvalContext& ctx) const;
 
   std::shared_ptr<const Environment> env_;
   std::string source_;

@@ -84,6 +84,25 @@ Value CompareTo(const CallContext&, std::span<const Value> args) {
   });
 }
 
+// Prechecked variants (Overload::prechecked_impl): the dispatcher has
+// matched both arguments to kubernetes.Quantity, whose only implementation is
+// QuantityValue.
+const Quantity& Checked(const Value& v) {
+  return static_cast<const QuantityValue&>(v.opaque()).quantity();
+}
+
+Value IsGreaterThanChecked(const CallContext&, std::span<const Value> args) {
+  return Value::Bool(Checked(args[0]).Compare(Checked(args[1])) == 1);
+}
+
+Value IsLessThanChecked(const CallContext&, std::span<const Value> args) {
+  return Value::Bool(Checked(args[0]).Compare(Checked(args[1])) == -1);
+}
+
+Value CompareToChecked(const CallContext&, std::span<const Value> args) {
+  return Value::Int(Checked(args[0]).Compare(Checked(args[1])));
+}
+
 Value Add(const CallContext&, std::span<const Value> args) {
   return Binary(args, "add", [](const Quantity& a, const Quantity& b) {
     return FromStatusOr(a.Add(b));
@@ -166,12 +185,19 @@ void RegisterQuantityLibrary(FunctionRegistry& registry) {
   // Upstream declares sign() as a global overload only, although its doc
   // comment shows the receiver style.
   add(MakeOverload("quantity_sign", "sign", false, {q}, Type::Int(), &Sign));
-  add(MakeOverload("quantity_is_greater_than", "isGreaterThan", true, {q, q},
-                   Type::Bool(), &IsGreaterThan));
-  add(MakeOverload("quantity_is_less_than", "isLessThan", true, {q, q},
-                   Type::Bool(), &IsLessThan));
-  add(MakeOverload("quantity_compare_to", "compareTo", true, {q, q},
-                   Type::Int(), &CompareTo));
+  auto prechecked = [](Overload o, FunctionImpl impl) {
+    o.prechecked_impl = impl;
+    return o;
+  };
+  add(prechecked(MakeOverload("quantity_is_greater_than", "isGreaterThan",
+                              true, {q, q}, Type::Bool(), &IsGreaterThan),
+                 &IsGreaterThanChecked));
+  add(prechecked(MakeOverload("quantity_is_less_than", "isLessThan", true,
+                              {q, q}, Type::Bool(), &IsLessThan),
+                 &IsLessThanChecked));
+  add(prechecked(MakeOverload("quantity_compare_to", "compareTo", true, {q, q},
+                              Type::Int(), &CompareTo),
+                 &CompareToChecked));
   add(MakeOverload("quantity_get_float", "asApproximateFloat", true, {q},
                    Type::Double(), &AsApproximateFloat));
   add(MakeOverload("quantity_get_int", "asInteger", true, {q}, Type::Int(),

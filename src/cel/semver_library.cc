@@ -264,6 +264,30 @@ Value CompareTo(const CallContext&, std::span<const Value> args) {
   });
 }
 
+// Prechecked variants (Overload::prechecked_impl): the dispatcher has
+// matched both arguments to kubernetes.Semver, whose only implementation is
+// SemverValue.
+const SemVer& Checked(const Value& v) {
+  return static_cast<const SemverValue&>(v.opaque()).semver();
+}
+
+Value IsGreaterThanChecked(const CallContext&, std::span<const Value> args) {
+  return Value::Bool(Checked(args[0]).Compare(Checked(args[1])) == 1);
+}
+
+Value IsLessThanChecked(const CallContext&, std::span<const Value> args) {
+  return Value::Bool(Checked(args[0]).Compare(Checked(args[1])) == -1);
+}
+
+Value CompareToChecked(const CallContext&, std::span<const Value> args) {
+  return Value::Int(Checked(args[0]).Compare(Checked(args[1])));
+}
+
+Overload Prechecked(Overload o, FunctionImpl impl) {
+  o.prechecked_impl = impl;
+  return o;
+}
+
 }  // namespace
 
 bool SemverValue::Equals(const OpaqueValue& other) const {
@@ -301,12 +325,16 @@ void RegisterSemverLibrary(FunctionRegistry& registry) {
                             &IsSemver, &ParseCost, &ParseEstimate));
   registry.Add(MakeOverload("is_semver_string_bool", "isSemver", false, {s, b},
                             b, &IsSemverNormalize, &ParseCost, &ParseEstimate));
-  registry.Add(MakeOverload("semver_is_greater_than", "isGreaterThan", true,
-                            {v, v}, b, &IsGreaterThan));
-  registry.Add(MakeOverload("semver_is_less_than", "isLessThan", true, {v, v},
-                            b, &IsLessThan));
-  registry.Add(MakeOverload("semver_compare_to", "compareTo", true, {v, v},
-                            Type::Int(), &CompareTo));
+  registry.Add(Prechecked(MakeOverload("semver_is_greater_than",
+                                       "isGreaterThan", true, {v, v}, b,
+                                       &IsGreaterThan),
+                          &IsGreaterThanChecked));
+  registry.Add(Prechecked(MakeOverload("semver_is_less_than", "isLessThan",
+                                       true, {v, v}, b, &IsLessThan),
+                          &IsLessThanChecked));
+  registry.Add(Prechecked(MakeOverload("semver_compare_to", "compareTo", true,
+                                       {v, v}, Type::Int(), &CompareTo),
+                          &CompareToChecked));
   registry.Add(
       MakeOverload("semver_major", "major", true, {v}, Type::Int(), &Major));
   registry.Add(

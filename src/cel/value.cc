@@ -54,6 +54,22 @@ bool MapValue::FindString(std::string_view key, Value* out) const {
 
 const Value kMissingKeySentinel;
 
+size_t MapValue::FindInternedPathRef(const std::string* const* keys, size_t n,
+                                     const Value** out) const {
+  const MapValue* map = this;
+  for (size_t i = 0; i < n; ++i) {
+    const Value* ref = map->FindInternedRef(keys[i]);
+    if (ref == nullptr) return i;
+    *out = ref;
+    if (ref == MissingKey()) return i;
+    if (i + 1 < n) {
+      if (ref->kind() != ValueKind::kMap) return i + 1;
+      map = &ref->map();
+    }
+  }
+  return n;
+}
+
 bool MapValue::Contains(const Value& key) const {
   Value ignored;
   return Find(key, &ignored);

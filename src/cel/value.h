@@ -103,6 +103,16 @@ class MapValue : public HeapObject {
     (void)key;
     return nullptr;
   }
+  // Follows a chain of interned keys by reference, `keys[0]` in this map,
+  // `keys[1]` in the value found, and so on (the fast path of select chains
+  // such as device.capacity["domain"].memory). Returns how many keys were
+  // followed; *out is the value the last of them reached (untouched when 0
+  // are followed). When keys[k] is known to be absent, *out is MissingKey()
+  // and k is returned. Stops early wherever FindInternedRef would give null.
+  // The default follows FindInternedRef step by step; device views resolve
+  // the whole chain in one call.
+  virtual size_t FindInternedPathRef(const std::string* const* keys,
+                                     size_t n, const Value** out) const;
   static inline const Value* MissingKey();
   // Key membership for `k in m` and has(m.k). Defaults to Find; differs for
   // maps that answer lookups of absent keys with a default (DRA domains).
@@ -318,11 +328,19 @@ class Value {
   static Value BorrowedObject(ValueKind k, const HeapObject* o) {
     return Value(k, {.p = o});
   }
+  // The flag test stays inline everywhere; the reference count (and a
+  // possible delete) is out of line, off the path of borrowed values.
   void Retain() const {
-    if (flags_ & kOwned) static_cast<const HeapObject*>(u_.p)->Ref();
+    if (flags_ & kOwned) [[unlikely]] RetainOwned();
   }
   void Release() {
-    if (flags_ & kOwned) static_cast<const HeapObject*>(u_.p)->Unref();
+    if (flags_ & kOwned) [[unlikely]] ReleaseOwned();
+  }
+  [[gnu::noinline]] void RetainOwned() const {
+    static_cast<const HeapObject*>(u_.p)->Ref();
+  }
+  [[gnu::noinline]] void ReleaseOwned() {
+    static_cast<const HeapObject*>(u_.p)->Unref();
   }
 
   ValueKind kind_;
