@@ -275,8 +275,8 @@ const Value* DraDevice::FindInternedRef(const std::string* key) const {
   return nullptr;
 }
 
-size_t DraDevice::FindInternedPathRef(const std::string* const* keys,
-                                      size_t n, const Value** out) const {
+size_t DraDevice::FindInternedPathRef(const std::string* const* keys, size_t n,
+                                      const Value** out) const {
   const std::string* key = keys[0];
   const DomainMap* domains;
   if (key == kAttributesId) {

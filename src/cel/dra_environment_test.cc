@@ -338,5 +338,66 @@ TEST(DraCache, BoundedAndShared) {
   EXPECT_FALSE(cache.GetOrCompile("device.driver ==").ok());
 }
 
+// The planner's fast paths (device paths resolved by reference, fused
+// `call <op> int-constant`, single-overload calls, flattened &&/||) must give
+// the results, errors and runtime costs of the generic evaluation, which an
+// unchecked compile of the same text exercises (no static overload proofs,
+// every candidate tested at runtime).
+TEST(DraRuntime, FastPathsMatchGenericEvaluation) {
+  DraDevice device("dra.example.com");
+  device.AddAttribute("model", Value::String("A100"));
+  device.AddAttribute("cores", Value::Int(108));
+  device.AddAttribute("driverVersion", Semver("1.3.0"));
+  device.AddAttribute("other.com/flag", Value::Bool(true));
+  device.AddCapacity("memory", *Quantity::Parse("80Gi"));
+  const std::string d = R"(device.attributes["dra.example.com"])";
+  const std::string m = R"(device.capacity["dra.example.com"].memory)";
+  const std::vector<std::string> expressions = {
+      R"(device.driver == "dra.example.com" && )" + m +
+          R"(.compareTo(quantity("40Gi")) >= 0 && )" + d +
+          R"(.driverVersion.isGreaterThan(semver("1.2.0")))",
+      R"(device.driver == "x" && )" + m + R"(.compareTo(quantity("1")) >= 0)",
+      m + R"(.compareTo(quantity("80Gi")) == 0)",
+      m + R"(.compareTo(quantity("100Gi")) < 0 || false)",
+      m + R"(.isGreaterThan(quantity("1Gi")))",
+      d + R"(.driverVersion.compareTo(semver("2.0.0")) != -1)",
+      d + R"(.driverVersion.isLessThan(semver("2.0.0")))",
+      d + R"(.cores.isGreaterThan(semver("1.2.0")))",
+      d + R"(.missing.isGreaterThan(semver("1.2.0")))",
+      R"(device.attributes["x.com"].v.isGreaterThan(semver("1.2.0")))",
+      d + R"(.cores >= 64 && )" + d + ".cores < 200",
+      d + ".model >= 1",
+      d + ".missing >= 1 || true",
+      d + ".missing > 1 && false",
+      d + ".cores && true",
+      "false || " + d + ".missing || " + d + ".cores",
+      d + ".missing && " + d + ".cores",
+      d + R"(.model == "A100" && device.attributes["other.com"].flag)",
+      R"(device.attributes["other.com"].flag || )" + d + ".missing",
+  };
+  Activation activation(*SelectorEnvironment());
+  activation.Set(DeviceSlot(), device.AsValue());
+  for (const std::string& text : expressions) {
+    SCOPED_TRACE(text);
+    CompileOptions unchecked;
+    unchecked.check = false;
+    auto fast = Compile(SelectorEnvironment(), text);
+    auto generic = Compile(SelectorEnvironment(), text, unchecked);
+    ASSERT_TRUE(fast.ok()) << fast.status().message();
+    ASSERT_TRUE(generic.ok()) << generic.status().message();
+    EvalContext fast_ctx, generic_ctx;
+    Value a = (*fast)->Evaluate(activation, fast_ctx);
+    Value b = (*generic)->Evaluate(activation, generic_ctx);
+    EXPECT_EQ(a.DebugString(), b.DebugString());
+    EXPECT_EQ(fast_ctx.cost(), generic_ctx.cost());
+  }
+  // The benchmark's e2 on its device: 4 (driver) + 7 (quantity clause) + 6.
+  auto program = Compile(SelectorEnvironment(), expressions[0]);
+  ASSERT_TRUE(program.ok());
+  EvalContext ctx;
+  EXPECT_TRUE((*program)->Evaluate(activation, ctx).IsTrue());
+  EXPECT_EQ(ctx.cost(), 17u);
+}
+
 }  // namespace
 }  // namespace dralloc::cel

@@ -197,7 +197,8 @@ class PathNode final : public PlanNode {
   }
 
   // The remaining steps from `start`, on values that need temporaries.
-  [[gnu::noinline]] Value EvalSlow(Frame& f, Value current, size_t start) const {
+  [[gnu::noinline]] Value EvalSlow(Frame& f, Value current,
+                                   size_t start) const {
     uint64_t charged = 1 + start;
     for (size_t i = start; i < steps_.size(); ++i) {
       const Step& step = steps_[i];
@@ -427,6 +428,13 @@ class ArgBuffer {
   size_t size_ = 0;
 };
 
+// The comparison operators, which CallNode evaluates on ints without
+// dispatch.
+inline bool IsRelation(std::string_view function) {
+  return function == "_<_" || function == "_<=_" || function == "_>_" ||
+         function == "_>=_" || function == "_==_" || function == "_!=_";
+}
+
 class CallNode final : public PlanNode {
  public:
   // `exact`: the checker proved the single candidate matches the argument
@@ -610,6 +618,81 @@ class CallNode final : public PlanNode {
   int64_t int_rhs_ = 0;
   FunctionImpl exact_impl_ = nullptr;
 };
+
+// A call with one strict candidate of unit cost (most library calls in
+// selectors, e.g. q.compareTo(quantity("1Gi"))): CallNode's dispatch reduced
+// to its single case, with the same results, errors and cost.
+template <size_t N>
+class SingleOverloadCallNode final : public PlanNode {
+ public:
+  SingleOverloadCallNode(std::string function, std::vector<PlanNodePtr> args,
+                         Candidate candidate)
+      : function_(std::move(function)),
+        args_(std::move(args)),
+        candidate_(std::move(candidate)),
+        impl_(candidate_.overload->prechecked_impl
+                  ? candidate_.overload->prechecked_impl
+                  : candidate_.overload->impl) {}
+
+  Value Eval(Frame& f) const override {
+    ArgBuffer<N> buffer;
+    bool any_error = false;
+    for (size_t i = 0; i < N; ++i) {
+      const PlanNode& arg = *args_[i];
+      any_error |= buffer.Emplace([&] { return arg.Eval(f); }).IsError();
+    }
+    if (f.ctx.CostExceeded()) return CostLimitExceededError();
+    std::span<Value> values = buffer.span();
+    if (any_error) return FirstError(values);
+    for (const ParamCheck& check : candidate_.checks) {
+      if (!Passes(check, values[check.arg])) {
+        return NoMatchingOverload(function_);
+      }
+    }
+    CallContext call{&f.ctx, candidate_.prepared};
+    Value result = impl_(call, values);
+    if (!Charge(f, 1)) return CostLimitExceededError();
+    return result;
+  }
+
+ private:
+  static Value FirstError(std::span<Value> values) {
+    for (Value& v : values) {
+      if (v.IsError()) return std::move(v);
+    }
+    return Value();  // unreachable: called with an error argument
+  }
+
+  std::string function_;
+  std::vector<PlanNodePtr> args_;
+  Candidate candidate_;
+  FunctionImpl impl_;
+};
+
+// A CallNode, or a SingleOverloadCallNode where that applies.
+PlanNodePtr MakeCallNode(std::string function, std::vector<PlanNodePtr> args,
+                         std::vector<Candidate> candidates, bool exact) {
+  bool single = candidates.size() == 1 && candidates[0].overload->strict &&
+                candidates[0].overload->runtime_cost == nullptr &&
+                !IsRelation(function);
+  if (single) {
+    switch (args.size()) {
+      case 1:
+        return std::make_unique<SingleOverloadCallNode<1>>(
+            std::move(function), std::move(args), std::move(candidates[0]));
+      case 2:
+        return std::make_unique<SingleOverloadCallNode<2>>(
+            std::move(function), std::move(args), std::move(candidates[0]));
+      case 3:
+        return std::make_unique<SingleOverloadCallNode<3>>(
+            std::move(function), std::move(args), std::move(candidates[0]));
+      default:
+        break;
+    }
+  }
+  return std::make_unique<CallNode>(std::move(function), std::move(args),
+                                    std::move(candidates), exact);
+}
 
 // a == b for strings, inline for the short texts selectors compare (driver
 // names, attribute values) instead of a memcmp call.
@@ -1391,8 +1474,8 @@ class Planner {
     }
     bool exact = candidates.size() == 1 &&
                  StaticallyExact(*candidates[0].overload, arg_exprs);
-    return std::make_unique<CallNode>(function, std::move(args),
-                                      std::move(candidates), exact);
+    return MakeCallNode(function, std::move(args), std::move(candidates),
+                        exact);
   }
 
   PlanNodePtr PlanGenericCall(const Expr& e, std::string_view function,
@@ -1404,8 +1487,8 @@ class Planner {
         Candidates(e, function, member, arg_exprs, args);
     bool exact = candidates.size() == 1 &&
                  StaticallyExact(*candidates[0].overload, arg_exprs);
-    return std::make_unique<CallNode>(std::string(function), std::move(args),
-                                      std::move(candidates), exact);
+    return MakeCallNode(std::string(function), std::move(args),
+                        std::move(candidates), exact);
   }
 
   static const std::string* ConstString(const Expr& e) {

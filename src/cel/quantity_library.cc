@@ -189,8 +189,8 @@ void RegisterQuantityLibrary(FunctionRegistry& registry) {
     o.prechecked_impl = impl;
     return o;
   };
-  add(prechecked(MakeOverload("quantity_is_greater_than", "isGreaterThan",
-                              true, {q, q}, Type::Bool(), &IsGreaterThan),
+  add(prechecked(MakeOverload("quantity_is_greater_than", "isGreaterThan", true,
+                              {q, q}, Type::Bool(), &IsGreaterThan),
                  &IsGreaterThanChecked));
   add(prechecked(MakeOverload("quantity_is_less_than", "isLessThan", true,
                               {q, q}, Type::Bool(), &IsLessThan),

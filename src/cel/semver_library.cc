@@ -325,10 +325,10 @@ void RegisterSemverLibrary(FunctionRegistry& registry) {
                             &IsSemver, &ParseCost, &ParseEstimate));
   registry.Add(MakeOverload("is_semver_string_bool", "isSemver", false, {s, b},
                             b, &IsSemverNormalize, &ParseCost, &ParseEstimate));
-  registry.Add(Prechecked(MakeOverload("semver_is_greater_than",
-                                       "isGreaterThan", true, {v, v}, b,
-                                       &IsGreaterThan),
-                          &IsGreaterThanChecked));
+  registry.Add(
+      Prechecked(MakeOverload("semver_is_greater_than", "isGreaterThan", true,
+                              {v, v}, b, &IsGreaterThan),
+                 &IsGreaterThanChecked));
   registry.Add(Prechecked(MakeOverload("semver_is_less_than", "isLessThan",
                                        true, {v, v}, b, &IsLessThan),
                           &IsLessThanChecked));

@@ -111,8 +111,8 @@ class MapValue : public HeapObject {
   // and k is returned. Stops early wherever FindInternedRef would give null.
   // The default follows FindInternedRef step by step; device views resolve
   // the whole chain in one call.
-  virtual size_t FindInternedPathRef(const std::string* const* keys,
-                                     size_t n, const Value** out) const;
+  virtual size_t FindInternedPathRef(const std::string* const* keys, size_t n,
+                                     const Value** out) const;
   static inline const Value* MissingKey();
   // Key membership for `k in m` and has(m.k). Defaults to Find; differs for
   // maps that answer lookups of absent keys with a default (DRA domains).
@@ -331,10 +331,12 @@ class Value {
   // The flag test stays inline everywhere; the reference count (and a
   // possible delete) is out of line, off the path of borrowed values.
   void Retain() const {
-    if (flags_ & kOwned) [[unlikely]] RetainOwned();
+    if (flags_ & kOwned) [[unlikely]]
+      RetainOwned();
   }
   void Release() {
-    if (flags_ & kOwned) [[unlikely]] ReleaseOwned();
+    if (flags_ & kOwned) [[unlikely]]
+      ReleaseOwned();
   }
   [[gnu::noinline]] void RetainOwned() const {
     static_cast<const HeapObject*>(u_.p)->Ref();
