@@ -371,16 +371,9 @@ Status AllocationSearch::ComputeCandidates(RequestData& d) {
       c.device = device;
       c.pool_pos = p;
       c.error = verdict == SelectorVerdict::kError;
-      c.statically_in_use = state_.IsAllocated(inventory_.devices()[device].id);
       d.has_error_candidates |= c.error;
       d.candidates.push_back(c);
     }
-  }
-  d.free_suffix.assign(d.candidates.size() + 1, 0);
-  for (size_t i = d.candidates.size(); i-- > 0;) {
-    const Candidate& c = d.candidates[i];
-    bool usable = !c.error && (d.admin || !c.statically_in_use);
-    d.free_suffix[i] = d.free_suffix[i + 1] + (usable ? 1 : 0);
   }
   d.evaluated = true;
   return OkStatus();
@@ -502,7 +495,7 @@ AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
     }
     return all_too_many ? Outcome::kTooMany : Outcome::kFail;
   }
-  const RequestData& d = slot.alternatives[sub];
+  RequestData& d = slot.alternatives[sub];
   if (d.all_mode && d.all_devices.empty()) return Outcome::kFail;
   if (k >= d.num_devices) {
     if (!CheckCompleted(claim, request)) {
@@ -523,7 +516,6 @@ AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
     for (uint32_t p = 0; p < view_.pools.size(); ++p) {
       if (view_.pools[p].pool == device.pool) c.pool_pos = p;
     }
-    c.statically_in_use = state_.IsAllocated(device.id);
     if (InUseForRequest(claim, d, c)) return Outcome::kFail;
     Placement placed = Place(claim, d, c, /*must=*/true);
     if (placed == Placement::kError) return Outcome::kError;
@@ -533,11 +525,15 @@ AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
     return o;
   }
 
-  if (!d.has_error_candidates &&
-      d.free_suffix[std::min(start, d.candidates.size())] <
-          static_cast<uint32_t>(d.num_devices - k)) {
-    ++stats_.pruned;
-    return Outcome::kFail;
+  if (!d.has_error_candidates) {
+    const size_t from = std::min(start, d.candidates.size());
+    if (d.backtracked && d.free_suffix.empty()) ComputeFreeSuffix(d);
+    const size_t bound = d.free_suffix.empty() ? d.candidates.size() - from
+                                               : d.free_suffix[from];
+    if (bound < static_cast<size_t>(d.num_devices - k)) {
+      ++stats_.pruned;
+      return Outcome::kFail;
+    }
   }
   for (size_t pos = start; pos < d.candidates.size(); ++pos) {
     const Candidate& c = d.candidates[pos];
@@ -554,7 +550,25 @@ AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
     Unplace(claim);
     if (o == Outcome::kError || o == Outcome::kTooMany) return o;
   }
+  d.backtracked = true;
   return Outcome::kFail;
+}
+
+void AllocationSearch::ComputeFreeSuffix(RequestData& d) const {
+  d.free_suffix.assign(d.candidates.size() + 1, 0);
+  for (size_t i = d.candidates.size(); i-- > 0;) {
+    const Candidate& c = d.candidates[i];
+    bool usable = !c.error && (d.admin || !StaticallyInUse(c));
+    d.free_suffix[i] = d.free_suffix[i + 1] + (usable ? 1 : 0);
+  }
+}
+
+bool AllocationSearch::StaticallyInUse(const Candidate& c) const {
+  if (c.in_use_state == 0) {
+    c.in_use_state =
+        state_.IsAllocated(inventory_.devices()[c.device].id) ? 2 : 1;
+  }
+  return c.in_use_state == 2;
 }
 
 bool AllocationSearch::InUseForRequest(int claim, const RequestData& d,
@@ -565,7 +579,7 @@ bool AllocationSearch::InUseForRequest(int claim, const RequestData& d,
     }
     return false;
   }
-  if (c.statically_in_use) return true;
+  if (StaticallyInUse(c)) return true;
   return std::find(allocating_.begin(), allocating_.end(), c.device) !=
          allocating_.end();
 }
@@ -888,7 +902,7 @@ std::unique_ptr<ValueSupply> AllocationSearch::ComputeValueSupply(
       any_in_scope = true;
       slot_demand = std::min(slot_demand, d.num_devices);
       for (const Candidate& c : d.candidates) {
-        if (c.statically_in_use || c.error || !seen.insert(c.device).second) {
+        if (c.error || StaticallyInUse(c) || !seen.insert(c.device).second) {
           continue;
         }
         const InventoryDevice& other = inventory_.devices()[c.device];
@@ -958,6 +972,7 @@ api::AllocationResult AllocationSearch::BuildResult(int claim) const {
       }
       continue;
     }
+    if (d->device_class->spec.config.empty()) continue;
     size_t begin = config.size();
     for (const auto& c : d->device_class->spec.config) {
       config.push_back({"FromClass", {d->name}, c.opaque});

@@ -35,10 +35,12 @@ enum class Rejection : uint8_t {
 };
 
 struct Candidate {
-  uint32_t device = 0;             // inventory index
-  uint32_t pool_pos = 0;           // index into NodeView::pools
-  bool error = false;              // a selector failed with a runtime error
-  bool statically_in_use = false;  // allocated to a claim not in this call
+  uint32_t device = 0;    // inventory index
+  uint32_t pool_pos = 0;  // index into NodeView::pools
+  bool error = false;     // a selector failed with a runtime error
+  // Allocated to a claim not in this call: 0 unknown, 1 no, 2 yes (looked up
+  // when first needed; most searches visit few candidates).
+  mutable uint8_t in_use_state = 0;
 };
 
 // One request without subrequests, or one subrequest.
@@ -61,7 +63,10 @@ struct RequestData {
   std::vector<uint32_t> all_devices;  // All mode: every device to take
   // free_suffix[p]: candidates at positions >= p that are neither in use by
   // other claims nor erroneous (upper bound on what the search can still use).
+  // Computed once the request's search first fails; until then the bound is
+  // the number of candidates left.
   std::vector<uint32_t> free_suffix;
+  bool backtracked = false;
   bool has_error_candidates = false;
   bool evaluated = false;  // candidates computed
 };
@@ -127,6 +132,8 @@ class AllocationSearch {
   void Unplace(int claim);
   bool InUseForRequest(int claim, const RequestData& data,
                        const Candidate& c) const;
+  bool StaticallyInUse(const Candidate& c) const;
+  void ComputeFreeSuffix(RequestData& data) const;
   bool CapacityFits(const RequestData& data, uint32_t device) const;
   bool TaintsTolerated(const RequestData& data, uint32_t device) const;
   bool AddCounters(uint32_t pool_pos, uint32_t device);
