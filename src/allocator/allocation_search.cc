@@ -863,30 +863,31 @@ bool AllocationSearch::ValueGroupFeasible(int claim, size_t index,
                                           const InventoryDevice& device) {
   ClaimState& cs = states_[claim];
   const ClaimConstraint& constraint = *cs.constraints[index];
-  if (cs.value_supply.size() < cs.constraints.size()) {
-    cs.value_supply.resize(cs.constraints.size());
+  const std::string& name = constraint.subject();
+  const size_t slash = name.find('/');
+  if (slash == std::string::npos) return true;
+  const std::string id = name.substr(slash + 1);
+  const api::DeviceAttribute* value = FindAttribute(device, name, id);
+  if (value == nullptr || !IsScalar(*value)) return true;
+  // The verdict depends only on the value: remember it for this call.
+  if (cs.group_verdicts.size() < cs.constraints.size()) {
+    cs.group_verdicts.resize(cs.constraints.size());
   }
-  std::unique_ptr<ValueSupply>& supply = cs.value_supply[index];
-  if (!supply) supply = ComputeValueSupply(cs, constraint);
-  if (supply->disabled) return true;
-  std::optional<AttributeSet> value =
-      LookupAttribute(device, constraint.subject());
-  if (!value || value->values.size() != 1) return true;
-  auto it = supply->devices_by_value.find(
-      AttributeSet{value->type, {value->values[0]}}.ToString() +
-      static_cast<char>('0' + static_cast<int>(value->type)));
-  int available = it == supply->devices_by_value.end() ? 0 : it->second;
-  return available >= supply->demand;
+  auto& verdicts = cs.group_verdicts[index];
+  for (const auto& [seen, feasible] : verdicts) {
+    if (ScalarEquals(*seen, *value)) return feasible;
+  }
+  const bool feasible = CountValueGroup(cs, constraint, name, id, *value);
+  verdicts.emplace_back(value, feasible);
+  return feasible;
 }
 
-// Counts, once per call and constraint, the distinct free candidates of the
-// constrained requests by (scalar) attribute value, and the devices those
-// requests need at least. Disabled where the count would not bound the
-// search: admin or All requests, shareable or list-valued candidates.
-std::unique_ptr<ValueSupply> AllocationSearch::ComputeValueSupply(
-    const ClaimState& cs, const ClaimConstraint& constraint) const {
-  auto supply = std::make_unique<ValueSupply>();
-  std::set<uint32_t> seen;
+bool AllocationSearch::CountValueGroup(
+    const ClaimState& cs, const ClaimConstraint& constraint,
+    const std::string& name, const std::string& id,
+    const api::DeviceAttribute& value) const {
+  int demand = 0;
+  std::vector<uint32_t> supply;
   for (const RequestSlot& slot : cs.slots) {
     int slot_demand = std::numeric_limits<int>::max();
     bool any_in_scope = false;
@@ -895,33 +896,26 @@ std::unique_ptr<ValueSupply> AllocationSearch::ComputeValueSupply(
         slot_demand = 0;
         continue;
       }
-      if (d.admin || d.all_mode) {
-        supply->disabled = true;
-        return supply;
-      }
+      // Admin requests may reuse devices in use, All requests fail hard:
+      // the count would not bound them.
+      if (d.admin || d.all_mode) return true;
       any_in_scope = true;
       slot_demand = std::min(slot_demand, d.num_devices);
       for (const Candidate& c : d.candidates) {
-        if (c.error || StaticallyInUse(c) || !seen.insert(c.device).second) {
-          continue;
-        }
+        if (c.error || StaticallyInUse(c)) continue;
         const InventoryDevice& other = inventory_.devices()[c.device];
-        std::optional<AttributeSet> v =
-            LookupAttribute(other, constraint.subject());
-        if (other.shareable() || (v && v->values.size() != 1)) {
-          supply->disabled = true;
-          return supply;
-        }
-        if (v) {
-          ++supply->devices_by_value[v->ToString() +
-                                     static_cast<char>(
-                                         '0' + static_cast<int>(v->type))];
-        }
+        const api::DeviceAttribute* v = FindAttribute(other, name, id);
+        if (v == nullptr) continue;
+        if (other.shareable() || !IsScalar(*v)) return true;
+        if (ScalarEquals(*v, value)) supply.push_back(c.device);
       }
     }
-    if (any_in_scope) supply->demand += slot_demand;
+    if (any_in_scope) demand += slot_demand;
   }
-  return supply;
+  std::sort(supply.begin(), supply.end());
+  const size_t distinct = static_cast<size_t>(
+      std::unique(supply.begin(), supply.end()) - supply.begin());
+  return distinct >= static_cast<size_t>(demand);
 }
 
 // ---------------------------------------------------------------------------

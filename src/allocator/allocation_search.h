@@ -77,14 +77,6 @@ struct RequestSlot {
   int selected = 0;
 };
 
-// Per matchAttribute constraint: free candidate devices by value (key: the
-// value's text and type) and the devices the constrained requests need.
-struct ValueSupply {
-  bool disabled = false;
-  int demand = 0;
-  std::unordered_map<std::string, int> devices_by_value;
-};
-
 struct ClaimState {
   const api::ResourceClaim* claim = nullptr;
   std::string display;  // namespace/name
@@ -92,7 +84,10 @@ struct ClaimState {
   std::vector<std::unique_ptr<ClaimConstraint>> constraints;
   // For each CEL constraint: the request index after which it is complete.
   std::vector<int> cel_complete_after;
-  std::vector<std::unique_ptr<ValueSupply>> value_supply;  // lazily, by index
+  // Per matchAttribute constraint (by index): values already judged by the
+  // value-group bound in this call, and the verdict.
+  std::vector<std::vector<std::pair<const api::DeviceAttribute*, bool>>>
+      group_verdicts;
 };
 
 struct PickedDevice {
@@ -141,8 +136,9 @@ class AllocationSearch {
   bool CheckCompleted(int claim, int request);
   bool ValueGroupFeasible(int claim, size_t index,
                           const InventoryDevice& device);
-  std::unique_ptr<ValueSupply> ComputeValueSupply(
-      const ClaimState& cs, const ClaimConstraint& constraint) const;
+  bool CountValueGroup(const ClaimState& cs, const ClaimConstraint& constraint,
+                       const std::string& name, const std::string& id,
+                       const api::DeviceAttribute& value) const;
 
   api::AllocationResult BuildResult(int claim) const;
   std::optional<api::NodeSelector> BuildNodeSelector(

@@ -131,6 +131,32 @@ std::optional<AttributeSet> LookupAttribute(const InventoryDevice& device,
   return ToSet(it->second);
 }
 
+const api::DeviceAttribute* FindAttribute(const InventoryDevice& device,
+                                          const std::string& qualified,
+                                          const std::string& id) {
+  const auto& attributes = device.device->attributes;
+  auto it = attributes.find(qualified);
+  if (it != attributes.end()) return &it->second;
+  const std::string& driver = device.slice->spec.driver;
+  if (qualified.size() != driver.size() + 1 + id.size() ||
+      !qualified.starts_with(driver) || qualified[driver.size()] != '/') {
+    return nullptr;
+  }
+  it = attributes.find(id);
+  return it == attributes.end() ? nullptr : &it->second;
+}
+
+bool IsScalar(const api::DeviceAttribute& a) {
+  return !a.ints && !a.bools && !a.strings && !a.versions &&
+         (a.int_value || a.bool_value || a.string_value || a.version_value);
+}
+
+bool ScalarEquals(const api::DeviceAttribute& a,
+                  const api::DeviceAttribute& b) {
+  return a.int_value == b.int_value && a.bool_value == b.bool_value &&
+         a.string_value == b.string_value && a.version_value == b.version_value;
+}
+
 ClaimConstraint::ClaimConstraint(Kind kind, std::vector<std::string> requests,
                                  std::string subject)
     : kind_(kind),

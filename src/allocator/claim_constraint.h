@@ -33,6 +33,17 @@ struct AttributeSet {
 std::optional<AttributeSet> LookupAttribute(const InventoryDevice& device,
                                             std::string_view qualified);
 
+// The same lookup without copying: the raw attribute or nullptr.
+// `qualified` must be "domain/id"; `id` its part after the slash.
+const api::DeviceAttribute* FindAttribute(const InventoryDevice& device,
+                                          const std::string& qualified,
+                                          const std::string& id);
+
+// Whether the attribute holds one scalar value (not a list).
+bool IsScalar(const api::DeviceAttribute& attribute);
+// Equality of two scalar attributes (type and value).
+bool ScalarEquals(const api::DeviceAttribute& a, const api::DeviceAttribute& b);
+
 // A request (or chosen subrequest) as constraints see it.
 struct ConstraintScopeKey {
   std::string_view request;     // base request name
