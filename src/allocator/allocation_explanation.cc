@@ -175,23 +175,11 @@ std::vector<std::string> AllocationSearch::Explain(size_t* num_reasons) {
     for (size_t i = 0; i < cs.constraints.size(); ++i) {
       const ClaimConstraint& constraint = *cs.constraints[i];
       std::set<uint32_t> devices;
-      int demand = 0;
-      for (const RequestSlot& slot : cs.slots) {
-        int slot_demand = std::numeric_limits<int>::max();
-        bool any = false;
-        for (const RequestData& d : slot.alternatives) {
-          if (!constraint.AppliesTo({d.base_name, d.sub_name})) {
-            slot_demand = 0;
-            continue;
-          }
-          any = true;
-          slot_demand = std::min(
-              slot_demand, d.all_mode ? static_cast<int>(d.all_devices.size())
-                                      : d.num_devices);
-          devices.insert(usable[&d].begin(), usable[&d].end());
-        }
-        if (any) demand += slot_demand;
-      }
+      const int demand =
+          ConstrainedDemand(cs, constraint, [&](const RequestData& d) {
+            devices.insert(usable[&d].begin(), usable[&d].end());
+            return true;
+          });
       std::string scope =
           constraint.requests().empty()
               ? std::string("all requests")

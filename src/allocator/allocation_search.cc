@@ -347,7 +347,7 @@ Status AllocationSearch::PrepareRequest(RequestData& d, bool& too_large) {
     }
     for (uint32_t device : pool.devices) {
       Status error;
-      SelectorVerdict verdict = Selectable(d, device, &error, nullptr);
+      SelectorVerdict verdict = Selectable(d, device, &error);
       if (verdict == SelectorVerdict::kError) return error;
       if (verdict != SelectorVerdict::kMatch) continue;
       if (!CapacityFits(d, device)) continue;
@@ -365,7 +365,7 @@ Status AllocationSearch::ComputeCandidates(RequestData& d) {
     const GatheredPool& pool = view_.pools[p];
     if (pool.incomplete || pool.invalid) continue;
     for (uint32_t device : pool.devices) {
-      SelectorVerdict verdict = Selectable(d, device, nullptr, nullptr);
+      SelectorVerdict verdict = Selectable(d, device, nullptr);
       if (verdict == SelectorVerdict::kNoMatch) continue;
       Candidate c;
       c.device = device;
@@ -380,36 +380,24 @@ Status AllocationSearch::ComputeCandidates(RequestData& d) {
 }
 
 SelectorVerdict AllocationSearch::Selectable(const RequestData& d,
-                                             uint32_t device, Status* error,
-                                             Rejection* rejection) {
-  const std::string& id = inventory_.devices()[device].id;
-  for (size_t i = 0; i < d.class_selectors.size(); ++i) {
-    const CompiledSelector& s = d.class_selectors[i];
-    Status e;
-    SelectorVerdict v =
-        inventory_.MatchSelector(s.verdicts, *s.program, device, &e);
-    if (v == SelectorVerdict::kError && error != nullptr) {
-      *error = FailedPreconditionError(fmt::format(
-          "class {}: selector #{} on device {}: CEL runtime error: {}",
-          d.device_class->metadata.name, i, id, e.message()));
-    }
-    if (v != SelectorVerdict::kMatch) {
-      if (rejection) *rejection = Rejection::kClassSelector;
-      return v;
-    }
-  }
-  for (size_t i = 0; i < d.request_selectors.size(); ++i) {
-    const CompiledSelector& s = d.request_selectors[i];
-    Status e;
-    SelectorVerdict v =
-        inventory_.MatchSelector(s.verdicts, *s.program, device, &e);
-    if (v == SelectorVerdict::kError && error != nullptr) {
-      *error = FailedPreconditionError(fmt::format(
-          "claim {}: selector #{} on device {}: CEL runtime error: {}",
-          states_[d.claim].display, i, id, e.message()));
-    }
-    if (v != SelectorVerdict::kMatch) {
-      if (rejection) *rejection = Rejection::kRequestSelector;
+                                             uint32_t device, Status* error) {
+  // Class selectors first, then the request's, as upstream.
+  const std::pair<const std::vector<CompiledSelector>*, bool> lists[] = {
+      {&d.class_selectors, true}, {&d.request_selectors, false}};
+  for (const auto& [selectors, is_class] : lists) {
+    for (size_t i = 0; i < selectors->size(); ++i) {
+      const CompiledSelector& s = (*selectors)[i];
+      Status e;
+      SelectorVerdict v =
+          inventory_.MatchSelector(s.verdicts, *s.program, device, &e);
+      if (v == SelectorVerdict::kMatch) continue;
+      if (v == SelectorVerdict::kError && error != nullptr) {
+        *error = FailedPreconditionError(fmt::format(
+            "{} {}: selector #{} on device {}: CEL runtime error: {}",
+            is_class ? "class" : "claim",
+            is_class ? d.device_class->metadata.name : states_[d.claim].display,
+            i, inventory_.devices()[device].id, e.message()));
+      }
       return v;
     }
   }
@@ -418,7 +406,7 @@ SelectorVerdict AllocationSearch::Selectable(const RequestData& d,
 
 Status AllocationSearch::SelectorError(const RequestData& d, uint32_t device) {
   Status error = InternalError("selector error without a message");
-  Selectable(d, device, &error, nullptr);
+  Selectable(d, device, &error);
   return error;
 }
 
@@ -886,8 +874,34 @@ bool AllocationSearch::CountValueGroup(
     const ClaimState& cs, const ClaimConstraint& constraint,
     const std::string& name, const std::string& id,
     const api::DeviceAttribute& value) const {
-  int demand = 0;
   std::vector<uint32_t> supply;
+  bool bounded = true;
+  const int demand =
+      ConstrainedDemand(cs, constraint, [&](const RequestData& d) {
+        // Admin requests may reuse devices in use, All requests fail hard: the
+        // count would not bound them.
+        if (d.admin || d.all_mode) return bounded = false;
+        for (const Candidate& c : d.candidates) {
+          if (c.error || StaticallyInUse(c)) continue;
+          const InventoryDevice& other = inventory_.devices()[c.device];
+          const api::DeviceAttribute* v = FindAttribute(other, name, id);
+          if (v == nullptr) continue;
+          if (other.shareable() || !IsScalar(*v)) return bounded = false;
+          if (ScalarEquals(*v, value)) supply.push_back(c.device);
+        }
+        return true;
+      });
+  if (!bounded) return true;
+  std::sort(supply.begin(), supply.end());
+  const size_t distinct = static_cast<size_t>(
+      std::unique(supply.begin(), supply.end()) - supply.begin());
+  return distinct >= static_cast<size_t>(demand);
+}
+
+int AllocationSearch::ConstrainedDemand(
+    const ClaimState& cs, const ClaimConstraint& constraint,
+    const std::function<bool(const RequestData&)>& visit) const {
+  int demand = 0;
   for (const RequestSlot& slot : cs.slots) {
     int slot_demand = std::numeric_limits<int>::max();
     bool any_in_scope = false;
@@ -896,26 +910,13 @@ bool AllocationSearch::CountValueGroup(
         slot_demand = 0;
         continue;
       }
-      // Admin requests may reuse devices in use, All requests fail hard:
-      // the count would not bound them.
-      if (d.admin || d.all_mode) return true;
+      if (!visit(d)) return -1;
       any_in_scope = true;
       slot_demand = std::min(slot_demand, d.num_devices);
-      for (const Candidate& c : d.candidates) {
-        if (c.error || StaticallyInUse(c)) continue;
-        const InventoryDevice& other = inventory_.devices()[c.device];
-        const api::DeviceAttribute* v = FindAttribute(other, name, id);
-        if (v == nullptr) continue;
-        if (other.shareable() || !IsScalar(*v)) return true;
-        if (ScalarEquals(*v, value)) supply.push_back(c.device);
-      }
     }
     if (any_in_scope) demand += slot_demand;
   }
-  std::sort(supply.begin(), supply.end());
-  const size_t distinct = static_cast<size_t>(
-      std::unique(supply.begin(), supply.end()) - supply.begin());
-  return distinct >= static_cast<size_t>(demand);
+  return demand;
 }
 
 // ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #ifndef DRALLOC_ALLOCATOR_ALLOCATION_SEARCH_H_
 #define DRALLOC_ALLOCATOR_ALLOCATION_SEARCH_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -24,14 +25,6 @@ struct CompiledSelector {
   const std::string* expression = nullptr;
   std::shared_ptr<const cel::Program> program;
   DeviceInventory::VerdictTable verdicts = nullptr;
-};
-
-// Why a device is not a candidate for a request (for explanations).
-enum class Rejection : uint8_t {
-  kNone,
-  kClassSelector,
-  kRequestSelector,
-  kCapacity,
 };
 
 struct Candidate {
@@ -117,7 +110,7 @@ class AllocationSearch {
   Status ComputeCandidates(RequestData& data);
   // Class then request selectors on one device; kError sets `error`.
   SelectorVerdict Selectable(const RequestData& data, uint32_t device,
-                             Status* error, Rejection* rejection);
+                             Status* error);
   Status SelectorError(const RequestData& data, uint32_t device);
 
   Outcome Step(int claim, int request, int sub, int k, bool in_sub,
@@ -136,6 +129,13 @@ class AllocationSearch {
   bool CheckCompleted(int claim, int request);
   bool ValueGroupFeasible(int claim, size_t index,
                           const InventoryDevice& device);
+  // Visits every request alternative `constraint` covers (stopping early
+  // when `visit` returns false, then -1) and returns the devices the covered
+  // requests need at least; a request with an alternative outside the scope
+  // needs none.
+  int ConstrainedDemand(
+      const ClaimState& cs, const ClaimConstraint& constraint,
+      const std::function<bool(const RequestData&)>& visit) const;
   bool CountValueGroup(const ClaimState& cs, const ClaimConstraint& constraint,
                        const std::string& name, const std::string& id,
                        const api::DeviceAttribute& value) const;

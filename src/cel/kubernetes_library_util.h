@@ -45,6 +45,22 @@ SizeEstimate UnitSize(std::span<const SizeEstimate> args);
 // The opaque object of `v` when it is of library type `type_name`, else null.
 const OpaqueValue* OpaqueOf(const Value& v, std::string_view type_name);
 
+// compareTo / isGreaterThan / isLessThan of an opaque type for overloads the
+// dispatcher has already type-checked (Overload::prechecked_impl). `Get`
+// returns the comparable value (with a three-way Compare) of an argument.
+template <auto Get>
+Value CheckedCompareTo(const CallContext&, std::span<const Value> args) {
+  return Value::Int(Get(args[0]).Compare(Get(args[1])));
+}
+template <auto Get>
+Value CheckedIsGreaterThan(const CallContext&, std::span<const Value> args) {
+  return Value::Bool(Get(args[0]).Compare(Get(args[1])) == 1);
+}
+template <auto Get>
+Value CheckedIsLessThan(const CallContext&, std::span<const Value> args) {
+  return Value::Bool(Get(args[0]).Compare(Get(args[1])) == -1);
+}
+
 }  // namespace dralloc::cel::k8s_internal
 
 #endif  // DRALLOC_CEL_KUBERNETES_LIBRARY_UTIL_H_

@@ -12,6 +12,9 @@ namespace dralloc::cel {
 namespace {
 
 using k8s_internal::ArgTraversalCost;
+using k8s_internal::CheckedCompareTo;
+using k8s_internal::CheckedIsGreaterThan;
+using k8s_internal::CheckedIsLessThan;
 using k8s_internal::MakeOverload;
 using k8s_internal::ScaleEstimate;
 using k8s_internal::UnitSize;
@@ -89,18 +92,6 @@ Value CompareTo(const CallContext&, std::span<const Value> args) {
 // QuantityValue.
 const Quantity& Checked(const Value& v) {
   return static_cast<const QuantityValue&>(v.opaque()).quantity();
-}
-
-Value IsGreaterThanChecked(const CallContext&, std::span<const Value> args) {
-  return Value::Bool(Checked(args[0]).Compare(Checked(args[1])) == 1);
-}
-
-Value IsLessThanChecked(const CallContext&, std::span<const Value> args) {
-  return Value::Bool(Checked(args[0]).Compare(Checked(args[1])) == -1);
-}
-
-Value CompareToChecked(const CallContext&, std::span<const Value> args) {
-  return Value::Int(Checked(args[0]).Compare(Checked(args[1])));
 }
 
 Value Add(const CallContext&, std::span<const Value> args) {
@@ -191,13 +182,13 @@ void RegisterQuantityLibrary(FunctionRegistry& registry) {
   };
   add(prechecked(MakeOverload("quantity_is_greater_than", "isGreaterThan", true,
                               {q, q}, Type::Bool(), &IsGreaterThan),
-                 &IsGreaterThanChecked));
+                 &CheckedIsGreaterThan<&Checked>));
   add(prechecked(MakeOverload("quantity_is_less_than", "isLessThan", true,
                               {q, q}, Type::Bool(), &IsLessThan),
-                 &IsLessThanChecked));
+                 &CheckedIsLessThan<&Checked>));
   add(prechecked(MakeOverload("quantity_compare_to", "compareTo", true, {q, q},
                               Type::Int(), &CompareTo),
-                 &CompareToChecked));
+                 &CheckedCompareTo<&Checked>));
   add(MakeOverload("quantity_get_float", "asApproximateFloat", true, {q},
                    Type::Double(), &AsApproximateFloat));
   add(MakeOverload("quantity_get_int", "asInteger", true, {q}, Type::Int(),

@@ -13,6 +13,9 @@ namespace dralloc::cel {
 namespace {
 
 using k8s_internal::ArgTraversalCost;
+using k8s_internal::CheckedCompareTo;
+using k8s_internal::CheckedIsGreaterThan;
+using k8s_internal::CheckedIsLessThan;
 using k8s_internal::GoQuote;
 using k8s_internal::MakeOverload;
 using k8s_internal::ScaleEstimate;
@@ -271,18 +274,6 @@ const SemVer& Checked(const Value& v) {
   return static_cast<const SemverValue&>(v.opaque()).semver();
 }
 
-Value IsGreaterThanChecked(const CallContext&, std::span<const Value> args) {
-  return Value::Bool(Checked(args[0]).Compare(Checked(args[1])) == 1);
-}
-
-Value IsLessThanChecked(const CallContext&, std::span<const Value> args) {
-  return Value::Bool(Checked(args[0]).Compare(Checked(args[1])) == -1);
-}
-
-Value CompareToChecked(const CallContext&, std::span<const Value> args) {
-  return Value::Int(Checked(args[0]).Compare(Checked(args[1])));
-}
-
 Overload Prechecked(Overload o, FunctionImpl impl) {
   o.prechecked_impl = impl;
   return o;
@@ -328,13 +319,13 @@ void RegisterSemverLibrary(FunctionRegistry& registry) {
   registry.Add(
       Prechecked(MakeOverload("semver_is_greater_than", "isGreaterThan", true,
                               {v, v}, b, &IsGreaterThan),
-                 &IsGreaterThanChecked));
+                 &CheckedIsGreaterThan<&Checked>));
   registry.Add(Prechecked(MakeOverload("semver_is_less_than", "isLessThan",
                                        true, {v, v}, b, &IsLessThan),
-                          &IsLessThanChecked));
+                          &CheckedIsLessThan<&Checked>));
   registry.Add(Prechecked(MakeOverload("semver_compare_to", "compareTo", true,
                                        {v, v}, Type::Int(), &CompareTo),
-                          &CompareToChecked));
+                          &CheckedCompareTo<&Checked>));
   registry.Add(
       MakeOverload("semver_major", "major", true, {v}, Type::Int(), &Major));
   registry.Add(

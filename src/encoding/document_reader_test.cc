@@ -13,6 +13,11 @@
 namespace dralloc::encoding {
 namespace {
 
+// Hang guard, not a speed target (those live in bench/): inputs that would
+// blow up quadratically take minutes, while these finish in well under a
+// second optimized and a few seconds under ASan on a loaded 2-core machine.
+constexpr auto kNoBlowUp = std::chrono::seconds(60);
+
 ::testing::AssertionResult HasSubstr(std::string_view text,
                                      std::string_view part) {
   if (text.find(part) != std::string_view::npos) {
@@ -565,7 +570,7 @@ TEST(ReadDocumentsLimitsTest, HundredThousandDeepNesting) {
         << input.substr(0, 20);
     EXPECT_TRUE(HasSubstr(status.message(), "nesting deeper than 256 levels"))
         << input.substr(0, 20);
-    EXPECT_LT(elapsed, std::chrono::seconds(3)) << input.substr(0, 20);
+    EXPECT_LT(elapsed, kNoBlowUp) << input.substr(0, 20);
   }
 }
 
@@ -667,7 +672,7 @@ TEST(ReadDocumentsLimitsTest, FiftyMegabyteString) {
         << status << " " << input.substr(0, 10);
     EXPECT_TRUE(
         HasSubstr(status.message(), "is more than the limit of 3145728 bytes"));
-    EXPECT_LT(elapsed, std::chrono::seconds(10));
+    EXPECT_LT(elapsed, kNoBlowUp);
   }
 }
 
@@ -690,7 +695,7 @@ TEST(ReadDocumentsLimitsTest, BillionLaughs) {
   EXPECT_EQ(status.message(),
             "test.yaml: document 1 (line 1) is more than the limit of 3145728 "
             "bytes");
-  EXPECT_LT(elapsed, std::chrono::seconds(3));
+  EXPECT_LT(elapsed, kNoBlowUp);
 }
 
 TEST(ReadDocumentsLimitsTest, ManyAliasesOfSmallAnchor) {
@@ -717,7 +722,7 @@ TEST(ReadDocumentsLimitsTest, LargeFlatInputsAreFast) {
   EXPECT_EQ(Jsons(json).size(), 1u);
   EXPECT_EQ(Jsons(stream).size(), 20000u);
   const auto elapsed = std::chrono::steady_clock::now() - start;
-  EXPECT_LT(elapsed, std::chrono::seconds(10));
+  EXPECT_LT(elapsed, kNoBlowUp);
 }
 
 }  // namespace
