@@ -1,0 +1,54 @@
+// ResourceRegistry: the REST resources dralloc serves, one entry per kind.
+//
+// The API server's routing, discovery documents and OpenAPI documents are all
+// generated from this table, so a resource is described exactly once.
+#ifndef DRALLOC_API_RESOURCE_REGISTRY_H_
+#define DRALLOC_API_RESOURCE_REGISTRY_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dralloc::api {
+
+struct ResourceInfo {
+  std::string_view group;     // "" for the core group
+  std::string_view kind;      // "ResourceClaim"
+  std::string_view plural;    // "resourceclaims"
+  std::string_view singular;  // "resourceclaim"
+  bool namespaced = false;
+  bool has_status = false;  // serves the `status` subresource
+  std::vector<std::string_view> short_names;
+  // Served versions ("v1", "v1beta2", ...), preferred first; the first one
+  // is also the storage (hub) version.
+  std::vector<std::string_view> versions;
+  // Field selector labels beyond metadata.name and metadata.namespace.
+  std::vector<std::string_view> field_labels;
+
+  // "resourceclaims.resource.k8s.io", or "pods" for the core group (the
+  // form Kubernetes error messages use).
+  std::string QualifiedResource() const;
+  // "resource.k8s.io/v1" or "v1".
+  std::string GroupVersion(std::string_view version) const;
+};
+
+// Every served resource, in a stable order (core group first).
+std::span<const ResourceInfo> AllResources();
+
+// The resource served at group/version/plural, or nullptr.
+const ResourceInfo* FindResource(std::string_view group,
+                                 std::string_view version,
+                                 std::string_view plural);
+
+// The resource of `kind`, or nullptr.
+const ResourceInfo* FindResourceByKind(std::string_view kind);
+
+// Groups in discovery order ("" first, then "resource.k8s.io"), and the
+// versions each serves, preferred first.
+std::vector<std::string_view> ServedGroups();
+std::vector<std::string_view> GroupVersions(std::string_view group);
+
+}  // namespace dralloc::api
+
+#endif  // DRALLOC_API_RESOURCE_REGISTRY_H_

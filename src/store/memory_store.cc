@@ -1,0 +1,267 @@
+#include "store/memory_store.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace dralloc::store {
+namespace {
+
+bool HasPrefix(std::string_view key, std::string_view prefix) {
+  return key.substr(0, prefix.size()) == prefix;
+}
+
+size_t EventBytes(const WatchEvent& event) {
+  return event.kv.key.size() + (event.kv.value ? event.kv.value->size() : 0) +
+         sizeof(WatchEvent);
+}
+
+}  // namespace
+
+class MemoryStore::WindowWatcher : public Watcher {
+ public:
+  WindowWatcher(MemoryStore& store, std::string prefix, int64_t after)
+      : store_(store), prefix_(std::move(prefix)), revision_(after) {}
+
+  StatusOr<std::vector<WatchEvent>> Next(
+      std::chrono::milliseconds timeout) override {
+    // Advances past every revision scanned, matching or not, so that a
+    // quiet prefix does not rescan the window.
+    return store_.EventsAfter(prefix_, revision_, timeout, stopped_);
+  }
+  int64_t revision() const override { return revision_; }
+  void Stop() override {
+    std::lock_guard lock(store_.window_mutex_);
+    stopped_ = true;
+    store_.window_changed_.notify_all();
+  }
+
+ private:
+  MemoryStore& store_;
+  const std::string prefix_;
+  int64_t revision_;
+  bool stopped_ = false;  // guarded by store_.window_mutex_
+};
+
+MemoryStore::MemoryStore(StoreOptions options,
+                         std::unique_ptr<Persistence> persistence,
+                         std::vector<KeyValue> initial,
+                         int64_t initial_revision)
+    : options_(options),
+      persistence_(std::move(persistence)),
+      revision_(initial_revision),
+      window_start_(initial_revision) {
+  for (KeyValue& kv : initial) {
+    objects_.emplace(std::move(kv.key), Entry{std::move(kv.value),
+                                              kv.create_revision,
+                                              kv.mod_revision});
+  }
+}
+
+MemoryStore::~MemoryStore() { Shutdown(); }
+
+Status MemoryStore::CheckPrecondition(const Entry* current,
+                                      Precondition precondition,
+                                      std::string_view key) {
+  switch (precondition.kind) {
+    case Precondition::Kind::kNone:
+      return OkStatus();
+    case Precondition::Kind::kMustNotExist:
+      if (current != nullptr) {
+        return AlreadyExistsError(fmt::format("key {} already exists", key));
+      }
+      return OkStatus();
+    case Precondition::Kind::kMustExist:
+      if (current == nullptr) {
+        return NotFoundError(fmt::format("key {} not found", key));
+      }
+      return OkStatus();
+    case Precondition::Kind::kModRevision:
+      if (current == nullptr) {
+        return NotFoundError(fmt::format("key {} not found", key));
+      }
+      if (current->mod_revision != precondition.mod_revision) {
+        return Status(StatusCode::kAborted,
+                      fmt::format("key {} is at revision {}, not {}", key,
+                                  current->mod_revision,
+                                  precondition.mod_revision));
+      }
+      return OkStatus();
+  }
+  return OkStatus();
+}
+
+StatusOr<KeyValue> MemoryStore::Put(std::string_view key,
+                                    Precondition precondition,
+                                    const ValueEncoder& encode) {
+  std::lock_guard writer(write_mutex_);
+  // Only writers modify objects_, and they hold write_mutex_: reading it
+  // here without data_mutex_ is safe.
+  auto it = objects_.find(key);
+  const Entry* current = it == objects_.end() ? nullptr : &it->second;
+  if (Status s = CheckPrecondition(current, precondition, key); !s.ok()) {
+    return s;
+  }
+  const int64_t revision = revision_ + 1;
+  KeyValue kv;
+  kv.key = std::string(key);
+  kv.value = std::make_shared<const std::string>(encode(revision));
+  kv.create_revision = current ? current->create_revision : revision;
+  kv.mod_revision = revision;
+  if (persistence_) {
+    Status s = persistence_->Write(
+        {kv.key, kv.value.get(), kv.create_revision, revision});
+    if (!s.ok()) return s;
+  }
+  {
+    std::unique_lock data(data_mutex_);
+    if (it == objects_.end()) {
+      objects_.emplace(kv.key,
+                       Entry{kv.value, kv.create_revision, kv.mod_revision});
+    } else {
+      it->second = Entry{kv.value, kv.create_revision, kv.mod_revision};
+    }
+    revision_ = revision;
+  }
+  std::lock_guard window(window_mutex_);
+  RecordEventLocked({WatchEvent::Type::kPut, kv});
+  return kv;
+}
+
+StatusOr<KeyValue> MemoryStore::Delete(std::string_view key,
+                                       Precondition precondition) {
+  std::lock_guard writer(write_mutex_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) {
+    return NotFoundError(fmt::format("key {} not found", key));
+  }
+  if (Status s = CheckPrecondition(&it->second, precondition, key); !s.ok()) {
+    return s;
+  }
+  const int64_t revision = revision_ + 1;
+  KeyValue kv{std::string(key), it->second.value, it->second.create_revision,
+              revision};
+  if (persistence_) {
+    Status s =
+        persistence_->Write({kv.key, nullptr, kv.create_revision, revision});
+    if (!s.ok()) return s;
+  }
+  {
+    std::unique_lock data(data_mutex_);
+    objects_.erase(it);
+    revision_ = revision;
+  }
+  std::lock_guard window(window_mutex_);
+  RecordEventLocked({WatchEvent::Type::kDelete, kv});
+  return kv;
+}
+
+void MemoryStore::RecordEventLocked(WatchEvent event) {
+  window_bytes_ += EventBytes(event);
+  window_.push_back(std::move(event));
+  while (!window_.empty() && (window_.size() > options_.window_events ||
+                              window_bytes_ > options_.window_bytes)) {
+    window_bytes_ -= EventBytes(window_.front());
+    window_start_ = window_.front().kv.mod_revision;
+    window_.pop_front();
+  }
+  window_changed_.notify_all();
+}
+
+std::optional<KeyValue> MemoryStore::Get(std::string_view key) const {
+  std::shared_lock data(data_mutex_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return std::nullopt;
+  return KeyValue{it->first, it->second.value, it->second.create_revision,
+                  it->second.mod_revision};
+}
+
+ListResult MemoryStore::List(std::string_view prefix,
+                             std::string_view start_after,
+                             size_t limit) const {
+  ListResult result;
+  std::shared_lock data(data_mutex_);
+  result.revision = revision_;
+  auto it = start_after.empty() || start_after < prefix
+                ? objects_.lower_bound(prefix)
+                : objects_.upper_bound(start_after);
+  for (; it != objects_.end() && HasPrefix(it->first, prefix); ++it) {
+    if (limit != 0 && result.items.size() == limit) {
+      result.more = true;
+      break;
+    }
+    result.items.push_back(KeyValue{it->first, it->second.value,
+                                    it->second.create_revision,
+                                    it->second.mod_revision});
+  }
+  return result;
+}
+
+size_t MemoryStore::Count(std::string_view prefix) const {
+  std::shared_lock data(data_mutex_);
+  size_t count = 0;
+  for (auto it = objects_.lower_bound(prefix);
+       it != objects_.end() && HasPrefix(it->first, prefix); ++it) {
+    ++count;
+  }
+  return count;
+}
+
+int64_t MemoryStore::Revision() const {
+  std::shared_lock data(data_mutex_);
+  return revision_;
+}
+
+int64_t MemoryStore::OldestWatchableRevision() const {
+  std::lock_guard window(const_cast<std::mutex&>(window_mutex_));
+  return window_start_;
+}
+
+StatusOr<std::unique_ptr<Watcher>> MemoryStore::Watch(std::string prefix,
+                                                      int64_t after_revision) {
+  std::lock_guard window(window_mutex_);
+  if (shutdown_) return Status(StatusCode::kCancelled, "store is shut down");
+  if (after_revision < window_start_) {
+    return OutOfRangeError(fmt::format("too old resource version: {} ({})",
+                                       after_revision, window_start_));
+  }
+  return std::unique_ptr<Watcher>(
+      new WindowWatcher(*this, std::move(prefix), after_revision));
+}
+
+StatusOr<std::vector<WatchEvent>> MemoryStore::EventsAfter(
+    std::string_view prefix, int64_t& after, std::chrono::milliseconds wait,
+    const bool& stopped) {
+  std::unique_lock window(window_mutex_);
+  const auto last_revision = [&] {
+    return window_.empty() ? window_start_ : window_.back().kv.mod_revision;
+  };
+  window_changed_.wait_for(window, wait, [&] {
+    return shutdown_ || stopped || last_revision() > after;
+  });
+  if (shutdown_ || stopped) {
+    return Status(StatusCode::kCancelled, "watch stopped");
+  }
+  if (after < window_start_) {
+    return OutOfRangeError(fmt::format("too old resource version: {} ({})",
+                                       after, window_start_));
+  }
+  std::vector<WatchEvent> events;
+  if (window_.empty()) return events;
+  const int64_t first = window_.front().kv.mod_revision;
+  for (size_t i = static_cast<size_t>(std::max<int64_t>(after + 1 - first, 0));
+       i < window_.size(); ++i) {
+    if (HasPrefix(window_[i].kv.key, prefix)) events.push_back(window_[i]);
+  }
+  after = window_.back().kv.mod_revision;
+  return events;
+}
+
+void MemoryStore::Shutdown() {
+  std::lock_guard window(window_mutex_);
+  shutdown_ = true;
+  window_changed_.notify_all();
+}
+
+}  // namespace dralloc::store

@@ -1,0 +1,181 @@
+#include "store/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+namespace dralloc::store {
+namespace {
+
+class Database {
+ public:
+  ~Database() {
+    for (sqlite3_stmt* s : {upsert_, remove_, set_revision_}) {
+      sqlite3_finalize(s);
+    }
+    if (db_ != nullptr) sqlite3_close(db_);
+  }
+
+  Status Open(const std::string& path, bool full_sync) {
+    path_ = path;
+    if (sqlite3_open_v2(path.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                            SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
+      return Error("open");
+    }
+    sqlite3_busy_timeout(db_, 5000);
+    const std::string setup = fmt::format(
+        "PRAGMA journal_mode=WAL;"
+        "PRAGMA synchronous={};"
+        "PRAGMA wal_autocheckpoint=4000;"
+        "CREATE TABLE IF NOT EXISTS objects("
+        "  key TEXT PRIMARY KEY, value BLOB NOT NULL,"
+        "  create_revision INTEGER NOT NULL, mod_revision INTEGER NOT NULL)"
+        "  WITHOUT ROWID;"
+        "CREATE TABLE IF NOT EXISTS meta("
+        "  name TEXT PRIMARY KEY, value INTEGER NOT NULL);",
+        full_sync ? "FULL" : "NORMAL");
+    if (Status s = Exec(setup); !s.ok()) return s;
+    if (!Prepare("INSERT OR REPLACE INTO objects VALUES(?1, ?2, ?3, ?4)",
+                 &upsert_) ||
+        !Prepare("DELETE FROM objects WHERE key = ?1", &remove_) ||
+        !Prepare("INSERT OR REPLACE INTO meta VALUES('revision', ?1)",
+                 &set_revision_)) {
+      return Error("prepare");
+    }
+    return OkStatus();
+  }
+
+  Status Load(std::vector<KeyValue>& objects, int64_t& revision) {
+    sqlite3_stmt* stmt = nullptr;
+    if (!Prepare("SELECT value FROM meta WHERE name = 'revision'", &stmt)) {
+      return Error("read revision");
+    }
+    revision = 0;
+    if (sqlite3_step(stmt) == SQLITE_ROW) revision = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    if (!Prepare("SELECT key, value, create_revision, mod_revision FROM objects",
+                 &stmt)) {
+      return Error("read objects");
+    }
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      KeyValue kv;
+      kv.key = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+      const void* blob = sqlite3_column_blob(stmt, 1);
+      const int size = sqlite3_column_bytes(stmt, 1);
+      kv.value = std::make_shared<const std::string>(
+          blob ? static_cast<const char*>(blob) : "", static_cast<size_t>(size));
+      kv.create_revision = sqlite3_column_int64(stmt, 2);
+      kv.mod_revision = sqlite3_column_int64(stmt, 3);
+      objects.push_back(std::move(kv));
+    }
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_DONE) return Error("read objects");
+    return OkStatus();
+  }
+
+  Status Write(const Persistence::Record& record) {
+    if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+    bool ok;
+    if (record.value != nullptr) {
+      sqlite3_bind_text(upsert_, 1, record.key.data(),
+                        static_cast<int>(record.key.size()), SQLITE_STATIC);
+      sqlite3_bind_blob(upsert_, 2, record.value->data(),
+                        static_cast<int>(record.value->size()), SQLITE_STATIC);
+      sqlite3_bind_int64(upsert_, 3, record.create_revision);
+      sqlite3_bind_int64(upsert_, 4, record.revision);
+      ok = Run(upsert_);
+    } else {
+      sqlite3_bind_text(remove_, 1, record.key.data(),
+                        static_cast<int>(record.key.size()), SQLITE_STATIC);
+      ok = Run(remove_);
+    }
+    if (ok) {
+      sqlite3_bind_int64(set_revision_, 1, record.revision);
+      ok = Run(set_revision_);
+    }
+    if (!ok) {
+      Status error = Error("write");
+      (void)Exec("ROLLBACK");
+      return error;
+    }
+    if (Status s = Exec("COMMIT"); !s.ok()) {
+      (void)Exec("ROLLBACK");
+      return s;
+    }
+    return OkStatus();
+  }
+
+ private:
+  bool Prepare(const char* sql, sqlite3_stmt** stmt) {
+    return sqlite3_prepare_v2(db_, sql, -1, stmt, nullptr) == SQLITE_OK;
+  }
+  static bool Run(sqlite3_stmt* stmt) {
+    const int rc = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+    return rc == SQLITE_DONE;
+  }
+  Status Exec(const std::string& sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) !=
+        SQLITE_OK) {
+      Status error(StatusCode::kUnavailable,
+                   fmt::format("storage {}: {}", path_,
+                               message ? message : sqlite3_errmsg(db_)));
+      sqlite3_free(message);
+      return error;
+    }
+    return OkStatus();
+  }
+  Status Error(std::string_view what) const {
+    return Status(StatusCode::kUnavailable,
+                  fmt::format("storage {}: {}: {}", path_, what,
+                              db_ ? sqlite3_errmsg(db_) : "out of memory"));
+  }
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* upsert_ = nullptr;
+  sqlite3_stmt* remove_ = nullptr;
+  sqlite3_stmt* set_revision_ = nullptr;
+};
+
+class SqlitePersistence : public Persistence {
+ public:
+  explicit SqlitePersistence(std::unique_ptr<Database> db)
+      : db_(std::move(db)) {}
+  Status Write(const Record& record) override { return db_->Write(record); }
+
+ private:
+  std::unique_ptr<Database> db_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir,
+                                                 const SqliteOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return Status(StatusCode::kUnavailable,
+                  fmt::format("storage {}: {}", dir, ec.message()));
+  }
+  auto db = std::make_unique<Database>();
+  if (Status s = db->Open(dir + "/dralloc.db", options.full_sync); !s.ok()) {
+    return s;
+  }
+  std::vector<KeyValue> objects;
+  int64_t revision = 0;
+  if (Status s = db->Load(objects, revision); !s.ok()) return s;
+  return std::unique_ptr<Store>(std::make_unique<MemoryStore>(
+      options.store, std::make_unique<SqlitePersistence>(std::move(db)),
+      std::move(objects), revision));
+}
+
+}  // namespace dralloc::store

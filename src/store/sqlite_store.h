@@ -1,0 +1,31 @@
+// The embedded durable backend: a MemoryStore written through to SQLite.
+//
+// The database is DIR/dralloc.db in WAL mode. Every write commits one
+// transaction (the object row and the store revision) before it is
+// acknowledged, so an acknowledged write survives the process being killed.
+// `synchronous=NORMAL` does not fsync each commit: a power loss may lose the
+// last commits; StoreOptions-independent `full_sync` makes every commit
+// fsync at a large cost in throughput.
+#ifndef DRALLOC_STORE_SQLITE_STORE_H_
+#define DRALLOC_STORE_SQLITE_STORE_H_
+
+#include <memory>
+#include <string>
+
+#include "store/memory_store.h"
+
+namespace dralloc::store {
+
+struct SqliteOptions {
+  bool full_sync = false;
+  StoreOptions store;
+};
+
+// Opens the store in `dir` (created if missing) and loads every object.
+// Errors name the directory and SQLite's message.
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir,
+                                                 const SqliteOptions& options);
+
+}  // namespace dralloc::store
+
+#endif  // DRALLOC_STORE_SQLITE_STORE_H_

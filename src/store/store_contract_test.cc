@@ -1,0 +1,239 @@
+// The contract every Store backend must pass: run once per backend.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "store/memory_store.h"
+#include "store/sqlite_store.h"
+#include "store/store_factory.h"
+
+namespace dralloc::store {
+namespace {
+
+using std::chrono::milliseconds;
+
+ValueEncoder Text(std::string text) {
+  return [text](int64_t revision) {
+    return text + "@" + std::to_string(revision);
+  };
+}
+
+struct Backend {
+  std::string name;
+  // Opens the backend's store; `reopen` reopens the same data.
+  std::function<std::unique_ptr<Store>(const std::string& dir,
+                                       StoreOptions options)>
+      open;
+  bool durable;
+};
+
+std::vector<Backend> Backends() {
+  return {
+      {"memory",
+       [](const std::string&, StoreOptions options) {
+         return std::unique_ptr<Store>(
+             std::make_unique<MemoryStore>(options));
+       },
+       false},
+      {"sqlite",
+       [](const std::string& dir, StoreOptions options) {
+         auto store = OpenSqliteStore(dir, {false, options});
+         EXPECT_TRUE(store.ok()) << store.status();
+         return std::move(store).value();
+       },
+       true},
+  };
+}
+
+class StoreContractTest : public testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempDir() + "/store-" + GetParam().name + "-" +
+           std::to_string(reinterpret_cast<uintptr_t>(this));
+    std::filesystem::remove_all(dir_);
+    store_ = GetParam().open(dir_, {});
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void Reopen(StoreOptions options = {}) {
+    store_.reset();
+    store_ = GetParam().open(dir_, options);
+  }
+
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_P(StoreContractTest, CreateGetAndRevisions) {
+  EXPECT_EQ(store_->Revision(), 0);
+  auto a = store_->Put("/a/1", Precondition::MustNotExist(), Text("one"));
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->mod_revision, 1);
+  EXPECT_EQ(a->create_revision, 1);
+  EXPECT_EQ(*a->value, "one@1");
+  auto got = store_->Get("/a/1");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(*got->value, "one@1");
+  EXPECT_FALSE(store_->Get("/a/2").has_value());
+  EXPECT_EQ(store_->Revision(), 1);
+}
+
+TEST_P(StoreContractTest, PreconditionsFailWithoutWriting) {
+  ASSERT_TRUE(store_->Put("/k", Precondition::MustNotExist(), Text("v")).ok());
+  auto again = store_->Put("/k", Precondition::MustNotExist(), Text("w"));
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+  auto stale = store_->Put("/k", Precondition::AtRevision(7), Text("w"));
+  EXPECT_EQ(stale.status().code(), StatusCode::kAborted);
+  auto missing = store_->Put("/x", Precondition::MustExist(), Text("w"));
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->Delete("/x", {}).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->Delete("/k", Precondition::AtRevision(9)).status().code(),
+            StatusCode::kAborted);
+  EXPECT_EQ(store_->Revision(), 1);
+  EXPECT_EQ(*store_->Get("/k")->value, "v@1");
+}
+
+TEST_P(StoreContractTest, UpdateKeepsCreateRevision) {
+  ASSERT_TRUE(store_->Put("/k", Precondition::MustNotExist(), Text("v")).ok());
+  auto updated = store_->Put("/k", Precondition::AtRevision(1), Text("w"));
+  ASSERT_TRUE(updated.ok());
+  EXPECT_EQ(updated->create_revision, 1);
+  EXPECT_EQ(updated->mod_revision, 2);
+  auto deleted = store_->Delete("/k", Precondition::AtRevision(2));
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(deleted->mod_revision, 3);
+  EXPECT_EQ(*deleted->value, "w@2");
+  EXPECT_FALSE(store_->Get("/k").has_value());
+}
+
+TEST_P(StoreContractTest, ListByPrefixWithPages) {
+  for (const char* key : {"/b/2", "/a/1", "/b/1", "/b/3", "/c/1"}) {
+    ASSERT_TRUE(store_->Put(key, {}, Text(key)).ok());
+  }
+  ListResult all = store_->List("/b/", "", 0);
+  ASSERT_EQ(all.items.size(), 3u);
+  EXPECT_EQ(all.items[0].key, "/b/1");
+  EXPECT_EQ(all.items[2].key, "/b/3");
+  EXPECT_FALSE(all.more);
+  EXPECT_EQ(all.revision, 5);
+  ListResult page = store_->List("/b/", "", 2);
+  ASSERT_EQ(page.items.size(), 2u);
+  EXPECT_TRUE(page.more);
+  ListResult rest = store_->List("/b/", page.items.back().key, 2);
+  ASSERT_EQ(rest.items.size(), 1u);
+  EXPECT_EQ(rest.items[0].key, "/b/3");
+  EXPECT_FALSE(rest.more);
+  EXPECT_EQ(store_->Count("/b/"), 3u);
+  EXPECT_EQ(store_->Count("/"), 5u);
+}
+
+TEST_P(StoreContractTest, WatchDeliversEventsInOrder) {
+  ASSERT_TRUE(store_->Put("/w/a", {}, Text("a")).ok());
+  auto watcher = store_->Watch("/w/", store_->Revision());
+  ASSERT_TRUE(watcher.ok());
+  ASSERT_TRUE(store_->Put("/w/b", {}, Text("b")).ok());
+  ASSERT_TRUE(store_->Put("/other", {}, Text("o")).ok());
+  ASSERT_TRUE(store_->Put("/w/a", {}, Text("a2")).ok());
+  ASSERT_TRUE(store_->Delete("/w/b", {}).ok());
+  std::vector<WatchEvent> seen;
+  for (int i = 0; i < 50 && seen.size() < 3; ++i) {
+    auto events = (*watcher)->Next(milliseconds(100));
+    ASSERT_TRUE(events.ok());
+    seen.insert(seen.end(), events->begin(), events->end());
+  }
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_TRUE(seen[0].created());
+  EXPECT_EQ(seen[0].kv.key, "/w/b");
+  EXPECT_FALSE(seen[1].created());
+  EXPECT_EQ(*seen[1].kv.value, "a2@4");
+  EXPECT_EQ(seen[2].type, WatchEvent::Type::kDelete);
+  EXPECT_EQ(seen[2].kv.mod_revision, 5);
+  EXPECT_EQ(*seen[2].kv.value, "b@2");
+  EXPECT_EQ((*watcher)->revision(), 5);
+}
+
+TEST_P(StoreContractTest, WatchFromHistoryReplaysWindow) {
+  ASSERT_TRUE(store_->Put("/h/1", {}, Text("1")).ok());
+  ASSERT_TRUE(store_->Put("/h/2", {}, Text("2")).ok());
+  auto watcher = store_->Watch("/h/", 0);
+  ASSERT_TRUE(watcher.ok());
+  auto events = (*watcher)->Next(milliseconds(100));
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ(events->at(1).kv.key, "/h/2");
+}
+
+TEST_P(StoreContractTest, WatchTooOldIsOutOfRange) {
+  Reopen({.window_events = 2});
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(store_->Put("/t/" + std::to_string(i), {}, Text("x")).ok());
+  }
+  EXPECT_EQ(store_->Watch("/t/", 1).status().code(), StatusCode::kOutOfRange);
+  EXPECT_TRUE(store_->Watch("/t/", 3).ok());
+  EXPECT_EQ(store_->OldestWatchableRevision(), 3);
+}
+
+TEST_P(StoreContractTest, StopWakesBlockedWatcher) {
+  auto watcher = store_->Watch("/s/", store_->Revision());
+  ASSERT_TRUE(watcher.ok());
+  std::thread stopper([&] { (*watcher)->Stop(); });
+  auto events = (*watcher)->Next(milliseconds(60'000));
+  stopper.join();
+  EXPECT_EQ(events.status().code(), StatusCode::kCancelled);
+}
+
+TEST_P(StoreContractTest, ConcurrentWritersGetDistinctRevisions) {
+  constexpr int kThreads = 4, kWrites = 200;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kWrites; ++i) {
+        const std::string key = "/c/" + std::to_string(t) + "/" + std::to_string(i);
+        EXPECT_TRUE(store_->Put(key, Precondition::MustNotExist(), Text("v")).ok());
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(store_->Revision(), kThreads * kWrites);
+  EXPECT_EQ(store_->Count("/c/"), static_cast<size_t>(kThreads * kWrites));
+}
+
+TEST_P(StoreContractTest, ReopenKeepsEveryAcknowledgedWrite) {
+  if (!GetParam().durable) GTEST_SKIP() << "not a durable backend";
+  ASSERT_TRUE(store_->Put("/p/1", {}, Text("one")).ok());
+  ASSERT_TRUE(store_->Put("/p/2", {}, Text("two")).ok());
+  ASSERT_TRUE(store_->Delete("/p/1", {}).ok());
+  Reopen();
+  EXPECT_EQ(store_->Revision(), 3);
+  EXPECT_FALSE(store_->Get("/p/1").has_value());
+  auto two = store_->Get("/p/2");
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(*two->value, "two@2");
+  EXPECT_EQ(two->mod_revision, 2);
+  auto next = store_->Put("/p/3", {}, Text("three"));
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->mod_revision, 4);
+  EXPECT_TRUE(store_->Watch("/p/", 4).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest,
+                         testing::ValuesIn(Backends()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(StoreFactoryTest, RejectsUnknownScheme) {
+  EXPECT_EQ(OpenStore("etcd://x").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(OpenStore("memory:").ok());
+}
+
+TEST(SqliteStoreTest, UnwritableDirectoryIsAnError) {
+  auto store = OpenSqliteStore("/proc/self/no-such-dir", {});
+  EXPECT_FALSE(store.ok());
+}
+
+}  // namespace
+}  // namespace dralloc::store
