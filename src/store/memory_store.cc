@@ -1,9 +1,9 @@
 #include "store/memory_store.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace dralloc::store {
 namespace {
@@ -53,9 +53,9 @@ MemoryStore::MemoryStore(StoreOptions options,
       revision_(initial_revision),
       window_start_(initial_revision) {
   for (KeyValue& kv : initial) {
-    objects_.emplace(std::move(kv.key), Entry{std::move(kv.value),
-                                              kv.create_revision,
-                                              kv.mod_revision});
+    objects_.emplace(
+        std::move(kv.key),
+        Entry{std::move(kv.value), kv.create_revision, kv.mod_revision});
   }
 }
 
@@ -82,10 +82,10 @@ Status MemoryStore::CheckPrecondition(const Entry* current,
         return NotFoundError(fmt::format("key {} not found", key));
       }
       if (current->mod_revision != precondition.mod_revision) {
-        return Status(StatusCode::kAborted,
-                      fmt::format("key {} is at revision {}, not {}", key,
-                                  current->mod_revision,
-                                  precondition.mod_revision));
+        return Status(
+            StatusCode::kAborted,
+            fmt::format("key {} is at revision {}, not {}", key,
+                        current->mod_revision, precondition.mod_revision));
       }
       return OkStatus();
   }
@@ -178,8 +178,7 @@ std::optional<KeyValue> MemoryStore::Get(std::string_view key) const {
 }
 
 ListResult MemoryStore::List(std::string_view prefix,
-                             std::string_view start_after,
-                             size_t limit) const {
+                             std::string_view start_after, size_t limit) const {
   ListResult result;
   std::shared_lock data(data_mutex_);
   result.revision = revision_;
@@ -244,8 +243,8 @@ StatusOr<std::vector<WatchEvent>> MemoryStore::EventsAfter(
     return Status(StatusCode::kCancelled, "watch stopped");
   }
   if (after < window_start_) {
-    return OutOfRangeError(fmt::format("too old resource version: {} ({})",
-                                       after, window_start_));
+    return OutOfRangeError(
+        fmt::format("too old resource version: {} ({})", after, window_start_));
   }
   std::vector<WatchEvent> events;
   if (window_.empty()) return events;

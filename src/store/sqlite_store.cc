@@ -1,11 +1,10 @@
 #include "store/sqlite_store.h"
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <filesystem>
 #include <system_error>
-
-#include <fmt/format.h>
 
 namespace dralloc::store {
 namespace {
@@ -13,7 +12,7 @@ namespace {
 class Database {
  public:
   ~Database() {
-    for (sqlite3_stmt* s : {upsert_, remove_, set_revision_}) {
+    for (sqlite3_stmt* s : {upsert_, remove_, set_revision_, begin_, commit_}) {
       sqlite3_finalize(s);
     }
     if (db_ != nullptr) sqlite3_close(db_);
@@ -21,10 +20,10 @@ class Database {
 
   Status Open(const std::string& path, bool full_sync) {
     path_ = path;
-    if (sqlite3_open_v2(path.c_str(), &db_,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                            SQLITE_OPEN_NOMUTEX,
-                        nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(
+            path.c_str(), &db_,
+            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+            nullptr) != SQLITE_OK) {
       return Error("open");
     }
     sqlite3_busy_timeout(db_, 5000);
@@ -44,7 +43,8 @@ class Database {
                  &upsert_) ||
         !Prepare("DELETE FROM objects WHERE key = ?1", &remove_) ||
         !Prepare("INSERT OR REPLACE INTO meta VALUES('revision', ?1)",
-                 &set_revision_)) {
+                 &set_revision_) ||
+        !Prepare("BEGIN IMMEDIATE", &begin_) || !Prepare("COMMIT", &commit_)) {
       return Error("prepare");
     }
     return OkStatus();
@@ -56,10 +56,12 @@ class Database {
       return Error("read revision");
     }
     revision = 0;
-    if (sqlite3_step(stmt) == SQLITE_ROW) revision = sqlite3_column_int64(stmt, 0);
+    if (sqlite3_step(stmt) == SQLITE_ROW)
+      revision = sqlite3_column_int64(stmt, 0);
     sqlite3_finalize(stmt);
-    if (!Prepare("SELECT key, value, create_revision, mod_revision FROM objects",
-                 &stmt)) {
+    if (!Prepare(
+            "SELECT key, value, create_revision, mod_revision FROM objects",
+            &stmt)) {
       return Error("read objects");
     }
     int rc;
@@ -69,7 +71,8 @@ class Database {
       const void* blob = sqlite3_column_blob(stmt, 1);
       const int size = sqlite3_column_bytes(stmt, 1);
       kv.value = std::make_shared<const std::string>(
-          blob ? static_cast<const char*>(blob) : "", static_cast<size_t>(size));
+          blob ? static_cast<const char*>(blob) : "",
+          static_cast<size_t>(size));
       kv.create_revision = sqlite3_column_int64(stmt, 2);
       kv.mod_revision = sqlite3_column_int64(stmt, 3);
       objects.push_back(std::move(kv));
@@ -80,7 +83,7 @@ class Database {
   }
 
   Status Write(const Persistence::Record& record) {
-    if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+    if (!Run(begin_)) return Error("begin");
     bool ok;
     if (record.value != nullptr) {
       sqlite3_bind_text(upsert_, 1, record.key.data(),
@@ -104,9 +107,10 @@ class Database {
       (void)Exec("ROLLBACK");
       return error;
     }
-    if (Status s = Exec("COMMIT"); !s.ok()) {
+    if (!Run(commit_)) {
+      Status error = Error("commit");
       (void)Exec("ROLLBACK");
-      return s;
+      return error;
     }
     return OkStatus();
   }
@@ -144,6 +148,8 @@ class Database {
   sqlite3_stmt* upsert_ = nullptr;
   sqlite3_stmt* remove_ = nullptr;
   sqlite3_stmt* set_revision_ = nullptr;
+  sqlite3_stmt* begin_ = nullptr;
+  sqlite3_stmt* commit_ = nullptr;
 };
 
 class SqlitePersistence : public Persistence {

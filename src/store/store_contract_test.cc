@@ -33,8 +33,7 @@ std::vector<Backend> Backends() {
   return {
       {"memory",
        [](const std::string&, StoreOptions options) {
-         return std::unique_ptr<Store>(
-             std::make_unique<MemoryStore>(options));
+         return std::unique_ptr<Store>(std::make_unique<MemoryStore>(options));
        },
        false},
       {"sqlite",
@@ -192,8 +191,10 @@ TEST_P(StoreContractTest, ConcurrentWritersGetDistinctRevisions) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kWrites; ++i) {
-        const std::string key = "/c/" + std::to_string(t) + "/" + std::to_string(i);
-        EXPECT_TRUE(store_->Put(key, Precondition::MustNotExist(), Text("v")).ok());
+        const std::string key =
+            "/c/" + std::to_string(t) + "/" + std::to_string(i);
+        EXPECT_TRUE(
+            store_->Put(key, Precondition::MustNotExist(), Text("v")).ok());
       }
     });
   }

@@ -1,0 +1,811 @@
+#include "patch/server_side_apply.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace dralloc::patch {
+
+namespace {
+
+// A field path as FieldsV1 tokens: "f:spec", "k:{\"name\":\"a\"}", "v:\"x\"".
+using FieldPath = std::vector<std::string>;
+// std::set keeps every extension of a path right after the path itself,
+// which HasOwnedDescendant relies on.
+using FieldSet = std::set<FieldPath>;
+
+constexpr std::string_view kApply = "Apply";
+constexpr std::string_view kUpdate = "Update";
+
+bool StartsWith(const FieldPath& path, const FieldPath& prefix) {
+  return path.size() >= prefix.size() &&
+         std::equal(prefix.begin(), prefix.end(), path.begin());
+}
+
+// True when `set` holds `path` or a path below it.
+bool HasOwnedDescendant(const FieldSet& set, const FieldPath& path) {
+  auto it = set.lower_bound(path);
+  return it != set.end() && StartsWith(*it, path);
+}
+
+void Insert(FieldSet& set, const FieldPath& path) {
+  if (!path.empty()) set.insert(path);
+}
+
+FieldSet Difference(const FieldSet& a, const FieldSet& b) {
+  FieldSet out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(),
+                      std::inserter(out, out.end()));
+  return out;
+}
+
+FieldSet Intersection(const FieldSet& a, const FieldSet& b) {
+  FieldSet out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(),
+                        std::inserter(out, out.end()));
+  return out;
+}
+
+// Fields that are never recorded as managed (upstream stripmeta): the
+// element itself for "metadata", the whole subtree for the others.
+void RemoveIgnored(FieldSet& set) {
+  static const std::vector<FieldPath> kIgnoredSubtrees = {
+      {"f:apiVersion"},
+      {"f:kind"},
+      {"f:metadata", "f:name"},
+      {"f:metadata", "f:namespace"},
+      {"f:metadata", "f:uid"},
+      {"f:metadata", "f:resourceVersion"},
+      {"f:metadata", "f:generation"},
+      {"f:metadata", "f:creationTimestamp"},
+      {"f:metadata", "f:selfLink"},
+      {"f:metadata", "f:managedFields"},
+  };
+  set.erase(FieldPath{"f:metadata"});
+  for (const FieldPath& ignored : kIgnoredSubtrees) {
+    auto it = set.lower_bound(ignored);
+    while (it != set.end() && StartsWith(*it, ignored)) it = set.erase(it);
+  }
+}
+
+// Go's %q for the ASCII cases that occur in manager names.
+std::string Quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"TCP\"]".
+std::string HumanPath(const FieldPath& path) {
+  std::string out;
+  for (const std::string& token : path) {
+    std::string_view body = std::string_view(token).substr(2);
+    if (token.starts_with("f:")) {
+      out += '.';
+      out += body;
+    } else if (token.starts_with("k:")) {
+      Json key = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+      out += '[';
+      bool first = true;
+      if (key.is_object()) {
+        for (const auto& [name, value] : key.items()) {
+          if (!first) out += ',';
+          first = false;
+          out += name + "=" + DumpCompact(value);
+        }
+      }
+      out += ']';
+    } else if (token.starts_with("v:")) {
+      out += "[=";
+      out += body;
+      out += ']';
+    } else {
+      out += '[';
+      out += token;
+      out += ']';
+    }
+  }
+  return out;
+}
+
+// Walks objects with the list rules of a PatchSchema.
+class FieldWalker {
+ public:
+  // `lenient`: list items that cannot be identified are skipped instead of
+  // reported (used on live objects and for Update bookkeeping).
+  FieldWalker(const PatchSchema& schema, bool lenient)
+      : schema_(schema), lenient_(lenient) {}
+
+  static const ListRule* MergeableRule(const PatchSchema& schema,
+                                       const std::string& schema_path) {
+    const ListRule* rule = schema.FindList(schema_path);
+    if (rule == nullptr || rule->kind == ListKind::kAtomic) return nullptr;
+    if (rule->kind == ListKind::kMap && rule->keys.empty()) return nullptr;
+    return rule;
+  }
+
+  // The FieldsV1 token of a list item, or an error when it has no identity.
+  static StatusOr<std::string> ItemToken(const Json& item, const ListRule& rule,
+                                         const std::string& schema_path) {
+    if (rule.kind == ListKind::kSet) {
+      if (item.is_structured()) {
+        return InvalidArgumentError(
+            fmt::format(".{}: set list items must be scalars, got {}",
+                        schema_path, item.type_name()));
+      }
+      return "v:" + DumpCompact(item);
+    }
+    if (!item.is_object()) {
+      return InvalidArgumentError(
+          fmt::format(".{}: associative list items must be objects, got {}",
+                      schema_path, item.type_name()));
+    }
+    std::vector<std::string> names = rule.keys;
+    std::sort(names.begin(), names.end());
+    Json key = Json::object();
+    for (const std::string& name : names) {
+      auto field = item.find(name);
+      if (field != item.end() && !field->is_null()) key[name] = *field;
+    }
+    if (key.empty()) {
+      return InvalidArgumentError(fmt::format(
+          ".{}: associative list with keys has an element that omits key "
+          "field {}",
+          schema_path, Quoted(rule.keys.front())));
+    }
+    return "k:" + DumpCompact(key);
+  }
+
+  // Tokens of all items of a list; unidentifiable items get a token no
+  // other item can have (lenient) or fail; duplicates fail unless lenient.
+  StatusOr<std::vector<std::string>> ItemTokens(
+      const Json& list, const ListRule& rule,
+      const std::string& schema_path) const {
+    std::vector<std::string> tokens;
+    std::unordered_set<std::string> seen;
+    for (size_t i = 0; i < list.size(); ++i) {
+      StatusOr<std::string> token = ItemToken(list[i], rule, schema_path);
+      if (!token.ok()) {
+        if (!lenient_) return token.status();
+        tokens.push_back("#" + std::to_string(i));  // never a real token
+        continue;
+      }
+      if (!seen.insert(*token).second) {
+        if (!lenient_) {
+          return InvalidArgumentError(
+              fmt::format(".{}: duplicate entries for key {}", schema_path,
+                          HumanPath({*token})));
+        }
+        tokens.push_back("#" + std::to_string(i));
+        continue;
+      }
+      tokens.push_back(*std::move(token));
+    }
+    return tokens;
+  }
+
+  // Adds the fields `value` consists of (scalars, empty objects, atomic
+  // lists, and every item of mergeable lists) under `path`.
+  // With `containers`, non-empty objects are included as well (how a
+  // comparison reports a subtree that appeared or disappeared).
+  Status Collect(const Json& value, FieldPath& path,
+                 const std::string& schema_path, FieldSet& out,
+                 bool containers = false) const {
+    if (value.is_object()) {
+      if (value.empty() || containers) Insert(out, path);
+      for (const auto& [key, child] : value.items()) {
+        path.push_back("f:" + key);
+        Status status = Collect(child, path, JoinSchemaPath(schema_path, key),
+                                out, containers);
+        path.pop_back();
+        RETURN_IF_ERROR(status);
+      }
+      return OkStatus();
+    }
+    const ListRule* rule =
+        value.is_array() ? MergeableRule(schema_, schema_path) : nullptr;
+    if (rule == nullptr) {
+      Insert(out, path);
+      return OkStatus();
+    }
+    ASSIGN_OR_RETURN(std::vector<std::string> tokens,
+                     ItemTokens(value, *rule, schema_path));
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (tokens[i].starts_with("#")) continue;
+      path.push_back(tokens[i]);
+      Status status =
+          Collect(value[i], path, schema_path + "[]", out, containers);
+      Insert(out, path);
+      path.pop_back();
+      RETURN_IF_ERROR(status);
+    }
+    return OkStatus();
+  }
+
+  struct Comparison {
+    FieldSet modified;
+    FieldSet added;
+    FieldSet removed;
+  };
+
+  // Records how `rhs` differs from `lhs` (either may be null = absent).
+  void Compare(const Json* lhs, const Json* rhs, FieldPath& path,
+               const std::string& schema_path, Comparison& out) const {
+    if (lhs == nullptr && rhs == nullptr) return;
+    if (lhs == nullptr || rhs == nullptr) {
+      FieldSet& target = lhs == nullptr ? out.added : out.removed;
+      (void)Collect(lhs == nullptr ? *rhs : *lhs, path, schema_path, target,
+                    /*containers=*/true);
+      Insert(target, path);
+      return;
+    }
+    if (lhs->is_object() && rhs->is_object()) {
+      for (const auto& [key, child] : lhs->items()) {
+        auto other = rhs->find(key);
+        path.push_back("f:" + key);
+        Compare(&child, other == rhs->end() ? nullptr : &*other, path,
+                JoinSchemaPath(schema_path, key), out);
+        path.pop_back();
+      }
+      for (const auto& [key, child] : rhs->items()) {
+        if (lhs->contains(key)) continue;
+        path.push_back("f:" + key);
+        Compare(nullptr, &child, path, JoinSchemaPath(schema_path, key), out);
+        path.pop_back();
+      }
+      return;
+    }
+    const ListRule* rule = lhs->is_array() && rhs->is_array()
+                               ? MergeableRule(schema_, schema_path)
+                               : nullptr;
+    if (rule != nullptr) {
+      auto lhs_tokens = ItemTokens(*lhs, *rule, schema_path);
+      auto rhs_tokens = ItemTokens(*rhs, *rule, schema_path);
+      if (lhs_tokens.ok() && rhs_tokens.ok()) {
+        std::unordered_map<std::string, const Json*> rhs_items;
+        for (size_t i = 0; i < rhs->size(); ++i) {
+          rhs_items.emplace((*rhs_tokens)[i], &(*rhs)[i]);
+        }
+        std::unordered_set<std::string> lhs_seen;
+        const std::string item_path = schema_path + "[]";
+        for (size_t i = 0; i < lhs->size(); ++i) {
+          const std::string& token = (*lhs_tokens)[i];
+          lhs_seen.insert(token);
+          if (token.starts_with("#")) continue;
+          auto match = rhs_items.find(token);
+          path.push_back(token);
+          Compare(&(*lhs)[i],
+                  match == rhs_items.end() ? nullptr : match->second, path,
+                  item_path, out);
+          path.pop_back();
+        }
+        for (size_t i = 0; i < rhs->size(); ++i) {
+          const std::string& token = (*rhs_tokens)[i];
+          if (token.starts_with("#") || lhs_seen.contains(token)) continue;
+          path.push_back(token);
+          Compare(nullptr, &(*rhs)[i], path, item_path, out);
+          path.pop_back();
+        }
+        return;
+      }
+    }
+    if (JsonEqual(*lhs, *rhs)) return;
+    Insert(out.modified, path);
+    const bool same_shape = lhs->is_object() == rhs->is_object() &&
+                            lhs->is_array() == rhs->is_array();
+    if (!same_shape) {
+      // The type changed: what was below is gone, what is below is new.
+      FieldSet below_lhs;
+      FieldSet below_rhs;
+      (void)Collect(*lhs, path, schema_path, below_lhs, /*containers=*/true);
+      (void)Collect(*rhs, path, schema_path, below_rhs, /*containers=*/true);
+      below_lhs.erase(path);
+      below_rhs.erase(path);
+      out.removed.insert(below_lhs.begin(), below_lhs.end());
+      out.added.insert(below_rhs.begin(), below_rhs.end());
+    }
+  }
+
+  // Merges the applied `config` into `live` (apply's merge semantics).
+  Json Merge(const Json& live, const Json& config,
+             const std::string& schema_path) const {
+    if (live.is_object() && config.is_object()) {
+      Json result = live;
+      for (const auto& [key, value] : config.items()) {
+        auto existing = result.find(key);
+        if (existing == result.end()) {
+          result[key] = value;
+        } else {
+          *existing = Merge(*existing, value, JoinSchemaPath(schema_path, key));
+        }
+      }
+      return result;
+    }
+    const ListRule* rule = live.is_array() && config.is_array()
+                               ? MergeableRule(schema_, schema_path)
+                               : nullptr;
+    if (rule == nullptr) return config;
+    FieldWalker lenient(schema_, /*lenient=*/true);
+    auto live_tokens = lenient.ItemTokens(live, *rule, schema_path);
+    auto config_tokens = lenient.ItemTokens(config, *rule, schema_path);
+    if (!live_tokens.ok() || !config_tokens.ok()) return config;
+    std::unordered_map<std::string, size_t> config_index;
+    for (size_t i = 0; i < config.size(); ++i) {
+      config_index.emplace((*config_tokens)[i], i);
+    }
+    std::unordered_map<std::string, size_t> live_index;
+    for (size_t i = 0; i < live.size(); ++i) {
+      live_index.emplace((*live_tokens)[i], i);
+    }
+    const std::string item_path = schema_path + "[]";
+    Json result = Json::array();
+    size_t next_config = 0;
+    auto emit_config_until = [&](size_t last) {
+      for (; next_config <= last && next_config < config.size();
+           ++next_config) {
+        auto match = live_index.find((*config_tokens)[next_config]);
+        result.push_back(
+            match == live_index.end()
+                ? config[next_config]
+                : Merge(live[match->second], config[next_config], item_path));
+      }
+    };
+    // Live-only items keep their place; shared and new items follow the
+    // order of the applied configuration.
+    for (size_t i = 0; i < live.size(); ++i) {
+      auto in_config = config_index.find((*live_tokens)[i]);
+      if (in_config == config_index.end()) {
+        result.push_back(live[i]);
+      } else if (in_config->second >= next_config) {
+        emit_config_until(in_config->second);
+      }
+    }
+    emit_config_until(config.size());
+    return result;
+  }
+
+  // Removes the field at `path` from `object` if present; then removes
+  // containers it leaves empty, up to (excluding) the first one that is
+  // itself owned in `owned`.
+  void RemoveField(Json& object, const FieldPath& path,
+                   const FieldSet& owned) const {
+    struct Step {
+      Json* container;
+      std::string key;   // object member, or
+      size_t index = 0;  // array position
+    };
+    std::vector<Step> steps;
+    Json* node = &object;
+    std::string schema_path;
+    for (const std::string& token : path) {
+      if (token.starts_with("f:")) {
+        std::string key = token.substr(2);
+        if (!node->is_object()) return;
+        auto it = node->find(key);
+        if (it == node->end()) return;
+        steps.push_back({node, key});
+        node = &*it;
+        schema_path = JoinSchemaPath(schema_path, key);
+        continue;
+      }
+      const ListRule* rule = MergeableRule(schema_, schema_path);
+      if (!node->is_array() || rule == nullptr) return;
+      std::optional<size_t> found;
+      for (size_t i = 0; i < node->size() && !found; ++i) {
+        auto item_token = ItemToken((*node)[i], *rule, schema_path);
+        if (item_token.ok() && *item_token == token) found = i;
+      }
+      if (!found) return;
+      steps.push_back({node, "", *found});
+      node = &(*node)[*found];
+      schema_path += "[]";
+    }
+    for (size_t depth = steps.size(); depth > 0; --depth) {
+      Step& step = steps[depth - 1];
+      if (step.container->is_object()) {
+        step.container->erase(step.key);
+      } else {
+        step.container->erase(step.index);
+      }
+      // Stop unless the container is now empty, unowned and not the root.
+      if (depth == 1 || !step.container->empty()) break;
+      FieldPath container_path(path.begin(), path.begin() + (depth - 1));
+      if (owned.contains(container_path)) break;
+    }
+  }
+
+ private:
+  const PatchSchema& schema_;
+  bool lenient_;
+};
+
+// One metadata.managedFields entry.
+struct ManagerEntry {
+  std::string manager;
+  std::string operation;
+  std::string api_version;
+  std::string time;
+  std::string subresource;
+  FieldSet fields;
+};
+
+// Upstream identifies a manager by name, operation and subresource, plus
+// the apiVersion for Update operations.
+bool SameManager(const ManagerEntry& a, const ManagerEntry& b) {
+  return a.manager == b.manager && a.operation == b.operation &&
+         a.subresource == b.subresource &&
+         (a.operation == kApply || a.api_version == b.api_version);
+}
+
+void DecodeFieldsV1(const Json& node, FieldPath& path, FieldSet& out) {
+  for (const auto& [key, child] : node.items()) {
+    if (key == ".") {
+      Insert(out, path);
+      continue;
+    }
+    path.push_back(key);
+    if (child.is_object() && !child.empty()) {
+      DecodeFieldsV1(child, path, out);
+    } else {
+      Insert(out, path);
+    }
+    path.pop_back();
+  }
+}
+
+std::string StringMember(const Json& object, const char* name) {
+  auto it = object.find(name);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// Entries of metadata.managedFields; malformed entries are skipped.
+std::vector<ManagerEntry> DecodeManagedFields(const Json& object) {
+  std::vector<ManagerEntry> entries;
+  if (!object.is_object()) return entries;
+  auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return entries;
+  auto managed = metadata->find("managedFields");
+  if (managed == metadata->end() || !managed->is_array()) return entries;
+  for (const Json& raw : *managed) {
+    if (!raw.is_object()) continue;
+    ManagerEntry entry{
+        StringMember(raw, "manager"),     StringMember(raw, "operation"),
+        StringMember(raw, "apiVersion"),  StringMember(raw, "time"),
+        StringMember(raw, "subresource"), {}};
+    if (entry.operation != kApply && entry.operation != kUpdate) continue;
+    auto fields = raw.find("fieldsV1");
+    if (fields != raw.end() && fields->is_object()) {
+      FieldPath path;
+      DecodeFieldsV1(*fields, path, entry.fields);
+    }
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+// FieldsV1 tree: "." first for an owned element with owned children, then
+// the children in token order.
+struct FieldsNode {
+  bool owned = false;
+  std::map<std::string, FieldsNode> children;
+};
+
+Json EncodeFieldsNode(const FieldsNode& node) {
+  Json out = Json::object();
+  if (node.owned && !node.children.empty()) out["."] = Json::object();
+  for (const auto& [token, child] : node.children) {
+    out[token] = EncodeFieldsNode(child);
+  }
+  return out;
+}
+
+Json EncodeFieldsV1(const FieldSet& fields) {
+  FieldsNode root;
+  for (const FieldPath& path : fields) {
+    FieldsNode* node = &root;
+    for (const std::string& token : path) node = &node->children[token];
+    node->owned = true;
+  }
+  return EncodeFieldsNode(root);
+}
+
+// Writes `entries` (those with fields) to metadata.managedFields in
+// upstream's order: operation, time, manager, apiVersion, subresource.
+void EncodeManagedFields(std::vector<ManagerEntry> entries, Json& object) {
+  std::erase_if(entries,
+                [](const ManagerEntry& e) { return e.fields.empty(); });
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const ManagerEntry& a, const ManagerEntry& b) {
+                     return std::tie(a.operation, a.time, a.manager,
+                                     a.api_version, a.subresource) <
+                            std::tie(b.operation, b.time, b.manager,
+                                     b.api_version, b.subresource);
+                   });
+  if (!object.is_object()) return;
+  if (entries.empty()) {
+    auto metadata = object.find("metadata");
+    if (metadata != object.end() && metadata->is_object()) {
+      metadata->erase("managedFields");
+    }
+    return;
+  }
+  Json managed = Json::array();
+  for (const ManagerEntry& entry : entries) {
+    Json raw = Json::object();
+    raw["manager"] = entry.manager;
+    raw["operation"] = entry.operation;
+    raw["apiVersion"] = entry.api_version;
+    if (!entry.time.empty()) raw["time"] = entry.time;
+    raw["fieldsType"] = "FieldsV1";
+    raw["fieldsV1"] = EncodeFieldsV1(entry.fields);
+    if (!entry.subresource.empty()) raw["subresource"] = entry.subresource;
+    managed.push_back(std::move(raw));
+  }
+  Json& metadata = object["metadata"];
+  if (!metadata.is_object()) metadata = Json::object();
+  metadata["managedFields"] = std::move(managed);
+}
+
+Json WithoutManagedFields(Json object) {
+  if (object.is_object()) {
+    auto metadata = object.find("metadata");
+    if (metadata != object.end() && metadata->is_object()) {
+      metadata->erase("managedFields");
+    }
+  }
+  return object;
+}
+
+// Drops null members (recursively, including inside list items): a null in
+// an applied configuration means "not set".
+void DropNulls(Json& value) {
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end();) {
+      if (it->is_null()) {
+        it = value.erase(it);
+      } else {
+        DropNulls(*it);
+        ++it;
+      }
+    }
+  } else if (value.is_array()) {
+    for (Json& item : value) DropNulls(item);
+  }
+}
+
+std::vector<ManagerEntry>::iterator FindManager(
+    std::vector<ManagerEntry>& entries, const ManagerEntry& wanted) {
+  return std::find_if(
+      entries.begin(), entries.end(),
+      [&](const ManagerEntry& e) { return SameManager(e, wanted); });
+}
+
+StatusOr<ApplyOutcome> ServerSideApplyUnchecked(const Json& live,
+                                                const Json& applied,
+                                                const PatchSchema& schema,
+                                                const ApplyOptions& options) {
+  Json config = applied;
+  DropNulls(config);
+  if (auto metadata = config.find("metadata");
+      metadata != config.end() && metadata->is_object()) {
+    for (const char* ignored : {"managedFields", "resourceVersion", "uid",
+                                "creationTimestamp", "generation"}) {
+      metadata->erase(ignored);
+    }
+  }
+  const FieldWalker strict(schema, /*lenient=*/false);
+  const FieldWalker walker(schema, /*lenient=*/true);
+
+  FieldSet applied_fields;
+  FieldPath path;
+  RETURN_IF_ERROR(strict.Collect(config, path, "", applied_fields));
+  RemoveIgnored(applied_fields);
+
+  const bool exists = live.is_object();
+  std::vector<ManagerEntry> entries =
+      exists ? DecodeManagedFields(live) : std::vector<ManagerEntry>{};
+  const Json live_object =
+      exists ? WithoutManagedFields(live) : Json(Json::object());
+
+  Json merged = walker.Merge(live_object, config, "");
+
+  ManagerEntry me{options.manager, std::string(kApply), options.api_version,
+                  options.now,     options.subresource, {}};
+  FieldSet last_applied;
+  if (auto mine = FindManager(entries, me); mine != entries.end()) {
+    last_applied = std::move(mine->fields);
+    entries.erase(mine);
+  }
+  me.fields = applied_fields;
+
+  // Prune what this manager applied before, omits now, and nobody owns.
+  if (!last_applied.empty()) {
+    FieldSet owned = me.fields;
+    for (const ManagerEntry& entry : entries) {
+      owned.insert(entry.fields.begin(), entry.fields.end());
+    }
+    std::vector<FieldPath> removed_paths;
+    for (const FieldPath& field : last_applied) {
+      if (HasOwnedDescendant(owned, field)) continue;
+      if (!removed_paths.empty() && StartsWith(field, removed_paths.back())) {
+        continue;  // already gone with its parent
+      }
+      removed_paths.push_back(field);
+      walker.RemoveField(merged, field, owned);
+    }
+  }
+
+  FieldWalker::Comparison comparison;
+  walker.Compare(&live_object, &merged, path, "", comparison);
+  RemoveIgnored(comparison.modified);
+  RemoveIgnored(comparison.added);
+  RemoveIgnored(comparison.removed);
+  FieldSet changed = comparison.modified;
+  changed.insert(comparison.added.begin(), comparison.added.end());
+
+  ApplyOutcome outcome;
+  for (ManagerEntry& entry : entries) {
+    FieldSet conflicting = Intersection(entry.fields, changed);
+    for (const FieldPath& field : conflicting) {
+      outcome.conflicts.push_back({entry.manager, HumanPath(field),
+                                   entry.api_version, entry.subresource});
+    }
+    if (options.force) entry.fields = Difference(entry.fields, conflicting);
+    entry.fields = Difference(entry.fields, comparison.removed);
+  }
+  if (!outcome.conflicts.empty() && !options.force) {
+    std::stable_sort(outcome.conflicts.begin(), outcome.conflicts.end(),
+                     [](const FieldConflict& a, const FieldConflict& b) {
+                       return a.manager < b.manager;
+                     });
+    outcome.object = live;
+    return outcome;
+  }
+  outcome.conflicts.clear();
+  entries.push_back(std::move(me));
+  EncodeManagedFields(std::move(entries), merged);
+  outcome.object = std::move(merged);
+  return outcome;
+}
+
+Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
+                           const PatchSchema& schema,
+                           const ApplyOptions& options) {
+  // [{}] is the documented way for a client to reset managed fields.
+  if (auto metadata = new_object.find("metadata");
+      metadata != new_object.end() && metadata->is_object()) {
+    auto managed = metadata->find("managedFields");
+    if (managed != metadata->end() && managed->is_array() &&
+        managed->size() == 1 && (*managed)[0].is_object() &&
+        (*managed)[0].empty()) {
+      metadata->erase("managedFields");
+      return new_object;
+    }
+  }
+  std::vector<ManagerEntry> entries = DecodeManagedFields(new_object);
+  if (entries.empty()) entries = DecodeManagedFields(old_object);
+
+  const FieldWalker walker(schema, /*lenient=*/true);
+  const Json old_clean = WithoutManagedFields(old_object);
+  const Json new_clean = WithoutManagedFields(new_object);
+  FieldWalker::Comparison comparison;
+  FieldPath path;
+  // A create compares against an empty object, so new maps below the root
+  // are owned as elements too ("." in FieldsV1), as upstream records them.
+  const Json empty = Json::object();
+  walker.Compare(old_object.is_object() ? &old_clean : &empty, &new_clean, path,
+                 "", comparison);
+  RemoveIgnored(comparison.modified);
+  RemoveIgnored(comparison.added);
+  RemoveIgnored(comparison.removed);
+  FieldSet changed = comparison.modified;
+  changed.insert(comparison.added.begin(), comparison.added.end());
+
+  ManagerEntry me{options.manager, std::string(kUpdate), options.api_version,
+                  options.now,     options.subresource,  {}};
+  auto mine = FindManager(entries, me);
+  FieldSet previous;
+  std::string previous_time;
+  if (mine != entries.end()) {
+    previous = std::move(mine->fields);
+    previous_time = mine->time;
+    entries.erase(mine);
+  }
+  for (ManagerEntry& entry : entries) {
+    entry.fields =
+        Difference(Difference(entry.fields, changed), comparison.removed);
+  }
+  me.fields = Difference(previous, comparison.removed);
+  me.fields.insert(changed.begin(), changed.end());
+  if (me.fields == previous && !previous_time.empty()) {
+    me.time = previous_time;  // nothing of this manager's changed
+  }
+  entries.push_back(std::move(me));
+  EncodeManagedFields(std::move(entries), new_object);
+  return new_object;
+}
+
+}  // namespace
+
+StatusOr<ApplyOutcome> ServerSideApply(const Json& live, const Json& applied,
+                                       const PatchSchema& schema,
+                                       const ApplyOptions& options) {
+  if (!applied.is_object()) {
+    return InvalidArgumentError(fmt::format(
+        "invalid apply configuration: expected a JSON object, got {}",
+        applied.type_name()));
+  }
+  if (options.manager.empty()) {
+    return InvalidArgumentError(
+        "PATCH with apply requires a non-empty fieldManager");
+  }
+  RETURN_IF_ERROR(CheckNestingDepth(applied, "apply configuration"));
+  if (!live.is_null()) RETURN_IF_ERROR(CheckNestingDepth(live, "object"));
+  try {
+    return ServerSideApplyUnchecked(live, applied, schema, options);
+  } catch (const std::exception& e) {
+    return InternalError(std::string("server-side apply: ") + e.what());
+  }
+}
+
+Json RecordUpdate(const Json& old_object, Json new_object,
+                  const PatchSchema& schema, const ApplyOptions& options) {
+  if (!new_object.is_object() ||
+      !CheckNestingDepth(new_object, "object").ok() ||
+      !CheckNestingDepth(old_object, "object").ok()) {
+    return new_object;
+  }
+  try {
+    return RecordUpdateUnchecked(old_object, new_object, schema, options);
+  } catch (const std::exception&) {
+    return new_object;  // bookkeeping must never fail a write
+  }
+}
+
+std::string ConflictMessage(const std::vector<FieldConflict>& conflicts) {
+  auto describe = [](const FieldConflict& conflict) {
+    std::string who = Quoted(conflict.manager);
+    if (!conflict.subresource.empty()) {
+      who += " with subresource " + Quoted(conflict.subresource);
+    }
+    if (!conflict.api_version.empty()) who += " using " + conflict.api_version;
+    return who;
+  };
+  if (conflicts.empty()) return "";
+  if (conflicts.size() == 1) {
+    return fmt::format("Apply failed with 1 conflict: conflict with {}: {}",
+                       describe(conflicts[0]), conflicts[0].field);
+  }
+  // Grouped by manager, managers sorted, fields in the order given.
+  std::map<std::string, std::vector<const FieldConflict*>> by_manager;
+  for (const FieldConflict& conflict : conflicts) {
+    by_manager[describe(conflict)].push_back(&conflict);
+  }
+  std::string message =
+      fmt::format("Apply failed with {} conflicts:", conflicts.size());
+  bool first = true;
+  for (const auto& [who, fields] : by_manager) {
+    message += first ? " " : "\n";
+    first = false;
+    message += "conflicts with " + who + ":";
+    for (const FieldConflict* conflict : fields) {
+      message += "\n- " + conflict->field;
+    }
+  }
+  return message;
+}
+
+}  // namespace dralloc::patch
