@@ -16,6 +16,7 @@ void RegisterValidateCommand(CLI::App& app, int& exit_code);
 void RegisterConvertCommand(CLI::App& app, int& exit_code);
 void RegisterCelCommand(CLI::App& app, int& exit_code);
 void RegisterAllocateCommand(CLI::App& app, int& exit_code);
+void RegisterApiServerCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

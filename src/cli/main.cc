@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterConvertCommand(app, exit_code);
   dralloc::cli::RegisterCelCommand(app, exit_code);
   dralloc::cli::RegisterAllocateCommand(app, exit_code);
+  dralloc::cli::RegisterApiServerCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

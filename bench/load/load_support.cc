@@ -1,0 +1,116 @@
+#include "load/load_support.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <boost/beast/http/verb.hpp>
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "load/object_manifests.h"
+
+namespace dralloc::load {
+
+namespace http = boost::beast::http;
+
+bool IsSuccess(const StatusOr<HttpResult>& result) {
+  return result.ok() && result->status >= 200 && result->status < 300;
+}
+
+std::string ErrorKey(const StatusOr<HttpResult>& result) {
+  if (!result.ok()) return "transport";
+  return std::to_string(result->status);
+}
+
+void MergeErrorCounts(const ErrorCounts& from, ErrorCounts& into) {
+  for (const auto& [key, count] : from) into[key] += count;
+}
+
+std::string MakeRunId() {
+  std::random_device device;
+  std::mt19937 engine(device() ^ static_cast<unsigned>(getpid()));
+  return fmt::format("{:08x}", engine());
+}
+
+std::string UrlEncode(std::string_view value) {
+  std::string encoded;
+  for (const char c : value) {
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                            (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+                            c == '.' || c == '~';
+    if (unreserved) {
+      encoded.push_back(c);
+    } else {
+      encoded += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    }
+  }
+  return encoded;
+}
+
+std::string ResourceVersionOf(std::string_view object_body) {
+  const nlohmann::json object =
+      nlohmann::json::parse(object_body, nullptr, /*allow_exceptions=*/false);
+  if (!object.is_object()) return "";
+  const auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return "";
+  const auto rv = metadata->find("resourceVersion");
+  if (rv == metadata->end() || !rv->is_string()) return "";
+  return rv->get<std::string>();
+}
+
+std::optional<std::uint64_t> ParseResourceVersion(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() ||
+      end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+Status EnsureNamespace(HttpConnection& connection, std::string_view name) {
+  const std::string path = fmt::format("{}/{}", NamespacesPath(), name);
+  StatusOr<HttpResult> found = connection.Send(http::verb::get, path);
+  if (!found.ok()) return found.status();
+  if (found->status == 200) return OkStatus();
+  if (found->status != 404) {
+    return InternalError(
+        fmt::format("GET {}: HTTP {}: {}", path, found->status, found->body));
+  }
+  StatusOr<HttpResult> created = connection.Send(
+      http::verb::post, NamespacesPath(), NamespaceManifest(name).dump());
+  if (!created.ok()) return created.status();
+  if (created->status != 201 && created->status != 409) {
+    return InternalError(fmt::format("POST {} ({}): HTTP {}: {}",
+                                     NamespacesPath(), name, created->status,
+                                     created->body));
+  }
+  return OkStatus();
+}
+
+std::optional<std::int64_t> ReadVmRssKib(int pid) {
+  std::ifstream status_file(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(status_file, line)) {
+    if (!line.starts_with("VmRSS:")) continue;
+    const std::size_t start = line.find_first_not_of(" \t", 6);
+    if (start == std::string::npos) return std::nullopt;
+    std::int64_t kib = 0;
+    const char* begin = line.data() + start;
+    const auto [end, error] =
+        std::from_chars(begin, line.data() + line.size(), kib);
+    if (error != std::errc()) return std::nullopt;
+    return kib;
+  }
+  return std::nullopt;
+}
+
+double SecondsBetween(std::chrono::steady_clock::time_point from,
+                      std::chrono::steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+}  // namespace dralloc::load

@@ -1,0 +1,380 @@
+#include "load/writes_scenario.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/beast/http/verb.hpp>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+
+#include "load/http_connection.h"
+#include "load/object_manifests.h"
+
+namespace dralloc::load {
+namespace {
+
+namespace http = boost::beast::http;
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+constexpr std::size_t kWriteOpCount = 3;
+constexpr std::chrono::seconds kRequestTimeout(30);
+// Pause after a transport failure so a dead server is not spun on.
+constexpr std::chrono::milliseconds kTransportBackoff(20);
+
+std::size_t OpIndex(WriteOp op) { return static_cast<std::size_t>(op); }
+
+// Appends acknowledged creates to a file, one flushed line each.
+class AckLog {
+ public:
+  AckLog() = default;
+  AckLog(const AckLog&) = delete;
+  AckLog& operator=(const AckLog&) = delete;
+  ~AckLog() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+
+  Status Open(const std::string& path) {
+    file_ = std::fopen(path.c_str(), "a");
+    if (file_ == nullptr) {
+      return UnavailableError(fmt::format("cannot open ack log {}", path));
+    }
+    return OkStatus();
+  }
+
+  void Record(std::string_view name, std::string_view resource_version) {
+    if (file_ == nullptr) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    fmt::print(file_, "{} {}\n", name, resource_version);
+    std::fflush(file_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::FILE* file_ = nullptr;
+};
+
+struct ClientTally {
+  std::array<std::vector<std::int64_t>, kWriteOpCount> latencies_us;
+  std::array<std::int64_t, kWriteOpCount> succeeded{};
+  std::array<ErrorCounts, kWriteOpCount> errors;
+};
+
+// Sets metadata.labels[key] = value; false when the object's metadata or
+// labels are not JSON objects (a malformed server response).
+bool SetLabel(json& object, std::string_view key, std::string value) {
+  const auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return false;
+  json& labels = (*metadata)["labels"];
+  if (labels.is_null()) labels = json::object();
+  if (!labels.is_object()) return false;
+  labels[std::string(key)] = std::move(value);
+  return true;
+}
+
+// One client thread's loop. Works on one claim at a time: the last one it
+// created, in the state last returned by the server.
+class WriteClient {
+ public:
+  WriteClient(const WritesOptions& options, int client_index, AckLog& ack_log)
+      : options_(options),
+        client_index_(client_index),
+        ack_log_(ack_log),
+        connection_(options.target, kRequestTimeout),
+        collection_path_(ResourceClaimsPath(options.namespace_name)) {}
+
+  void Run(Clock::time_point deadline) {
+    const bool mix_creates = std::find(options_.mix.begin(), options_.mix.end(),
+                                       WriteOp::kCreate) != options_.mix.end();
+    // Without creates in the mix, get/update work on one seed claim whose
+    // creation is not measured.
+    if (!mix_creates && !Create(/*timed=*/false)) return;
+    while (Clock::now() < deadline) {
+      for (const WriteOp op : options_.mix) {
+        if (Clock::now() >= deadline) break;
+        switch (op) {
+          case WriteOp::kCreate:
+            Create(/*timed=*/true);
+            break;
+          case WriteOp::kGet:
+            Get();
+            break;
+          case WriteOp::kUpdate:
+            Update();
+            break;
+        }
+      }
+    }
+  }
+
+  ClientTally& tally() { return tally_; }
+
+ private:
+  // Sends one request, records it under `op` when `timed`, and returns the
+  // result if it was a 2xx.
+  std::optional<HttpResult> Timed(WriteOp op, bool timed, http::verb method,
+                                  const std::string& path,
+                                  std::string_view body) {
+    const Clock::time_point start = Clock::now();
+    StatusOr<HttpResult> result = connection_.Send(method, path, body);
+    const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
+        Clock::now() - start);
+    if (!IsSuccess(result)) {
+      if (timed) ++tally_.errors[OpIndex(op)][ErrorKey(result)];
+      if (!result.ok()) std::this_thread::sleep_for(kTransportBackoff);
+      return std::nullopt;
+    }
+    if (timed) {
+      ++tally_.succeeded[OpIndex(op)];
+      tally_.latencies_us[OpIndex(op)].push_back(elapsed.count());
+    }
+    return std::move(result).value();
+  }
+
+  // Adopts a returned object as the current state; false if it is not JSON.
+  bool Adopt(WriteOp op, const HttpResult& result) {
+    json object = json::parse(result.body, nullptr, /*allow_exceptions=*/false);
+    if (!object.is_object()) {
+      ++tally_.errors[OpIndex(op)]["undecodable-body"];
+      current_.reset();
+      return false;
+    }
+    current_ = std::move(object);
+    return true;
+  }
+
+  bool Create(bool timed) {
+    const std::string name = fmt::format("load-{}-{}-{}", options_.run_id,
+                                         client_index_, next_sequence_++);
+    const std::string body =
+        ResourceClaimManifest(name, options_.namespace_name, options_.run_id)
+            .dump();
+    std::optional<HttpResult> result = Timed(
+        WriteOp::kCreate, timed, http::verb::post, collection_path_, body);
+    if (!result.has_value()) return false;
+    if (!Adopt(WriteOp::kCreate, *result)) return false;
+    current_name_ = name;
+    if (result->status == 201) {
+      ack_log_.Record(name, ResourceVersionOf(result->body));
+    }
+    return true;
+  }
+
+  void Get() {
+    if (current_name_.empty()) return;
+    std::optional<HttpResult> result =
+        Timed(WriteOp::kGet, true, http::verb::get,
+              fmt::format("{}/{}", collection_path_, current_name_), {});
+    if (result.has_value()) Adopt(WriteOp::kGet, *result);
+  }
+
+  void Update() {
+    if (!current_.has_value()) return;
+    json object = *current_;
+    if (!SetLabel(object, "dralloc.dev/load-update",
+                  std::to_string(next_update_++))) {
+      ++tally_.errors[OpIndex(WriteOp::kUpdate)]["undecodable-body"];
+      current_.reset();
+      return;
+    }
+    std::optional<HttpResult> result = Timed(
+        WriteOp::kUpdate, true, http::verb::put,
+        fmt::format("{}/{}", collection_path_, current_name_), object.dump());
+    if (result.has_value()) {
+      Adopt(WriteOp::kUpdate, *result);
+    } else {
+      // A failed conditional update leaves our copy stale; the next get or
+      // create refreshes it.
+      current_.reset();
+    }
+  }
+
+  const WritesOptions& options_;
+  const int client_index_;
+  AckLog& ack_log_;
+  HttpConnection connection_;
+  const std::string collection_path_;
+  std::optional<json> current_;
+  std::string current_name_;
+  std::int64_t next_sequence_ = 0;
+  std::int64_t next_update_ = 0;
+  ClientTally tally_;
+};
+
+json LatencyJson(const LatencySummary& latency) {
+  return {{"count", latency.count}, {"mean", latency.mean_ms},
+          {"p50", latency.p50_ms},  {"p90", latency.p90_ms},
+          {"p99", latency.p99_ms},  {"max", latency.max_ms}};
+}
+
+json OpJson(const OpReport& op) {
+  return {{"succeeded", op.succeeded},
+          {"failed", op.failed},
+          {"ops_per_second", op.ops_per_second},
+          {"latency_ms", LatencyJson(op.latency)},
+          {"errors_by_status", op.errors}};
+}
+
+std::string FormatErrors(const ErrorCounts& errors) {
+  if (errors.empty()) return "-";
+  std::string text;
+  for (const auto& [key, count] : errors) {
+    if (!text.empty()) text += " ";
+    text += fmt::format("{}={}", key, count);
+  }
+  return text;
+}
+
+std::string OpLine(const OpReport& op) {
+  return fmt::format(
+      "{:<8} {:>9} {:>10.1f} {:>8.2f} {:>8.2f} {:>8.2f} "
+      "{:>9.2f}  {}\n",
+      op.name, op.succeeded, op.ops_per_second, op.latency.p50_ms,
+      op.latency.p90_ms, op.latency.p99_ms, op.latency.max_ms,
+      FormatErrors(op.errors));
+}
+
+}  // namespace
+
+std::string_view WriteOpName(WriteOp op) {
+  switch (op) {
+    case WriteOp::kCreate:
+      return "create";
+    case WriteOp::kGet:
+      return "get";
+    case WriteOp::kUpdate:
+      return "update";
+  }
+  return "unknown";
+}
+
+StatusOr<std::vector<WriteOp>> ParseWriteMix(std::string_view mix) {
+  std::vector<WriteOp> ops;
+  std::size_t start = 0;
+  while (start <= mix.size()) {
+    std::size_t comma = mix.find(',', start);
+    if (comma == std::string_view::npos) comma = mix.size();
+    const std::string_view entry = mix.substr(start, comma - start);
+    if (entry == "create") {
+      ops.push_back(WriteOp::kCreate);
+    } else if (entry == "get") {
+      ops.push_back(WriteOp::kGet);
+    } else if (entry == "update") {
+      ops.push_back(WriteOp::kUpdate);
+    } else {
+      return InvalidArgumentError(
+          fmt::format("--mix entry {:?} is not one of create, get, update",
+                      std::string(entry)));
+    }
+    start = comma + 1;
+  }
+  return ops;
+}
+
+StatusOr<WritesReport> RunWritesScenario(const WritesOptions& options_in) {
+  WritesOptions options = options_in;
+  if (options.run_id.empty()) options.run_id = MakeRunId();
+  if (options.mix.empty()) return InvalidArgumentError("empty --mix");
+  {
+    HttpConnection setup(options.target, kRequestTimeout);
+    RETURN_IF_ERROR(EnsureNamespace(setup, options.namespace_name));
+  }
+  AckLog ack_log;
+  if (!options.ack_log_path.empty()) {
+    RETURN_IF_ERROR(ack_log.Open(options.ack_log_path));
+  }
+
+  std::vector<std::unique_ptr<WriteClient>> clients;
+  for (int index = 0; index < options.clients; ++index) {
+    clients.push_back(std::make_unique<WriteClient>(options, index, ack_log));
+  }
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline =
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(options.duration_seconds));
+  {
+    std::vector<std::jthread> threads;
+    for (auto& client : clients) {
+      threads.emplace_back([&client, deadline] { client->Run(deadline); });
+    }
+  }
+  WritesReport report;
+  report.elapsed_seconds = SecondsBetween(start, Clock::now());
+  report.options = options;
+
+  std::vector<std::int64_t> all_latencies;
+  for (std::size_t op_index = 0; op_index < kWriteOpCount; ++op_index) {
+    const WriteOp op = static_cast<WriteOp>(op_index);
+    if (std::find(options.mix.begin(), options.mix.end(), op) ==
+        options.mix.end()) {
+      continue;
+    }
+    OpReport op_report{.name = std::string(WriteOpName(op))};
+    std::vector<std::int64_t> latencies;
+    for (auto& client : clients) {
+      ClientTally& tally = client->tally();
+      op_report.succeeded += tally.succeeded[op_index];
+      MergeErrorCounts(tally.errors[op_index], op_report.errors);
+      latencies.insert(latencies.end(), tally.latencies_us[op_index].begin(),
+                       tally.latencies_us[op_index].end());
+    }
+    for (const auto& [key, count] : op_report.errors) {
+      op_report.failed += count;
+    }
+    op_report.ops_per_second = op_report.succeeded / report.elapsed_seconds;
+    all_latencies.insert(all_latencies.end(), latencies.begin(),
+                         latencies.end());
+    op_report.latency = SummarizeLatencies(std::move(latencies));
+    report.total.succeeded += op_report.succeeded;
+    report.total.failed += op_report.failed;
+    MergeErrorCounts(op_report.errors, report.total.errors);
+    report.ops.push_back(std::move(op_report));
+  }
+  report.total.name = "total";
+  report.total.ops_per_second = report.total.succeeded / report.elapsed_seconds;
+  report.total.latency = SummarizeLatencies(std::move(all_latencies));
+  return report;
+}
+
+std::string FormatWritesReportText(const WritesReport& report) {
+  std::string mix;
+  for (const WriteOp op : report.options.mix) {
+    if (!mix.empty()) mix += ",";
+    mix += WriteOpName(op);
+  }
+  std::string text = fmt::format(
+      "writes: {} clients, {:.1f} s, namespace {}, mix {}, run {}\n",
+      report.options.clients, report.elapsed_seconds,
+      report.options.namespace_name, mix, report.options.run_id);
+  text += fmt::format("{:<8} {:>9} {:>10} {:>8} {:>8} {:>8} {:>9}  {}\n", "op",
+                      "ok", "ops/s", "p50 ms", "p90 ms", "p99 ms", "max ms",
+                      "errors by status");
+  for (const OpReport& op : report.ops) text += OpLine(op);
+  text += OpLine(report.total);
+  return text;
+}
+
+std::string FormatWritesReportJson(const WritesReport& report) {
+  json ops = json::object();
+  for (const OpReport& op : report.ops) ops[op.name] = OpJson(op);
+  json mix = json::array();
+  for (const WriteOp op : report.options.mix) mix.push_back(WriteOpName(op));
+  const json document = {
+      {"scenario", "writes"},
+      {"clients", report.options.clients},
+      {"namespace", report.options.namespace_name},
+      {"mix", mix},
+      {"run_id", report.options.run_id},
+      {"elapsed_seconds", report.elapsed_seconds},
+      {"ops", ops},
+      {"total", OpJson(report.total)},
+  };
+  return document.dump(2) + "\n";
+}
+
+}  // namespace dralloc::load

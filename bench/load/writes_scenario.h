@@ -1,0 +1,78 @@
+// The `writes` scenario: N client threads, each on its own kept-alive
+// connection, create ResourceClaims and read and update them for a fixed
+// time; reports throughput, latency percentiles and errors per operation.
+#ifndef DRALLOC_BENCH_LOAD_WRITES_SCENARIO_H_
+#define DRALLOC_BENCH_LOAD_WRITES_SCENARIO_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "load/latency_summary.h"
+#include "load/load_support.h"
+#include "load/load_target.h"
+
+namespace dralloc::load {
+
+enum class WriteOp {
+  // POST a new claim (unique name).
+  kCreate,
+  // GET the claim this client last created.
+  kGet,
+  // PUT the last returned state with a changed metadata.labels entry; the
+  // body carries the returned resourceVersion, so it is a conditional update.
+  kUpdate,
+};
+
+std::string_view WriteOpName(WriteOp op);
+
+// Parses "create,get,update" (any order, repeats allowed: an op named twice
+// runs twice per round). kInvalidArgument for empty or unknown entries.
+StatusOr<std::vector<WriteOp>> ParseWriteMix(std::string_view mix);
+
+struct WritesOptions {
+  LoadTarget target;
+  int clients = 4;
+  double duration_seconds = 10;
+  std::string namespace_name = "default";
+  std::vector<WriteOp> mix = {WriteOp::kCreate, WriteOp::kGet,
+                              WriteOp::kUpdate};
+  // When set, every acknowledged create (HTTP 201) is appended to this file
+  // as "NAME RESOURCEVERSION\n" and flushed at once (crash tests read it).
+  std::string ack_log_path;
+  // Keeps object names of separate runs apart; MakeRunId() when empty.
+  std::string run_id;
+};
+
+struct OpReport {
+  std::string name;
+  std::int64_t succeeded = 0;
+  std::int64_t failed = 0;
+  // Successful requests per second of the run.
+  double ops_per_second = 0;
+  // Latency of successful requests.
+  LatencySummary latency;
+  ErrorCounts errors;
+};
+
+struct WritesReport {
+  WritesOptions options;
+  double elapsed_seconds = 0;
+  std::vector<OpReport> ops;  // one per distinct op in the mix
+  OpReport total;
+
+  bool HasErrors() const { return total.failed > 0; }
+};
+
+// Runs the scenario. Request failures are counted in the report; the Status
+// is an error only when the run cannot start (namespace, ack log).
+StatusOr<WritesReport> RunWritesScenario(const WritesOptions& options);
+
+std::string FormatWritesReportText(const WritesReport& report);
+std::string FormatWritesReportJson(const WritesReport& report);
+
+}  // namespace dralloc::load
+
+#endif  // DRALLOC_BENCH_LOAD_WRITES_SCENARIO_H_

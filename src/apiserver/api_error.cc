@@ -1,0 +1,146 @@
+#include "apiserver/api_error.h"
+
+#include <fmt/format.h>
+
+namespace dralloc::apiserver {
+namespace {
+
+Json Details(const api::ResourceInfo& info, std::string_view name,
+             std::string_view kind) {
+  Json details = Json::object();
+  if (!name.empty()) details["name"] = name;
+  details["group"] = info.group;
+  details["kind"] = kind;
+  return details;
+}
+
+std::string_view CauseReason(api::FieldErrorType type) {
+  using T = api::FieldErrorType;
+  switch (type) {
+    case T::kNotFound:
+      return "FieldValueNotFound";
+    case T::kRequired:
+      return "FieldValueRequired";
+    case T::kDuplicate:
+      return "FieldValueDuplicate";
+    case T::kInvalid:
+      return "FieldValueInvalid";
+    case T::kNotSupported:
+      return "FieldValueNotSupported";
+    case T::kForbidden:
+      return "FieldValueForbidden";
+    case T::kTooLong:
+      return "FieldValueTooLong";
+    case T::kTooMany:
+      return "FieldValueTooMany";
+    case T::kInternal:
+      return "InternalError";
+    case T::kTypeInvalid:
+      return "FieldValueTypeInvalid";
+    case T::kUnknownField:
+      return "FieldValueInvalid";
+  }
+  return "FieldValueInvalid";
+}
+
+}  // namespace
+
+Json ApiError::ToStatus() const {
+  Json status = {{"kind", "Status"},           {"apiVersion", "v1"},
+                 {"metadata", Json::object()}, {"status", "Failure"},
+                 {"message", message},         {"reason", reason}};
+  if (!details.is_null()) status["details"] = details;
+  status["code"] = code;
+  return status;
+}
+
+ApiError NotFound(const api::ResourceInfo& info, std::string_view name) {
+  return {404, "NotFound",
+          fmt::format("{} \"{}\" not found", info.QualifiedResource(), name),
+          Details(info, name, info.plural)};
+}
+
+ApiError AlreadyExists(const api::ResourceInfo& info, std::string_view name) {
+  return {
+      409, "AlreadyExists",
+      fmt::format("{} \"{}\" already exists", info.QualifiedResource(), name),
+      Details(info, name, info.plural)};
+}
+
+ApiError Conflict(const api::ResourceInfo& info, std::string_view name,
+                  std::string_view detail) {
+  return {409, "Conflict",
+          fmt::format("Operation cannot be fulfilled on {} \"{}\": {}",
+                      info.QualifiedResource(), name, detail),
+          Details(info, name, info.plural)};
+}
+
+ApiError Invalid(const api::ResourceInfo& info, std::string_view name,
+                 const api::ErrorList& errors) {
+  std::string kind(info.kind);
+  if (!info.group.empty()) kind += "." + std::string(info.group);
+  std::string message = fmt::format("{} \"{}\" is invalid: ", kind, name);
+  if (errors.size() == 1) {
+    message += errors[0].ToString();
+  } else {
+    message += "[";
+    for (size_t i = 0; i < errors.size(); ++i) {
+      if (i > 0) message += ", ";
+      message += errors[i].ToString();
+    }
+    message += "]";
+  }
+  Json details = Details(info, name, info.kind);
+  Json causes = Json::array();
+  for (const api::FieldError& error : errors) {
+    std::string cause_message(api::FieldErrorTypeText(error.type));
+    if (!error.bad_value.empty()) cause_message += ": " + error.bad_value;
+    if (!error.detail.empty()) cause_message += ": " + error.detail;
+    causes.push_back({{"reason", CauseReason(error.type)},
+                      {"message", cause_message},
+                      {"field", error.field}});
+  }
+  details["causes"] = std::move(causes);
+  return {422, "Invalid", std::move(message), std::move(details)};
+}
+
+ApiError BadRequest(std::string message) {
+  return {400, "BadRequest", std::move(message), nullptr};
+}
+ApiError Forbidden(std::string message) {
+  return {403, "Forbidden", std::move(message), nullptr};
+}
+ApiError Gone(std::string message) {
+  return {410, "Expired", std::move(message), nullptr};
+}
+ApiError MethodNotAllowed(std::string message) {
+  return {405, "MethodNotAllowed", std::move(message), nullptr};
+}
+ApiError UnsupportedMediaType(std::string message) {
+  return {415, "UnsupportedMediaType", std::move(message), nullptr};
+}
+ApiError NotFoundPath(std::string_view path) {
+  return {404, "NotFound",
+          fmt::format("the server could not find the requested resource ({})",
+                      path),
+          nullptr};
+}
+
+ApiError StorageError(const api::ResourceInfo& info, std::string_view name,
+                      const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kNotFound:
+      return NotFound(info, name);
+    case StatusCode::kAlreadyExists:
+      return AlreadyExists(info, name);
+    case StatusCode::kAborted:
+      return Conflict(info, name);
+    case StatusCode::kOutOfRange:
+      return Gone(status.message());
+    default:
+      return {503, "ServiceUnavailable",
+              fmt::format("storage error: {}", status.message()), nullptr};
+  }
+}
+
+}  // namespace dralloc::apiserver

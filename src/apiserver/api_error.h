@@ -1,0 +1,67 @@
+// ApiError: a failed request as Kubernetes reports it (a meta/v1 Status).
+#ifndef DRALLOC_APISERVER_API_ERROR_H_
+#define DRALLOC_APISERVER_API_ERROR_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include "api/field_error.h"
+#include "api/resource_registry.h"
+#include "common/status.h"
+
+namespace dralloc::apiserver {
+
+using Json = nlohmann::ordered_json;
+
+struct ApiError {
+  int code = 500;
+  std::string reason;  // "NotFound", "AlreadyExists", "Invalid", ...
+  std::string message;
+  Json details = nullptr;  // Status.details, or null
+
+  // The Status object sent as the response body.
+  Json ToStatus() const;
+};
+
+// A value or the ApiError explaining why there is none.
+template <typename T>
+class ApiOr {
+ public:
+  ApiOr(T value) : value_(std::move(value)) {}         // NOLINT
+  ApiOr(ApiError error) : value_(std::move(error)) {}  // NOLINT
+  bool ok() const { return value_.index() == 0; }
+  T& value() { return std::get<0>(value_); }
+  const T& value() const { return std::get<0>(value_); }
+  T* operator->() { return &value(); }
+  T& operator*() { return value(); }
+  const ApiError& error() const { return std::get<1>(value_); }
+
+ private:
+  std::variant<T, ApiError> value_;
+};
+
+ApiError NotFound(const api::ResourceInfo& info, std::string_view name);
+ApiError AlreadyExists(const api::ResourceInfo& info, std::string_view name);
+ApiError Conflict(const api::ResourceInfo& info, std::string_view name,
+                  std::string_view detail =
+                      "the object has been modified; please apply your "
+                      "changes to the latest version and try again");
+// 422 with one cause per field error.
+ApiError Invalid(const api::ResourceInfo& info, std::string_view name,
+                 const api::ErrorList& errors);
+ApiError BadRequest(std::string message);
+ApiError Forbidden(std::string message);
+ApiError Gone(std::string message);
+ApiError MethodNotAllowed(std::string message);
+ApiError UnsupportedMediaType(std::string message);
+ApiError NotFoundPath(std::string_view path);
+// Maps a failed storage operation to the HTTP error a client should see.
+ApiError StorageError(const api::ResourceInfo& info, std::string_view name,
+                      const Status& status);
+
+}  // namespace dralloc::apiserver
+
+#endif  // DRALLOC_APISERVER_API_ERROR_H_

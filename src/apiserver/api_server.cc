@@ -1,0 +1,578 @@
+#include "apiserver/api_server.h"
+
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <random>
+
+#include "api/resource_registry.h"
+#include "apiserver/discovery.h"
+#include "apiserver/openapi_builder.h"
+#include "apiserver/table_printer.h"
+#include "common/log.h"
+
+namespace dralloc::apiserver {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::string_view> SplitPath(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (start < path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > start) parts.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
+void SendJson(ResponseWriter& writer, int code, std::string body,
+              const std::vector<std::string>& warnings = {}) {
+  for (const std::string& warning : warnings) {
+    writer.AddHeader("Warning", "299 - " + Json(warning).dump());
+  }
+  writer.Send(code, "application/json", std::move(body));
+}
+
+void SendError(ResponseWriter& writer, const ApiError& error) {
+  SendJson(writer, error.code, error.ToStatus().dump());
+}
+
+bool Truthy(const std::string& value) {
+  return value == "true" || value == "1" || value == "True";
+}
+
+// Replaces the first resourceVersion value (the object's own, in
+// metadata) with `revision`: DELETED events carry the deletion revision.
+std::string WithResourceVersion(std::string json, int64_t revision) {
+  static constexpr std::string_view kField = "\"resourceVersion\":\"";
+  const size_t at = json.find(kField);
+  if (at == std::string::npos) return json;
+  const size_t start = at + kField.size();
+  const size_t end = json.find('"', start);
+  if (end == std::string::npos) return json;
+  json.replace(start, end - start, std::to_string(revision));
+  return json;
+}
+
+// The Table form of a list or of one object, for kubectl.
+std::string AsTable(const api::ResourceInfo& info, const std::string& body) {
+  Json parsed = Json::parse(body, nullptr, false);
+  if (parsed.is_discarded()) return body;
+  std::vector<std::string> objects;
+  Json metadata = Json::object();
+  if (parsed.contains("items")) {
+    for (const Json& item : parsed["items"]) objects.push_back(item.dump());
+    metadata = parsed.value("metadata", Json::object());
+  } else {
+    objects.push_back(body);
+    metadata["resourceVersion"] =
+        parsed["metadata"].value("resourceVersion", "");
+  }
+  return MakeTable(info, objects, metadata).dump();
+}
+
+}  // namespace
+
+// What a request path names.
+struct ApiServer::Route {
+  RequestScope scope;
+  bool all_namespaces = false;
+};
+
+ApiServer::ApiServer(ApiServerOptions options, store::Store& store)
+    : options_(std::move(options)),
+      store_(store),
+      storage_(store),
+      garbage_collector_(storage_) {}
+
+ApiServer::~ApiServer() { Stop(); }
+
+void ApiServer::EnsureNamespace(const std::string& name) {
+  if (store_.Get("/namespaces/" + name)) return;
+  RequestScope scope{api::FindResourceByKind("Namespace"), "v1", "", name, ""};
+  auto created = storage_.Create(
+      scope,
+      fmt::format(
+          R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})",
+          name),
+      {});
+  if (!created.ok()) {
+    log::Warn("apiserver", "creating namespace {}: {}", name,
+              created.error().message);
+  }
+}
+
+Status ApiServer::Start() {
+  for (const char* ns :
+       {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    EnsureNamespace(ns);
+  }
+  garbage_collector_.Start();
+  http_ = std::make_unique<HttpServer>(
+      HttpServerOptions{options_.host, options_.port, 3u << 20},
+      [this](const HttpRequest& request, ResponseWriter& writer) {
+        Handle(request, writer);
+      });
+  return http_->Start();
+}
+
+void ApiServer::Stop() {
+  if (http_) {
+    http_->Stop([this] { store_.Shutdown(); });
+    http_.reset();
+  }
+  garbage_collector_.Stop();
+}
+
+void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
+  const auto start = Clock::now();
+  std::string verb = request.method;
+  std::string resource = "";
+  int code = 200;
+  // Wraps the writer to learn the status code for metrics.
+  struct CodeRecorder : ResponseWriter {
+    ResponseWriter& inner;
+    int& code;
+    CodeRecorder(ResponseWriter& w, int& c) : inner(w), code(c) {}
+    void AddHeader(std::string n, std::string v) override {
+      inner.AddHeader(std::move(n), std::move(v));
+    }
+    void Send(int status, std::string type, std::string body) override {
+      code = status;
+      inner.Send(status, std::move(type), std::move(body));
+    }
+    bool StartStream(std::string type) override {
+      return inner.StartStream(std::move(type));
+    }
+    bool WriteChunk(std::string_view data) override {
+      return inner.WriteChunk(data);
+    }
+    bool ClientGone() override { return inner.ClientGone(); }
+  } recorder(writer, code);
+
+  if (!ServeNonResource(request, recorder)) {
+    // /api/v1/... or /apis/<group>/<version>/...
+    std::vector<std::string_view> parts = SplitPath(request.path);
+    Route route;
+    size_t i = 0;
+    std::string_view group, version;
+    if (parts.size() >= 3 && parts[0] == "api") {
+      version = parts[1];
+      i = 2;
+    } else if (parts.size() >= 4 && parts[0] == "apis") {
+      group = parts[1];
+      version = parts[2];
+      i = 3;
+    }
+    const api::ResourceInfo* info = nullptr;
+    if (i != 0) {
+      std::vector<std::string_view> rest(parts.begin() + i, parts.end());
+      if (rest.size() >= 3 && rest[0] == "namespaces") {
+        const api::ResourceInfo* nested =
+            api::FindResource(group, version, rest[2]);
+        if (nested != nullptr && nested->namespaced) {
+          info = nested;
+          route.scope.namespace_ = std::string(rest[1]);
+          rest.erase(rest.begin(), rest.begin() + 3);
+        }
+      }
+      if (info == nullptr) {
+        info = api::FindResource(group, version, rest[0]);
+        rest.erase(rest.begin());
+        route.all_namespaces = info != nullptr && info->namespaced;
+      }
+      if (info != nullptr && rest.size() <= 2) {
+        route.scope.info = info;
+        route.scope.version = std::string(version);
+        if (!rest.empty()) route.scope.name = std::string(rest[0]);
+        if (rest.size() == 2) route.scope.subresource = std::string(rest[1]);
+      }
+    }
+    if (route.scope.info == nullptr ||
+        (!route.scope.subresource.empty() &&
+         (route.scope.subresource != "status" || !info->has_status))) {
+      SendError(recorder, NotFoundPath(request.path));
+    } else if (route.all_namespaces && !route.scope.name.empty()) {
+      SendError(recorder, NotFoundPath(request.path));
+    } else {
+      resource = std::string(route.scope.info->plural);
+      ServeResource(request, route, recorder, verb);
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  if (verb != "WATCH") {
+    metrics_.ObserveRequest(verb, resource, code, seconds);
+  }
+  log::Debug("apiserver", "{} {} {} {:.3f}ms", request.method, request.path,
+             code, seconds * 1000);
+}
+
+bool ApiServer::ServeNonResource(const HttpRequest& request,
+                                 ResponseWriter& writer) {
+  const std::string& path = request.path;
+  if (request.method != "GET" &&
+      (path == "/version" || path == "/api" || path == "/apis" ||
+       path.starts_with("/openapi") || path == "/healthz" || path == "/livez" ||
+       path == "/readyz" || path == "/metrics")) {
+    SendError(writer,
+              MethodNotAllowed(fmt::format(
+                  "the server does not allow this method on {}", path)));
+    return true;
+  }
+  if (path == "/version" || path == "/version/") {
+    SendJson(writer, 200, VersionDocument(options_.version_minor).dump());
+    return true;
+  }
+  if (path == "/healthz" || path == "/livez" || path == "/readyz") {
+    writer.Send(200, "text/plain; charset=utf-8", "ok");
+    return true;
+  }
+  if (path == "/metrics") {
+    writer.Send(200, "text/plain; version=0.0.4", metrics_.Render());
+    return true;
+  }
+  if (path == "/api" || path == "/apis") {
+    const bool core = path == "/api";
+    if (WantsAggregatedDiscovery(request.accept)) {
+      writer.Send(200, std::string(kAggregatedDiscoveryContentType),
+                  AggregatedDiscovery(core).dump());
+    } else {
+      SendJson(writer, 200,
+               (core ? LegacyApiVersions() : LegacyApiGroupList()).dump());
+    }
+    return true;
+  }
+  std::vector<std::string_view> parts = SplitPath(path);
+  if (request.method == "GET" && parts.size() == 2 && parts[0] == "api") {
+    if (auto list = ApiResourceList("", parts[1])) {
+      SendJson(writer, 200, list->dump());
+    } else {
+      SendError(writer, NotFoundPath(path));
+    }
+    return true;
+  }
+  if (request.method == "GET" && parts.size() == 2 && parts[0] == "apis") {
+    if (auto group = ApiGroup(parts[1])) {
+      SendJson(writer, 200, group->dump());
+    } else {
+      SendError(writer, NotFoundPath(path));
+    }
+    return true;
+  }
+  if (request.method == "GET" && parts.size() == 3 && parts[0] == "apis") {
+    if (auto list = ApiResourceList(parts[1], parts[2])) {
+      SendJson(writer, 200, list->dump());
+    } else {
+      SendError(writer, NotFoundPath(path));
+    }
+    return true;
+  }
+  if (path == "/openapi/v3" || path == "/openapi/v3/") {
+    SendJson(writer, 200, OpenApiRootIndex().dump());
+    return true;
+  }
+  if (path.starts_with("/openapi/v3/")) {
+    const std::string* text = OpenApiDocumentText(path.substr(12));
+    if (text == nullptr) {
+      SendError(writer, NotFoundPath(path));
+    } else {
+      writer.AddHeader("Etag",
+                       "\"" + OpenApiDocumentHash(path.substr(12)) + "\"");
+      SendJson(writer, 200, *text);
+    }
+    return true;
+  }
+  if (path.starts_with("/openapi/")) {
+    SendError(writer, NotFoundPath(path));
+    return true;
+  }
+  return false;
+}
+
+void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
+                              ResponseWriter& writer, std::string& verb) {
+  const RequestScope& scope = route.scope;
+  const std::string& method = request.method;
+  WriteOptions write;
+  write.dry_run = request.Query("dryRun") == "All";
+  if (request.HasQuery("dryRun") && !write.dry_run) {
+    SendError(writer, BadRequest(fmt::format(
+                          "dryRun: Unsupported value: \"{}\": supported "
+                          "values: \"All\"",
+                          request.Query("dryRun"))));
+    return;
+  }
+  write.field_manager = request.Query("fieldManager");
+  write.force = Truthy(request.Query("force"));
+  const std::string validation = request.Query("fieldValidation");
+  if (validation == "Strict") {
+    write.field_validation = FieldValidation::kStrict;
+  } else if (validation == "Ignore") {
+    write.field_validation = FieldValidation::kIgnore;
+  } else if (validation.empty() || validation == "Warn") {
+    write.field_validation = FieldValidation::kWarn;
+  } else {
+    SendError(writer, BadRequest(fmt::format(
+                          "fieldValidation: Unsupported value: \"{}\": "
+                          "supported values: \"Ignore\", \"Strict\", \"Warn\"",
+                          validation)));
+    return;
+  }
+  if (write.field_manager.empty() && method != "GET") {
+    // Kubernetes derives a manager from the user agent.
+    write.field_manager =
+        request.user_agent.substr(0, request.user_agent.find('/'));
+  }
+
+  const auto send_write = [&](ApiOr<WriteResult> result) {
+    if (!result.ok()) return SendError(writer, result.error());
+    SendJson(writer, result->code, std::move(result->body), result->warnings);
+  };
+
+  if (scope.name.empty()) {
+    if (method == "GET") {
+      ListOptions list;
+      auto labels = LabelSelector::Parse(request.Query("labelSelector"));
+      if (!labels.ok())
+        return SendError(writer, BadRequest(labels.status().message()));
+      auto fields = FieldSelector::Parse(request.Query("fieldSelector"),
+                                         scope.info->field_labels);
+      if (!fields.ok())
+        return SendError(writer, BadRequest(fields.status().message()));
+      list.labels = std::move(*labels);
+      list.fields = std::move(*fields);
+      if (Truthy(request.Query("watch"))) {
+        verb = "WATCH";
+        return ServeWatch(request, scope, list, writer);
+      }
+      verb = "LIST";
+      const std::string limit = request.Query("limit");
+      if (!limit.empty()) {
+        char* end = nullptr;
+        const long long value = std::strtoll(limit.c_str(), &end, 10);
+        if (*end != '\0' || value < 0) {
+          return SendError(writer,
+                           BadRequest("limit must be a non-negative integer"));
+        }
+        list.limit = static_cast<size_t>(value);
+      }
+      list.continue_token = request.Query("continue");
+      auto body = storage_.List(scope, list);
+      if (!body.ok()) return SendError(writer, body.error());
+      if (WantsTable(request.accept)) *body = AsTable(*scope.info, *body);
+      return SendJson(writer, 200, std::move(*body));
+    }
+    if (method == "POST") {
+      if (route.all_namespaces) {
+        return SendError(writer, MethodNotAllowed("create needs a namespace"));
+      }
+      verb = "CREATE";
+      return send_write(storage_.Create(scope, request.body, write));
+    }
+    if (method == "DELETE") {
+      verb = "DELETECOLLECTION";
+      auto labels = LabelSelector::Parse(request.Query("labelSelector"));
+      if (!labels.ok())
+        return SendError(writer, BadRequest(labels.status().message()));
+      auto fields = FieldSelector::Parse(request.Query("fieldSelector"),
+                                         scope.info->field_labels);
+      if (!fields.ok())
+        return SendError(writer, BadRequest(fields.status().message()));
+      store::ListResult all = store_.List(
+          ResourceStorage::Prefix(*scope.info, scope.namespace_), "", 0);
+      std::string items;
+      for (const store::KeyValue& kv : all.items) {
+        if (!ResourceStorage::Selected(scope, kv.value ? *kv.value : "",
+                                       *labels, *fields)) {
+          continue;
+        }
+        if (!write.dry_run) storage_.DeleteKey(kv.key);
+        auto item = storage_.ToVersion(scope, *kv.value);
+        if (!item.ok()) continue;
+        if (!items.empty()) items += ',';
+        items += *item;
+      }
+      return SendJson(
+          writer, 200,
+          fmt::format(
+              R"({{"kind":"{}List","apiVersion":"{}","metadata":{{}},"items":[{}]}})",
+              scope.info->kind, scope.info->GroupVersion(scope.version),
+              items));
+    }
+    return SendError(writer,
+                     MethodNotAllowed(fmt::format(
+                         "method {} is not allowed on a collection", method)));
+  }
+  if (method == "GET") {
+    verb = "GET";
+    auto body = storage_.Get(scope);
+    if (!body.ok()) return SendError(writer, body.error());
+    if (WantsTable(request.accept)) *body = AsTable(*scope.info, *body);
+    return SendJson(writer, 200, std::move(*body));
+  }
+  if (method == "PUT") {
+    verb = "UPDATE";
+    return send_write(storage_.Update(scope, request.body, write));
+  }
+  if (method == "PATCH") {
+    verb = "PATCH";
+    return send_write(
+        storage_.Patch(scope, request.content_type, request.body, write));
+  }
+  if (method == "DELETE" && scope.subresource.empty()) {
+    verb = "DELETE";
+    return send_write(storage_.Delete(scope, request.body, write));
+  }
+  SendError(writer,
+            MethodNotAllowed(fmt::format("method {} is not allowed on {}",
+                                         method, request.path)));
+}
+
+void ApiServer::ServeWatch(const HttpRequest& request,
+                           const RequestScope& scope, const ListOptions& list,
+                           ResponseWriter& writer) {
+  const std::string rv_text = request.Query("resourceVersion");
+  const bool send_initial_param = request.HasQuery("sendInitialEvents");
+  const bool send_initial = Truthy(request.Query("sendInitialEvents"));
+  const bool bookmarks = Truthy(request.Query("allowWatchBookmarks"));
+  if (send_initial_param && send_initial &&
+      request.Query("resourceVersionMatch") != "NotOlderThan") {
+    return SendError(
+        writer,
+        Invalid(*scope.info, "",
+                {api::Forbidden(api::FieldPath("resourceVersionMatch"),
+                                "sendInitialEvents requires setting "
+                                "resourceVersionMatch to NotOlderThan")}));
+  }
+  int64_t from = 0;
+  bool synthetic = send_initial ||
+                   (!send_initial_param && (rv_text.empty() || rv_text == "0"));
+  if (!rv_text.empty() && !send_initial) {
+    char* end = nullptr;
+    from = std::strtoll(rv_text.c_str(), &end, 10);
+    if (*end != '\0' || from < 0) {
+      return SendError(
+          writer,
+          BadRequest(fmt::format("invalid resource version \"{}\"", rv_text)));
+    }
+  }
+  const std::string prefix =
+      ResourceStorage::Prefix(*scope.info, scope.namespace_);
+  std::vector<store::KeyValue> initial;
+  if (synthetic) {
+    store::ListResult snapshot = store_.List(prefix, "", 0);
+    from = snapshot.revision;
+    initial = std::move(snapshot.items);
+  }
+  const std::string group_version = scope.info->GroupVersion(scope.version);
+  auto watcher = store_.Watch(prefix, from);
+  if (!watcher.ok()) {
+    if (watcher.status().code() == StatusCode::kOutOfRange) {
+      // As upstream: 200, then one ERROR event with a 410 Status.
+      writer.StartStream("application/json");
+      ApiError gone = Gone(watcher.status().message());
+      writer.WriteChunk(
+          Json{{"type", "ERROR"}, {"object", gone.ToStatus()}}.dump() + "\n");
+      return;
+    }
+    return SendError(writer, StorageError(*scope.info, "", watcher.status()));
+  }
+  int timeout_seconds = options_.max_watch_seconds;
+  if (const std::string t = request.Query("timeoutSeconds"); !t.empty()) {
+    timeout_seconds =
+        std::clamp(std::atoi(t.c_str()), 0, options_.max_watch_seconds);
+  }
+  const auto deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
+  if (!writer.StartStream("application/json")) return;
+  metrics_.WatchOpened();
+  const auto line = [&](std::string_view type, const std::string& object) {
+    std::string out;
+    out.reserve(object.size() + 32);
+    out += R"({"type":")";
+    out += type;
+    out += R"(","object":)";
+    out += object;
+    out += "}\n";
+    return out;
+  };
+  const auto bookmark = [&](int64_t revision, bool initial_end) {
+    Json metadata = {{"resourceVersion", std::to_string(revision)}};
+    if (initial_end) {
+      metadata["annotations"] = {{"k8s.io/initial-events-end", "true"}};
+    }
+    return line("BOOKMARK", Json{{"kind", scope.info->kind},
+                                 {"apiVersion", group_version},
+                                 {"metadata", metadata}}
+                                .dump());
+  };
+  const bool table = WantsTable(request.accept);
+  const auto render = [&](std::string object) {
+    return table ? AsTable(*scope.info, object) : object;
+  };
+  bool open = true;
+  {
+    std::string batch;
+    for (const store::KeyValue& kv : initial) {
+      if (!ResourceStorage::Selected(scope, *kv.value, list.labels,
+                                     list.fields)) {
+        continue;
+      }
+      auto object = storage_.ToVersion(scope, *kv.value);
+      if (object.ok()) batch += line("ADDED", render(std::move(*object)));
+      if (batch.size() > (1u << 20)) {
+        open = writer.WriteChunk(batch);
+        batch.clear();
+        if (!open) break;
+      }
+    }
+    if (open && send_initial && bookmarks) batch += bookmark(from, true);
+    if (open && !batch.empty()) open = writer.WriteChunk(batch);
+  }
+  auto last_bookmark = Clock::now();
+  while (open && Clock::now() < deadline) {
+    auto events = (*watcher)->Next(std::chrono::milliseconds(1000));
+    if (!events.ok()) {
+      if (events.status().code() == StatusCode::kOutOfRange) {
+        ApiError gone = Gone(events.status().message());
+        writer.WriteChunk(
+            Json{{"type", "ERROR"}, {"object", gone.ToStatus()}}.dump() + "\n");
+      }
+      break;
+    }
+    std::string batch;
+    for (const store::WatchEvent& event : *events) {
+      if (!ResourceStorage::Selected(scope, *event.kv.value, list.labels,
+                                     list.fields)) {
+        continue;
+      }
+      auto object = storage_.ToVersion(scope, *event.kv.value);
+      if (!object.ok()) continue;
+      if (event.type == store::WatchEvent::Type::kDelete) {
+        batch +=
+            line("DELETED", render(WithResourceVersion(std::move(*object),
+                                                       event.kv.mod_revision)));
+      } else {
+        batch += line(event.created() ? "ADDED" : "MODIFIED",
+                      render(std::move(*object)));
+      }
+    }
+    if (bookmarks && Clock::now() - last_bookmark > std::chrono::seconds(30)) {
+      batch += bookmark((*watcher)->revision(), false);
+      last_bookmark = Clock::now();
+    }
+    if (!batch.empty()) {
+      open = writer.WriteChunk(batch);
+    } else if (writer.ClientGone()) {
+      open = false;
+    }
+  }
+  metrics_.WatchClosed();
+}
+
+}  // namespace dralloc::apiserver

@@ -1,0 +1,61 @@
+// ApiServer: a Kubernetes-compatible API server for the resources dralloc
+// serves, over a Store.
+#ifndef DRALLOC_APISERVER_API_SERVER_H_
+#define DRALLOC_APISERVER_API_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "apiserver/garbage_collector.h"
+#include "apiserver/http_server.h"
+#include "apiserver/metrics.h"
+#include "apiserver/resource_storage.h"
+#include "store/store.h"
+
+namespace dralloc::apiserver {
+
+struct ApiServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 6443;  // 0: a free port
+  // The minor version /version reports (kubectl's dispatcher picks the
+  // kubectl binary by it).
+  std::string version_minor = "33";
+  // Upper bound of a watch that asks for no timeout.
+  int max_watch_seconds = 1800;
+};
+
+class ApiServer {
+ public:
+  ApiServer(ApiServerOptions options, store::Store& store);
+  ~ApiServer();
+
+  // Creates the default namespaces, starts the garbage collector and
+  // listens.
+  Status Start();
+  void Stop();
+  uint16_t port() const { return http_ ? http_->port() : 0; }
+  ResourceStorage& storage() { return storage_; }
+
+  // Serves one request (exposed for tests that bypass the network).
+  void Handle(const HttpRequest& request, ResponseWriter& writer);
+
+ private:
+  struct Route;
+  void ServeResource(const HttpRequest& request, const Route& route,
+                     ResponseWriter& writer, std::string& verb);
+  void ServeWatch(const HttpRequest& request, const RequestScope& scope,
+                  const ListOptions& list, ResponseWriter& writer);
+  bool ServeNonResource(const HttpRequest& request, ResponseWriter& writer);
+  void EnsureNamespace(const std::string& name);
+
+  ApiServerOptions options_;
+  store::Store& store_;
+  ResourceStorage storage_;
+  Metrics metrics_;
+  GarbageCollector garbage_collector_;
+  std::unique_ptr<HttpServer> http_;
+};
+
+}  // namespace dralloc::apiserver
+
+#endif  // DRALLOC_APISERVER_API_SERVER_H_

@@ -1,0 +1,889 @@
+#include "apiserver/resource_storage.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <chrono>
+#include <ctime>
+#include <random>
+
+#include "api/codec.h"
+#include "api/validation/validation.h"
+#include "encoding/document_reader.h"
+#include "patch/json_patch.h"
+#include "patch/merge_patch.h"
+#include "patch/patch_schema.h"
+#include "patch/server_side_apply.h"
+#include "patch/strategic_merge_patch.h"
+
+namespace dralloc::apiserver {
+namespace {
+
+constexpr int kMaxWriteAttempts = 64;
+constexpr std::string_view kAdminAccessLabel =
+    "resource.kubernetes.io/admin-access";
+
+bool IsStorageVersion(const RequestScope& scope) {
+  return scope.version == scope.info->versions[0];
+}
+
+template <typename T>
+constexpr bool kHasStatus = requires(T t) {
+  t.status;
+};
+template <typename T>
+constexpr bool kHasSpec = requires(T t) {
+  t.spec;
+};
+
+simdjson::dom::parser& Parser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
+// A field selector's view of a stored object: dotted paths into its JSON.
+std::string FieldValue(simdjson::dom::element root, std::string_view field) {
+  if (field == "source") field = "source.component";
+  simdjson::dom::element e = root;
+  while (!field.empty()) {
+    const size_t dot = field.find('.');
+    const std::string_view part = field.substr(0, dot);
+    field = dot == std::string_view::npos ? std::string_view()
+                                          : field.substr(dot + 1);
+    simdjson::dom::element child;
+    if (e[part].get(child) != simdjson::SUCCESS) return {};
+    e = child;
+  }
+  if (e.is_string()) return std::string(e.get_string().value());
+  if (e.is_bool()) return e.get_bool().value() ? "true" : "false";
+  if (e.is_int64()) return std::to_string(e.get_int64().value());
+  return {};
+}
+
+void ApplyDefaults(api::Object& object) {
+  auto default_request = [](std::string& mode, int64_t& count) {
+    if (mode.empty()) mode = "ExactCount";
+    if (mode == "ExactCount" && count == 0) count = 1;
+  };
+  auto default_claim_spec = [&](api::ResourceClaimSpec& spec) {
+    for (api::DeviceRequest& request : spec.devices.requests) {
+      if (request.exactly) {
+        default_request(request.exactly->allocation_mode,
+                        request.exactly->count);
+      }
+      for (api::DeviceSubRequest& sub : request.first_available) {
+        default_request(sub.allocation_mode, sub.count);
+      }
+    }
+  };
+  if (auto* claim = std::get_if<api::ResourceClaim>(&object)) {
+    default_claim_spec(claim->spec);
+  } else if (auto* tmpl = std::get_if<api::ResourceClaimTemplate>(&object)) {
+    default_claim_spec(tmpl->spec.spec);
+  } else if (auto* pod = std::get_if<api::Pod>(&object)) {
+    if (pod->status.phase.empty()) pod->status.phase = "Pending";
+  } else if (auto* ns = std::get_if<api::Namespace>(&object)) {
+    if (ns->status.phase.empty()) ns->status.phase = "Active";
+  }
+}
+
+bool RequestsAdminAccess(const api::ResourceClaimSpec& spec) {
+  for (const api::DeviceRequest& request : spec.devices.requests) {
+    if (request.exactly && request.exactly->admin_access.value_or(false)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Immutable fields of an update, as field errors.
+api::ErrorList ValidateImmutable(const api::Object& next,
+                                 const api::Object& old) {
+  api::ErrorList errors;
+  const auto immutable = [&](bool same, std::string_view field) {
+    if (!same) {
+      errors.push_back(
+          api::Invalid(api::FieldPath(field), "", "field is immutable"));
+    }
+  };
+  if (auto* claim = std::get_if<api::ResourceClaim>(&next)) {
+    immutable(claim->spec == std::get<api::ResourceClaim>(old).spec, "spec");
+  } else if (auto* slice = std::get_if<api::ResourceSlice>(&next)) {
+    const auto& before = std::get<api::ResourceSlice>(old).spec;
+    immutable(slice->spec.driver == before.driver, "spec.driver");
+    immutable(slice->spec.pool.name == before.pool.name, "spec.pool.name");
+    immutable(slice->spec.node_name == before.node_name, "spec.nodeName");
+  } else if (auto* tmpl = std::get_if<api::ResourceClaimTemplate>(&next)) {
+    immutable(tmpl->spec == std::get<api::ResourceClaimTemplate>(old).spec,
+              "spec");
+  }
+  return errors;
+}
+
+// The subset of DeleteOptions the server honours.
+struct DeleteOptions {
+  std::string uid;
+  std::string resource_version;
+};
+
+ApiOr<DeleteOptions> ParseDeleteOptions(std::string_view body) {
+  DeleteOptions options;
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return options;
+  }
+  Json json = Json::parse(body, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) {
+    return BadRequest("the DeleteOptions body is not a JSON object");
+  }
+  if (auto it = json.find("preconditions");
+      it != json.end() && it->is_object()) {
+    if (auto uid = it->find("uid"); uid != it->end() && uid->is_string()) {
+      options.uid = uid->get<std::string>();
+    }
+    if (auto rv = it->find("resourceVersion");
+        rv != it->end() && rv->is_string()) {
+      options.resource_version = rv->get<std::string>();
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+std::string NowRfc3339() {
+  const std::time_t now =
+      std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+std::string NewUid() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  const uint64_t hi = rng(), lo = rng();
+  return fmt::format("{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}", hi >> 32,
+                     (hi >> 16) & 0xffff, hi & 0x0fff,
+                     0x8000 | ((lo >> 48) & 0x3fff), lo & 0xffffffffffffULL);
+}
+
+ResourceStorage::ResourceStorage(store::Store& store) : store_(store) {}
+
+namespace {
+// Objects are encoded before the store serialises the write; the revision
+// is spliced in afterwards, in place of this marker.
+constexpr std::string_view kRevisionMarker =
+    "\"resourceVersion\":\"@revision@\"";
+}  // namespace
+
+std::string ResourceStorage::WithRevision(std::string text, int64_t revision) {
+  const size_t at = text.find(kRevisionMarker);
+  if (at != std::string::npos) {
+    text.replace(at, kRevisionMarker.size(),
+                 fmt::format("\"resourceVersion\":\"{}\"", revision));
+  }
+  return text;
+}
+
+std::string ResourceStorage::StoredText(const RequestScope& scope,
+                                        const api::Object* old,
+                                        api::Object& next,
+                                        const std::string& manager) const {
+  api::MetaOf(next).resource_version = "@revision@";
+  auto after = api::EncodeObject(next, api::PreferredVersion(next));
+  if (!after.ok()) return "{}";
+  if (manager.empty()) return after->dump();
+  Json before = nullptr;
+  if (old != nullptr) {
+    auto encoded = api::EncodeObject(*old, api::PreferredVersion(*old));
+    if (encoded.ok()) before = std::move(*encoded);
+  }
+  return patch::RecordUpdate(
+             before, std::move(*after), patch::SchemaForKind(scope.info->kind),
+             {manager, false, scope.info->GroupVersion(scope.version),
+              NowRfc3339(), scope.subresource})
+      .dump();
+}
+
+std::string ResourceStorage::Key(const api::ResourceInfo& info,
+                                 std::string_view namespace_,
+                                 std::string_view name) {
+  if (info.namespaced) {
+    return fmt::format("/{}/{}/{}", info.plural, namespace_, name);
+  }
+  return fmt::format("/{}/{}", info.plural, name);
+}
+
+std::string ResourceStorage::Prefix(const api::ResourceInfo& info,
+                                    std::string_view namespace_) {
+  if (info.namespaced && !namespace_.empty()) {
+    return fmt::format("/{}/{}/", info.plural, namespace_);
+  }
+  return fmt::format("/{}/", info.plural);
+}
+
+const api::ResourceInfo* ResourceStorage::InfoForKey(std::string_view key) {
+  if (key.size() < 2) return nullptr;
+  const std::string_view plural = key.substr(1, key.find('/', 1) - 1);
+  for (const api::ResourceInfo& info : api::AllResources()) {
+    if (info.plural == plural) return &info;
+  }
+  return nullptr;
+}
+
+std::string ResourceStorage::Encode(const api::Object& object) const {
+  auto json = api::EncodeObject(object, api::PreferredVersion(object));
+  return json.ok() ? json->dump() : std::string("{}");
+}
+
+ApiOr<std::string> ResourceStorage::ToVersion(const RequestScope& scope,
+                                              const std::string& stored) const {
+  if (IsStorageVersion(scope)) return stored;
+  auto object = DecodeStored(scope, stored);
+  if (!object.ok()) return object.error();
+  auto json =
+      api::EncodeObject(*object, scope.info->GroupVersion(scope.version));
+  if (!json.ok()) {
+    return ApiError{500, "InternalError",
+                    fmt::format("converting to {}: {}", scope.version,
+                                json.status().message()),
+                    nullptr};
+  }
+  return json->dump();
+}
+
+ApiOr<api::Object> ResourceStorage::DecodeStored(
+    const RequestScope& scope, const std::string& stored) const {
+  auto results = api::DecodeDocument(stored, {.strict = false});
+  if (results.size() != 1 || !results[0].object) {
+    return ApiError{
+        500, "InternalError",
+        fmt::format("stored {} cannot be decoded", scope.info->kind), nullptr};
+  }
+  return std::move(*results[0].object);
+}
+
+bool ResourceStorage::Selected(const RequestScope&, const std::string& stored,
+                               const LabelSelector& labels,
+                               const FieldSelector& fields) {
+  if (labels.empty() && fields.empty()) return true;
+  simdjson::dom::element root;
+  if (Parser().parse(stored).get(root) != simdjson::SUCCESS) return false;
+  if (!labels.empty()) {
+    std::map<std::string, std::string> map;
+    simdjson::dom::object object;
+    if (root["metadata"]["labels"].get(object) == simdjson::SUCCESS) {
+      for (auto [key, value] : object) {
+        std::string_view text;
+        if (value.get(text) == simdjson::SUCCESS) {
+          map.emplace(std::string(key), std::string(text));
+        }
+      }
+    }
+    if (!labels.Matches(map)) return false;
+  }
+  if (!fields.empty()) {
+    return fields.Matches(
+        [&](std::string_view field) { return FieldValue(root, field); });
+  }
+  return true;
+}
+
+ApiOr<ResourceStorage::Decoded> ResourceStorage::DecodeBody(
+    const RequestScope& scope, std::string_view body,
+    FieldValidation validation) const {
+  const RequestScope& s = scope;
+  const std::string expected_version = s.info->GroupVersion(s.version);
+  const size_t first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    return BadRequest("the request body is empty");
+  }
+  std::string text(body);
+  if (body[first] != '{') {
+    auto documents = encoding::ReadDocuments(body, "request body");
+    if (!documents.ok()) return BadRequest(documents.status().message());
+    if (documents->size() != 1) {
+      return BadRequest("the request body must hold exactly one object");
+    }
+    text = std::move((*documents)[0].json);
+  }
+  const bool strict = validation == FieldValidation::kStrict;
+  auto results = api::DecodeDocument(text, {.strict = strict});
+  if (results.size() == 1 &&
+      (results[0].api_version.empty() || results[0].kind.empty())) {
+    // Kubernetes fills a missing apiVersion or kind from the URL.
+    Json json = Json::parse(text, nullptr, false);
+    if (json.is_object()) {
+      if (!json.contains("apiVersion") || json["apiVersion"] == "") {
+        json["apiVersion"] = expected_version;
+      }
+      if (!json.contains("kind") || json["kind"] == "") {
+        json["kind"] = s.info->kind;
+      }
+      results = api::DecodeDocument(json.dump(), {.strict = strict});
+    }
+  }
+  const bool is_object = text[text.find_first_not_of(" \t\r\n")] == '{';
+  if (results.size() != 1 || !is_object) {
+    return BadRequest(fmt::format(
+        "{} in version \"{}\" cannot be handled as a {}: the body is not "
+        "one JSON object",
+        s.info->kind, s.version, s.info->kind));
+  }
+  if (results[0].api_version != expected_version) {
+    if (results[0].api_version.empty() && results[0].kind.empty()) {
+      return BadRequest(fmt::format(
+          "{} in version \"{}\" cannot be handled as a {}: {}", s.info->kind,
+          s.version, s.info->kind,
+          results[0].errors.empty() ? std::string("malformed object")
+                                    : results[0].errors[0].ToString()));
+    }
+    return BadRequest(fmt::format(
+        "the API version in the data ({}) does not match the expected API "
+        "version ({})",
+        results[0].api_version, expected_version));
+  }
+  if (results[0].kind != s.info->kind) {
+    return BadRequest(fmt::format(
+        "the kind in the data ({}) does not match the expected kind ({})",
+        results[0].kind, s.info->kind));
+  }
+  api::DecodeResult& result = results[0];
+  if (!result.errors.empty()) {
+    std::string detail;
+    bool only_unknown = true;
+    for (const api::FieldError& error : result.errors) {
+      if (!detail.empty()) detail += ", ";
+      if (error.type == api::FieldErrorType::kUnknownField) {
+        detail += fmt::format("unknown field \"{}\"", error.field);
+      } else if (error.type == api::FieldErrorType::kDuplicate) {
+        detail += fmt::format("duplicate field \"{}\"", error.field);
+      } else {
+        only_unknown = false;
+        detail += error.ToString();
+      }
+    }
+    return BadRequest(
+        fmt::format("{} in version \"{}\" cannot be handled as a {}: {}{}",
+                    s.info->kind, s.version, s.info->kind,
+                    only_unknown ? "strict decoding error: " : "", detail));
+  }
+  Decoded decoded{std::move(*result.object), {}};
+  if (validation == FieldValidation::kWarn) {
+    for (const api::FieldError& warning : result.warnings) {
+      decoded.warnings.push_back(
+          warning.type == api::FieldErrorType::kDuplicate
+              ? fmt::format("duplicate field \"{}\"", warning.field)
+              : fmt::format("unknown field \"{}\"", warning.field));
+    }
+  }
+  return decoded;
+}
+
+std::optional<ApiError> ResourceStorage::Admit(const RequestScope& scope,
+                                               api::Object& object,
+                                               const api::Object* old) const {
+  ApplyDefaults(object);
+  api::ErrorList errors = api::Validate(object);
+  if (old != nullptr) {
+    api::ErrorList immutable = ValidateImmutable(object, *old);
+    errors.insert(errors.end(), immutable.begin(), immutable.end());
+  }
+  const api::ResourceClaimSpec* claim_spec = nullptr;
+  if (auto* claim = std::get_if<api::ResourceClaim>(&object)) {
+    claim_spec = &claim->spec;
+  } else if (auto* tmpl = std::get_if<api::ResourceClaimTemplate>(&object)) {
+    claim_spec = &tmpl->spec.spec;
+  }
+  if (claim_spec != nullptr && RequestsAdminAccess(*claim_spec) &&
+      old == nullptr) {
+    const std::string& ns = api::MetaOf(object).namespace_;
+    bool allowed = false;
+    if (auto stored = store_.Get("/namespaces/" + ns)) {
+      auto decoded = api::DecodeDocument(*stored->value, {.strict = false});
+      if (decoded.size() == 1 && decoded[0].object) {
+        const auto& labels = api::MetaOf(*decoded[0].object).labels;
+        auto it = labels.find(std::string(kAdminAccessLabel));
+        allowed = it != labels.end() && it->second == "true";
+      }
+    }
+    if (!allowed) {
+      const bool in_template =
+          std::holds_alternative<api::ResourceClaimTemplate>(object);
+      for (size_t i = 0; i < claim_spec->devices.requests.size(); ++i) {
+        const auto& request = claim_spec->devices.requests[i];
+        if (!request.exactly ||
+            !request.exactly->admin_access.value_or(false)) {
+          continue;
+        }
+        api::FieldPath path = in_template ? api::FieldPath("spec").Child("spec")
+                                          : api::FieldPath("spec");
+        errors.push_back(api::Forbidden(
+            path.Child("devices")
+                .Child("requests")
+                .Index(static_cast<int64_t>(i))
+                .Child("exactly")
+                .Child("adminAccess"),
+            fmt::format("admin access to devices requires the `{}: true` "
+                        "label on the containing namespace",
+                        kAdminAccessLabel)));
+      }
+    }
+  }
+  if (!errors.empty()) {
+    return Invalid(*scope.info, api::MetaOf(object).name, errors);
+  }
+  return std::nullopt;
+}
+
+ApiOr<WriteResult> ResourceStorage::Respond(
+    const RequestScope& scope, int code, const std::string& stored,
+    std::vector<std::string> warnings) const {
+  auto body = ToVersion(scope, stored);
+  if (!body.ok()) return body.error();
+  return WriteResult{code, std::move(*body), std::move(warnings)};
+}
+
+ApiOr<WriteResult> ResourceStorage::Create(const RequestScope& scope,
+                                           std::string_view body,
+                                           const WriteOptions& options) {
+  auto decoded = DecodeBody(scope, body, options.field_validation);
+  if (!decoded.ok()) return decoded.error();
+  api::Object& object = decoded->object;
+  api::ObjectMeta& meta = api::MetaOf(object);
+  const api::ResourceInfo& info = *scope.info;
+  if (info.namespaced) {
+    if (meta.namespace_.empty()) meta.namespace_ = scope.namespace_;
+    if (meta.namespace_ != scope.namespace_) {
+      return BadRequest(
+          "the namespace of the provided object does not match the namespace "
+          "sent on the request");
+    }
+    if (!store_.Get("/namespaces/" + meta.namespace_)) {
+      return ApiError{
+          404, "NotFound",
+          fmt::format("namespaces \"{}\" not found", meta.namespace_),
+          Json{{"name", meta.namespace_}, {"kind", "namespaces"}}};
+    }
+  } else {
+    meta.namespace_.clear();
+  }
+  if (meta.name.empty() && !meta.generate_name.empty()) {
+    static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+    thread_local std::mt19937 rng{std::random_device{}()};
+    meta.name = meta.generate_name;
+    for (int i = 0; i < 5; ++i)
+      meta.name += kAlphabet[rng() % kAlphabet.size()];
+  }
+  std::visit(
+      [](auto& o) {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, api::ResourceClaim>) o.status = {};
+      },
+      object);
+  meta.uid = NewUid();
+  meta.creation_timestamp = NowRfc3339();
+  meta.deletion_timestamp.reset();
+  meta.deletion_grace_period_seconds.reset();
+  meta.resource_version.clear();
+  meta.self_link.clear();
+  meta.generation = 1;
+  if (auto error = Admit(scope, object, nullptr)) return *error;
+  const std::string text =
+      StoredText(scope, nullptr, object, options.field_manager);
+  if (options.dry_run) {
+    return Respond(scope, 201, WithRevision(text, 0), decoded->warnings);
+  }
+  const std::string key = Key(info, meta.namespace_, meta.name);
+  auto written = store_.Put(
+      key, store::Precondition::MustNotExist(),
+      [&](int64_t revision) { return WithRevision(text, revision); });
+  if (!written.ok()) return StorageError(info, meta.name, written.status());
+  return Respond(scope, 201, *written->value, std::move(decoded->warnings));
+}
+
+ApiOr<std::string> ResourceStorage::Get(const RequestScope& scope) const {
+  auto kv = store_.Get(Key(*scope.info, scope.namespace_, scope.name));
+  if (!kv) return NotFound(*scope.info, scope.name);
+  return ToVersion(scope, *kv->value);
+}
+
+ApiOr<std::string> ResourceStorage::List(const RequestScope& scope,
+                                         const ListOptions& options) const {
+  const std::string prefix = Prefix(*scope.info, scope.namespace_);
+  std::string start_after;
+  if (!options.continue_token.empty()) {
+    // The token is the last key of the previous page (opaque to clients).
+    if (!options.continue_token.starts_with(prefix)) {
+      return BadRequest("invalid continue token");
+    }
+    start_after = options.continue_token;
+  }
+  std::string out;
+  out.reserve(4096);
+  std::string items;
+  size_t count = 0;
+  std::string last_key;
+  bool more = false;
+  int64_t revision = 0;
+  // Pages are filled after filtering: read in batches until `limit` items
+  // pass the selectors or the collection ends.
+  const size_t batch =
+      options.limit == 0 ? 0 : std::max<size_t>(options.limit, 256);
+  for (;;) {
+    store::ListResult page = store_.List(prefix, start_after, batch);
+    if (revision == 0) revision = page.revision;
+    size_t consumed = 0;
+    for (const store::KeyValue& kv : page.items) {
+      ++consumed;
+      if (!Selected(scope, *kv.value, options.labels, options.fields)) {
+        start_after = kv.key;
+        continue;
+      }
+      auto item = ToVersion(scope, *kv.value);
+      if (!item.ok()) return item.error();
+      if (count > 0) items += ',';
+      items += *item;
+      ++count;
+      start_after = kv.key;
+      last_key = kv.key;
+      if (options.limit != 0 && count == options.limit) break;
+    }
+    if (options.limit != 0 && count == options.limit) {
+      more = consumed < page.items.size() || page.more;
+      break;
+    }
+    if (!page.more) break;
+  }
+  const std::string group_version = scope.info->GroupVersion(scope.version);
+  Json metadata = {{"resourceVersion", std::to_string(revision)}};
+  if (more) metadata["continue"] = last_key;
+  out = fmt::format(
+      R"({{"kind":"{}List","apiVersion":"{}","metadata":{},"items":[)",
+      scope.info->kind, group_version, metadata.dump());
+  out += items;
+  out += "]}";
+  return out;
+}
+
+ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
+                                               const WriteOptions& options,
+                                               const Compute& compute,
+                                               bool create_if_missing,
+                                               std::string_view create_body) {
+  const api::ResourceInfo& info = *scope.info;
+  const std::string key = Key(info, scope.namespace_, scope.name);
+  const bool status_only = scope.subresource == "status";
+  for (int attempt = 0; attempt < kMaxWriteAttempts; ++attempt) {
+    auto kv = store_.Get(key);
+    if (!kv) {
+      if (create_if_missing && !status_only) {
+        // Server-side apply of an absent object creates it, owned by the
+        // applier.
+        Json applied = Json::parse(create_body, nullptr, false);
+        auto outcome = patch::ServerSideApply(
+            nullptr, applied, patch::SchemaForKind(info.kind),
+            {options.field_manager, options.force,
+             info.GroupVersion(scope.version), NowRfc3339(), ""});
+        if (!outcome.ok()) return BadRequest(outcome.status().message());
+        WriteOptions create_options = options;
+        create_options.field_manager.clear();  // managedFields are set
+        return Create(scope, outcome->object.dump(), create_options);
+      }
+      return NotFound(info, scope.name);
+    }
+    auto current = DecodeStored(scope, *kv->value);
+    if (!current.ok()) return current.error();
+    auto desired = compute(*current, *kv->value);
+    if (!desired.ok()) return desired.error();
+    api::Object next = std::move(desired->object);
+    api::ObjectMeta& meta = api::MetaOf(next);
+    const api::ObjectMeta& old_meta = api::MetaOf(*current);
+    if (meta.name != scope.name) {
+      return BadRequest(fmt::format(
+          "the name of the object ({}) does not match the name on the URL ({})",
+          meta.name, scope.name));
+    }
+    if (info.namespaced && !meta.namespace_.empty() &&
+        meta.namespace_ != scope.namespace_) {
+      return BadRequest(
+          "the namespace of the provided object does not match the namespace "
+          "sent on the request");
+    }
+    if (!meta.resource_version.empty() &&
+        meta.resource_version != old_meta.resource_version) {
+      return Conflict(info, scope.name);
+    }
+    if (!meta.uid.empty() && meta.uid != old_meta.uid) {
+      return Conflict(info, scope.name,
+                      fmt::format("Precondition failed: UID in precondition: "
+                                  "{}, UID in object meta: {}",
+                                  meta.uid, old_meta.uid));
+    }
+    if (status_only) {
+      // Only status changes; everything else stays as stored.
+      api::Object merged = *current;
+      std::visit(
+          [&](auto& target) {
+            using T = std::decay_t<decltype(target)>;
+            if constexpr (kHasStatus<T>) {
+              target.status = std::get<T>(next).status;
+            }
+          },
+          merged);
+      api::MetaOf(merged).managed_fields = meta.managed_fields;
+      next = std::move(merged);
+    } else {
+      std::visit(
+          [&](auto& target) {
+            using T = std::decay_t<decltype(target)>;
+            if constexpr (kHasStatus<T> && !std::is_same_v<T, api::Namespace>) {
+              if (info.has_status) target.status = std::get<T>(*current).status;
+            }
+          },
+          next);
+    }
+    api::ObjectMeta& m = api::MetaOf(next);
+    m.namespace_ = old_meta.namespace_;
+    m.uid = old_meta.uid;
+    m.creation_timestamp = old_meta.creation_timestamp;
+    m.deletion_timestamp = old_meta.deletion_timestamp;
+    m.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
+    m.generation = old_meta.generation;
+    m.self_link.clear();
+    bool spec_changed = false;
+    std::visit(
+        [&](const auto& target) {
+          using T = std::decay_t<decltype(target)>;
+          if constexpr (kHasSpec<T>) {
+            spec_changed = !(target.spec == std::get<T>(*current).spec);
+          }
+        },
+        next);
+    if (spec_changed) ++m.generation;
+    if (old_meta.deletion_timestamp) {
+      for (const std::string& finalizer : m.finalizers) {
+        if (std::find(old_meta.finalizers.begin(), old_meta.finalizers.end(),
+                      finalizer) == old_meta.finalizers.end()) {
+          return Invalid(
+              info, scope.name,
+              {api::Forbidden(api::FieldPath("metadata").Child("finalizers"),
+                              "no new finalizers can be added if "
+                              "the object is being deleted")});
+        }
+      }
+    }
+    if (auto error = Admit(scope, next, &*current)) return *error;
+    m.resource_version = old_meta.resource_version;
+    if (m.managed_fields.empty()) m.managed_fields = old_meta.managed_fields;
+    if (next == *current) {
+      return Respond(scope, 200, *kv->value, std::move(desired->warnings));
+    }
+    const std::string text =
+        m.managed_fields != old_meta.managed_fields
+            ? StoredText(scope, nullptr, next, "")  // apply set them
+            : StoredText(scope, &*current, next, options.field_manager);
+    if (options.dry_run) {
+      return Respond(scope, 200, WithRevision(text, kv->mod_revision),
+                     std::move(desired->warnings));
+    }
+    if (m.deletion_timestamp && m.finalizers.empty()) {
+      auto deleted =
+          store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
+      if (deleted.ok()) {
+        return Respond(scope, 200, WithRevision(text, deleted->mod_revision),
+                       std::move(desired->warnings));
+      }
+      if (deleted.status().code() == StatusCode::kAborted) continue;
+      return StorageError(info, scope.name, deleted.status());
+    }
+    auto written = store_.Put(
+        key, store::Precondition::AtRevision(kv->mod_revision),
+        [&](int64_t revision) { return WithRevision(text, revision); });
+    if (written.ok()) {
+      return Respond(scope, 200, *written->value, std::move(desired->warnings));
+    }
+    if (written.status().code() != StatusCode::kAborted) {
+      return StorageError(info, scope.name, written.status());
+    }
+  }
+  return Conflict(info, scope.name, "too many concurrent writers");
+}
+
+ApiOr<WriteResult> ResourceStorage::Update(const RequestScope& scope,
+                                           std::string_view body,
+                                           const WriteOptions& options) {
+  auto decoded = DecodeBody(scope, body, options.field_validation);
+  if (!decoded.ok()) return decoded.error();
+  return UpdateLoop(
+      scope, options,
+      [&](const api::Object&, const std::string&) -> ApiOr<Decoded> {
+        return *decoded;
+      },
+      /*create_if_missing=*/false, body);
+}
+
+ApiOr<WriteResult> ResourceStorage::Patch(const RequestScope& scope,
+                                          std::string_view content_type,
+                                          std::string_view body,
+                                          const WriteOptions& options) {
+  std::string_view type = content_type.substr(0, content_type.find(';'));
+  const bool json_patch = type == "application/json-patch+json";
+  const bool merge_patch = type == "application/merge-patch+json";
+  const bool strategic = type == "application/strategic-merge-patch+json";
+  const bool apply = type == "application/apply-patch+yaml" ||
+                     type == "application/apply-patch+json";
+  if (!json_patch && !merge_patch && !strategic && !apply) {
+    return UnsupportedMediaType(fmt::format(
+        "the body of the request was in an unknown format - accepted media "
+        "types include: application/json-patch+json, "
+        "application/merge-patch+json, application/apply-patch+yaml, "
+        "application/strategic-merge-patch+json (got \"{}\")",
+        content_type));
+  }
+  std::string patch_text(body);
+  if (apply) {
+    const size_t first = body.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && body[first] != '{') {
+      auto documents = encoding::ReadDocuments(body, "apply patch");
+      if (!documents.ok()) return BadRequest(documents.status().message());
+      if (documents->size() != 1) {
+        return BadRequest("the apply patch must hold exactly one object");
+      }
+      patch_text = std::move((*documents)[0].json);
+    }
+    if (options.field_manager.empty()) {
+      return Invalid(*scope.info, scope.name,
+                     {api::Required(api::FieldPath("fieldManager"),
+                                    "is required for apply patch")});
+    }
+  }
+  Json patch_json = Json::parse(patch_text, nullptr, false);
+  if (patch_json.is_discarded()) {
+    return BadRequest("the patch is not valid JSON");
+  }
+  const patch::PatchSchema& schema = patch::SchemaForKind(scope.info->kind);
+  const std::string group_version = scope.info->GroupVersion(scope.version);
+  return UpdateLoop(
+      scope, options,
+      [&](const api::Object&, const std::string& stored) -> ApiOr<Decoded> {
+        auto current_text = ToVersion(scope, stored);
+        if (!current_text.ok()) return current_text.error();
+        Json current = Json::parse(*current_text, nullptr, false);
+        StatusOr<Json> patched = Status();
+        if (json_patch) {
+          patched = patch::ApplyJsonPatch(current, patch_json);
+        } else if (merge_patch) {
+          patched = patch::ApplyMergePatch(current, patch_json);
+        } else if (strategic) {
+          patched =
+              patch::ApplyStrategicMergePatch(current, patch_json, schema);
+        } else {
+          auto outcome = patch::ServerSideApply(
+              current, patch_json, schema,
+              {options.field_manager, options.force, group_version,
+               NowRfc3339(), scope.subresource});
+          if (!outcome.ok()) {
+            patched = outcome.status();
+          } else if (!outcome->conflicts.empty() && !options.force) {
+            ApiError error{409, "Conflict",
+                           patch::ConflictMessage(outcome->conflicts),
+                           Json::object()};
+            Json causes = Json::array();
+            for (const auto& conflict : outcome->conflicts) {
+              causes.push_back({{"reason", "FieldManagerConflict"},
+                                {"message", fmt::format("conflict with \"{}\"",
+                                                        conflict.manager)},
+                                {"field", conflict.field}});
+            }
+            error.details = {{"name", scope.name},
+                             {"group", scope.info->group},
+                             {"kind", scope.info->plural},
+                             {"causes", causes}};
+            return error;
+          } else {
+            patched = std::move(outcome->object);
+          }
+        }
+        if (!patched.ok()) {
+          if (patched.status().code() == StatusCode::kInvalidArgument) {
+            return BadRequest(patched.status().message());
+          }
+          return ApiError{422, "Invalid", patched.status().message(), nullptr};
+        }
+        return DecodeBody(scope, patched->dump(), options.field_validation);
+      },
+      /*create_if_missing=*/apply,
+      [&]() -> std::string_view { return patch_text; }());
+}
+
+ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
+                                           std::string_view body,
+                                           const WriteOptions& options) {
+  auto delete_options = ParseDeleteOptions(body);
+  if (!delete_options.ok()) return delete_options.error();
+  const api::ResourceInfo& info = *scope.info;
+  const std::string key = Key(info, scope.namespace_, scope.name);
+  for (int attempt = 0; attempt < kMaxWriteAttempts; ++attempt) {
+    auto kv = store_.Get(key);
+    if (!kv) return NotFound(info, scope.name);
+    auto current = DecodeStored(scope, *kv->value);
+    if (!current.ok()) return current.error();
+    api::ObjectMeta& meta = api::MetaOf(*current);
+    if (!delete_options->uid.empty() && delete_options->uid != meta.uid) {
+      return Conflict(info, scope.name,
+                      fmt::format("Precondition failed: UID in precondition: "
+                                  "{}, UID in object meta: {}",
+                                  delete_options->uid, meta.uid));
+    }
+    if (!delete_options->resource_version.empty() &&
+        delete_options->resource_version != meta.resource_version) {
+      return Conflict(
+          info, scope.name,
+          fmt::format("Precondition failed: ResourceVersion in precondition: "
+                      "{}, ResourceVersion in meta: {}",
+                      delete_options->resource_version, meta.resource_version));
+    }
+    if (!meta.finalizers.empty()) {
+      if (meta.deletion_timestamp || options.dry_run) {
+        return Respond(scope, 200, *kv->value, {});
+      }
+      meta.deletion_timestamp = NowRfc3339();
+      meta.deletion_grace_period_seconds = 0;
+      const std::string text = StoredText(scope, nullptr, *current, "");
+      auto written = store_.Put(
+          key, store::Precondition::AtRevision(kv->mod_revision),
+          [&](int64_t revision) { return WithRevision(text, revision); });
+      if (written.ok()) return Respond(scope, 200, *written->value, {});
+      if (written.status().code() == StatusCode::kAborted) continue;
+      return StorageError(info, scope.name, written.status());
+    }
+    if (options.dry_run) return Respond(scope, 200, *kv->value, {});
+    auto deleted =
+        store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
+    if (deleted.ok()) return Respond(scope, 200, *kv->value, {});
+    if (deleted.status().code() == StatusCode::kAborted) continue;
+    return StorageError(info, scope.name, deleted.status());
+  }
+  return Conflict(info, scope.name, "too many concurrent writers");
+}
+
+void ResourceStorage::DeleteKey(const std::string& key) {
+  const api::ResourceInfo* info = InfoForKey(key);
+  if (info == nullptr) return;
+  RequestScope scope;
+  scope.info = info;
+  scope.version = std::string(info->versions[0]);
+  std::string_view rest = std::string_view(key).substr(info->plural.size() + 2);
+  if (info->namespaced) {
+    const size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) return;
+    scope.namespace_ = std::string(rest.substr(0, slash));
+    rest = rest.substr(slash + 1);
+  }
+  scope.name = std::string(rest);
+  (void)Delete(scope, "", {});
+}
+
+}  // namespace dralloc::apiserver

@@ -1,0 +1,149 @@
+// ResourceStorage: the REST semantics of every served resource over a Store.
+//
+// Objects are stored once, in their hub (storage) version, as compact JSON
+// whose metadata.resourceVersion is the store revision of the write. Reads in
+// the storage version return the stored bytes as they are; other versions
+// are converted on the way out. Every write runs admission (defaulting,
+// validation, immutability, the admin-access namespace rule) and keeps the
+// server-managed metadata (uid, creationTimestamp, generation,
+// resourceVersion, deletionTimestamp) under the server's control.
+#ifndef DRALLOC_APISERVER_RESOURCE_STORAGE_H_
+#define DRALLOC_APISERVER_RESOURCE_STORAGE_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/object.h"
+#include "api/resource_registry.h"
+#include "apiserver/api_error.h"
+#include "apiserver/selectors.h"
+#include "store/store.h"
+
+namespace dralloc::apiserver {
+
+// Which resource a request addresses.
+struct RequestScope {
+  const api::ResourceInfo* info = nullptr;
+  std::string version;      // the request's version ("v1beta1")
+  std::string namespace_;   // "" for cluster-scoped or all namespaces
+  std::string name;         // "" for collections
+  std::string subresource;  // "" or "status"
+};
+
+enum class FieldValidation { kStrict, kWarn, kIgnore };
+
+struct WriteOptions {
+  bool dry_run = false;
+  std::string field_manager;
+  FieldValidation field_validation = FieldValidation::kWarn;
+  bool force = false;  // server-side apply: take over conflicting fields
+};
+
+// A successful write: the object in the request's version.
+struct WriteResult {
+  int code = 200;  // 200 or 201
+  std::string body;
+  std::vector<std::string> warnings;
+};
+
+struct ListOptions {
+  LabelSelector labels;
+  FieldSelector fields;
+  size_t limit = 0;
+  std::string continue_token;
+};
+
+// One decoded stored object with what selectors look at.
+struct StoredObject {
+  api::Object object;
+  int64_t mod_revision = 0;
+};
+
+class ResourceStorage {
+ public:
+  explicit ResourceStorage(store::Store& store);
+
+  ApiOr<WriteResult> Create(const RequestScope& scope, std::string_view body,
+                            const WriteOptions& options);
+  ApiOr<std::string> Get(const RequestScope& scope) const;
+  // A `<Kind>List` document in the request's version.
+  ApiOr<std::string> List(const RequestScope& scope,
+                          const ListOptions& options) const;
+  ApiOr<WriteResult> Update(const RequestScope& scope, std::string_view body,
+                            const WriteOptions& options);
+  ApiOr<WriteResult> Patch(const RequestScope& scope,
+                           std::string_view content_type, std::string_view body,
+                           const WriteOptions& options);
+  // `body`: DeleteOptions (may be empty).
+  ApiOr<WriteResult> Delete(const RequestScope& scope, std::string_view body,
+                            const WriteOptions& options);
+  // Deletes (or marks for deletion, with finalizers) the object at `key`,
+  // as the garbage collector does for dependents of a deleted owner.
+  void DeleteKey(const std::string& key);
+
+  // Storage keys: "/<plural>/<namespace>/<name>" or "/<plural>/<name>".
+  static std::string Key(const api::ResourceInfo& info,
+                         std::string_view namespace_, std::string_view name);
+  // Prefix of a collection; all namespaces when `namespace_` is empty.
+  static std::string Prefix(const api::ResourceInfo& info,
+                            std::string_view namespace_);
+  // The resource a storage key belongs to.
+  static const api::ResourceInfo* InfoForKey(std::string_view key);
+
+  // The stored JSON converted to `scope.version` (a copy of the bytes in
+  // the storage version).
+  ApiOr<std::string> ToVersion(const RequestScope& scope,
+                               const std::string& stored) const;
+  // True if the stored object passes the selectors.
+  static bool Selected(const RequestScope& scope, const std::string& stored,
+                       const LabelSelector& labels,
+                       const FieldSelector& fields);
+
+  store::Store& store() { return store_; }
+
+ private:
+  struct Decoded {
+    api::Object object;
+    std::vector<std::string> warnings;
+  };
+  // Decodes a request body for `scope` (JSON or YAML), honouring
+  // fieldValidation.
+  ApiOr<Decoded> DecodeBody(const RequestScope& scope, std::string_view body,
+                            FieldValidation validation) const;
+  ApiOr<api::Object> DecodeStored(const RequestScope& scope,
+                                  const std::string& stored) const;
+  // Defaulting, validation and admission of an object about to be stored.
+  std::optional<ApiError> Admit(const RequestScope& scope, api::Object& object,
+                                const api::Object* old) const;
+  // The read-modify-write loop shared by update and patch: `compute` builds
+  // the desired object from the current one.
+  using Compute = std::function<ApiOr<Decoded>(const api::Object& current,
+                                               const std::string& stored)>;
+  ApiOr<WriteResult> UpdateLoop(const RequestScope& scope,
+                                const WriteOptions& options,
+                                const Compute& compute, bool create_if_missing,
+                                std::string_view create_body);
+  ApiOr<WriteResult> Respond(const RequestScope& scope, int code,
+                             const std::string& stored,
+                             std::vector<std::string> warnings) const;
+  std::string Encode(const api::Object& object) const;
+  // The JSON to store for `next` (with a revision marker for WithRevision),
+  // with managedFields updated for a write by `manager` ("" keeps them).
+  std::string StoredText(const RequestScope& scope, const api::Object* old,
+                         api::Object& next, const std::string& manager) const;
+  static std::string WithRevision(std::string text, int64_t revision);
+
+  store::Store& store_;
+};
+
+// "2026-11-22T14:05:09Z".
+std::string NowRfc3339();
+// A random (version 4) UUID.
+std::string NewUid();
+
+}  // namespace dralloc::apiserver
+
+#endif  // DRALLOC_APISERVER_RESOURCE_STORAGE_H_
