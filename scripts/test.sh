@@ -2,6 +2,9 @@
 # Installs dependencies, builds and runs every test suite:
 #   1. g++ RelWithDebInfo build: unit, golden and command-line tests, and the
 #      cel-spec conformance suite (pinned npm data fetched into the build tree);
+#      then the API server against real clients (kubectl 1.33 and 1.32,
+#      @kubernetes/client-node pinned by tests/clients/client-node/package-lock.json)
+#      and the kill -9 crash test;
 #   2. clang ASan+UBSan build (also keeps the code compiling with clang): the same tests;
 #   3. clang-format check of all C++ sources;
 #   4. a short benchmark smoke run (numbers are not judged here).
@@ -17,6 +20,12 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$jobs"
 bash scripts/fetch-cel-spec.sh build
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== API server with real clients: kubectl 1.33 and 1.32, @kubernetes/client-node, crash test"
+bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.33
+bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.32
+bash tests/clients/client_node_suite.sh build/src/cli/dralloc
+bash tests/crash/crash_test.sh build/src/cli/dralloc
 
 echo "== clang ASan+UBSan build and tests"
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
