@@ -142,14 +142,6 @@ std::string KibText(const std::optional<std::int64_t>& kib) {
   return kib.has_value() ? fmt::format("{:.1f} MiB", *kib / 1024.0) : "n/a";
 }
 
-std::string ErrorsText(const ErrorCounts& errors) {
-  std::string text;
-  for (const auto& [key, count] : errors) {
-    text += fmt::format(" {}={}", key, count);
-  }
-  return text.empty() ? " none" : text;
-}
-
 }  // namespace
 
 bool ListSlicesReport::HasErrors() const {

@@ -113,4 +113,12 @@ double SecondsBetween(std::chrono::steady_clock::time_point from,
   return std::chrono::duration<double>(to - from).count();
 }
 
+std::string ErrorsText(const ErrorCounts& errors) {
+  std::string text;
+  for (const auto& [key, count] : errors) {
+    text += fmt::format(" {}={}", key, count);
+  }
+  return text.empty() ? " none" : text;
+}
+
 }  // namespace dralloc::load

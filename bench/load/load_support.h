@@ -27,6 +27,9 @@ bool IsSuccess(const StatusOr<HttpResult>& result);
 // Adds every count of `from` to `into`.
 void MergeErrorCounts(const ErrorCounts& from, ErrorCounts& into);
 
+// " 409=2 timeout=1", or " none" (for report lines).
+std::string ErrorsText(const ErrorCounts& errors);
+
 // A short lowercase id (8 hex digits) that keeps object names of separate
 // runs apart.
 std::string MakeRunId();

@@ -262,14 +262,6 @@ std::int64_t CountMissing(const std::vector<std::uint64_t>& a,
   return missing;
 }
 
-std::string ErrorsText(const ErrorCounts& errors) {
-  std::string text;
-  for (const auto& [key, count] : errors) {
-    text += fmt::format(" {}={}", key, count);
-  }
-  return text.empty() ? " none" : text;
-}
-
 }  // namespace
 
 bool WatchFanoutReport::HasErrors() const {

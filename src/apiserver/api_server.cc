@@ -86,8 +86,8 @@ struct ApiServer::Route {
 
 ApiServer::ApiServer(ApiServerOptions options, store::Store& store)
     : options_(std::move(options)),
-      store_(store),
-      storage_(store),
+      store_(store, metrics_),
+      storage_(store_),
       garbage_collector_(storage_) {}
 
 ApiServer::~ApiServer() { Stop(); }
@@ -336,17 +336,21 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
   };
 
   if (scope.name.empty()) {
-    if (method == "GET") {
-      ListOptions list;
+    ListOptions list;
+    if (method == "GET" || method == "DELETE") {
       auto labels = LabelSelector::Parse(request.Query("labelSelector"));
-      if (!labels.ok())
+      if (!labels.ok()) {
         return SendError(writer, BadRequest(labels.status().message()));
+      }
       auto fields = FieldSelector::Parse(request.Query("fieldSelector"),
                                          scope.info->field_labels);
-      if (!fields.ok())
+      if (!fields.ok()) {
         return SendError(writer, BadRequest(fields.status().message()));
+      }
       list.labels = std::move(*labels);
       list.fields = std::move(*fields);
+    }
+    if (method == "GET") {
       if (Truthy(request.Query("watch"))) {
         verb = "WATCH";
         return ServeWatch(request, scope, list, writer);
@@ -377,19 +381,12 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
     }
     if (method == "DELETE") {
       verb = "DELETECOLLECTION";
-      auto labels = LabelSelector::Parse(request.Query("labelSelector"));
-      if (!labels.ok())
-        return SendError(writer, BadRequest(labels.status().message()));
-      auto fields = FieldSelector::Parse(request.Query("fieldSelector"),
-                                         scope.info->field_labels);
-      if (!fields.ok())
-        return SendError(writer, BadRequest(fields.status().message()));
       store::ListResult all = store_.List(
           ResourceStorage::Prefix(*scope.info, scope.namespace_), "", 0);
       std::string items;
       for (const store::KeyValue& kv : all.items) {
-        if (!ResourceStorage::Selected(scope, kv.value ? *kv.value : "",
-                                       *labels, *fields)) {
+        if (!ResourceStorage::Selected(scope, *kv.value, list.labels,
+                                       list.fields)) {
           continue;
         }
         if (!write.dry_run) storage_.DeleteKey(kv.key);

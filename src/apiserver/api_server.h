@@ -10,6 +10,7 @@
 #include "apiserver/http_server.h"
 #include "apiserver/metrics.h"
 #include "apiserver/resource_storage.h"
+#include "apiserver/timed_store.h"
 #include "store/store.h"
 
 namespace dralloc::apiserver {
@@ -49,9 +50,9 @@ class ApiServer {
   void EnsureNamespace(const std::string& name);
 
   ApiServerOptions options_;
-  store::Store& store_;
-  ResourceStorage storage_;
   Metrics metrics_;
+  TimedStore store_;  // the backend, with latency metrics
+  ResourceStorage storage_;
   GarbageCollector garbage_collector_;
   std::unique_ptr<HttpServer> http_;
 };

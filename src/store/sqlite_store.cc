@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -26,8 +27,9 @@ class Database {
             nullptr) != SQLITE_OK) {
       return Error("open");
     }
-    sqlite3_busy_timeout(db_, 5000);
+    sqlite3_busy_timeout(db_, 200);
     const std::string setup = fmt::format(
+        "PRAGMA locking_mode=EXCLUSIVE;"
         "PRAGMA journal_mode=WAL;"
         "PRAGMA synchronous={};"
         "PRAGMA wal_autocheckpoint=4000;"
@@ -58,6 +60,14 @@ class Database {
     revision = 0;
     if (sqlite3_step(stmt) == SQLITE_ROW)
       revision = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    // The store revision is the newest of the last deletion's and the rows'.
+    if (!Prepare("SELECT max(mod_revision) FROM objects", &stmt)) {
+      return Error("read revision");
+    }
+    if (sqlite3_step(stmt) == SQLITE_ROW) {
+      revision = std::max<int64_t>(revision, sqlite3_column_int64(stmt, 0));
+    }
     sqlite3_finalize(stmt);
     if (!Prepare(
             "SELECT key, value, create_revision, mod_revision FROM objects",
@@ -98,7 +108,9 @@ class Database {
                         static_cast<int>(record.key.size()), SQLITE_STATIC);
       ok = Run(remove_);
     }
-    if (ok) {
+    // A put's revision is its row's mod_revision; only a deletion, which
+    // leaves no row, records the revision separately.
+    if (ok && record.value == nullptr) {
       sqlite3_bind_int64(set_revision_, 1, record.revision);
       ok = Run(set_revision_);
     }
@@ -138,9 +150,14 @@ class Database {
     return OkStatus();
   }
   Status Error(std::string_view what) const {
+    const bool busy =
+        db_ != nullptr && (sqlite3_errcode(db_) & 0xff) == SQLITE_BUSY;
     return Status(StatusCode::kUnavailable,
-                  fmt::format("storage {}: {}: {}", path_, what,
-                              db_ ? sqlite3_errmsg(db_) : "out of memory"));
+                  fmt::format("storage {}: {}: {}{}", path_, what,
+                              db_ ? sqlite3_errmsg(db_) : "out of memory",
+                              busy ? " (is another dralloc server using this "
+                                     "directory?)"
+                                   : ""));
   }
 
   std::string path_;

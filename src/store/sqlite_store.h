@@ -1,11 +1,12 @@
 // The embedded durable backend: a MemoryStore written through to SQLite.
 //
 // The database is DIR/dralloc.db in WAL mode. Every write commits one
-// transaction (the object row and the store revision) before it is
-// acknowledged, so an acknowledged write survives the process being killed.
+// transaction before it is acknowledged, so an acknowledged write survives
+// the process being killed. The store revision is the largest row
+// mod_revision, or the revision of the last deletion when that is larger.
 // `synchronous=NORMAL` does not fsync each commit: a power loss may lose the
-// last commits; StoreOptions-independent `full_sync` makes every commit
-// fsync at a large cost in throughput.
+// last commits; `full_sync` makes every commit fsync at a large cost in
+// throughput. The database is locked exclusively: one server per directory.
 #ifndef DRALLOC_STORE_SQLITE_STORE_H_
 #define DRALLOC_STORE_SQLITE_STORE_H_
 

@@ -221,6 +221,20 @@ TEST_P(StoreContractTest, ReopenKeepsEveryAcknowledgedWrite) {
   EXPECT_TRUE(store_->Watch("/p/", 4).ok());
 }
 
+TEST_P(StoreContractTest, ReopenKeepsRevisionAfterPutsAndDeletes) {
+  if (!GetParam().durable) GTEST_SKIP() << "not a durable backend";
+  ASSERT_TRUE(store_->Put("/q/1", {}, Text("a")).ok());
+  ASSERT_TRUE(store_->Delete("/q/1", {}).ok());
+  ASSERT_TRUE(store_->Put("/q/2", {}, Text("b")).ok());
+  ASSERT_TRUE(store_->Put("/q/2", {}, Text("c")).ok());
+  Reopen();
+  EXPECT_EQ(store_->Revision(), 4);
+  ASSERT_TRUE(store_->Delete("/q/2", {}).ok());
+  Reopen();
+  EXPECT_EQ(store_->Revision(), 5);
+  EXPECT_EQ(store_->Count("/q/"), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest,
                          testing::ValuesIn(Backends()),
                          [](const auto& info) { return info.param.name; });
@@ -229,6 +243,18 @@ TEST(StoreFactoryTest, RejectsUnknownScheme) {
   EXPECT_EQ(OpenStore("etcd://x").status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_TRUE(OpenStore("memory:").ok());
+}
+
+TEST(SqliteStoreTest, SecondServerOnTheSameDirectoryIsRefused) {
+  const std::string dir = testing::TempDir() + "/store-exclusive";
+  std::filesystem::remove_all(dir);
+  auto first = OpenSqliteStore(dir, {});
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE((*first)->Put("/k", {}, Text("v")).ok());
+  auto second = OpenSqliteStore(dir, {});
+  EXPECT_FALSE(second.ok());
+  first->reset();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(SqliteStoreTest, UnwritableDirectoryIsAnError) {
