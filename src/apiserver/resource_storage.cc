@@ -520,10 +520,10 @@ ApiOr<std::string> ResourceStorage::List(const RequestScope& scope,
     }
     start_after = options.continue_token;
   }
-  std::string out;
-  out.reserve(4096);
-  std::string items;
-  size_t count = 0;
+  // Selected items, kept as shared stored values: in the storage version
+  // the response is the stored bytes concatenated, with no copy before the
+  // final one.
+  std::vector<store::Value> items;
   std::string last_key;
   bool more = false;
   int64_t revision = 0;
@@ -531,38 +531,45 @@ ApiOr<std::string> ResourceStorage::List(const RequestScope& scope,
   // pass the selectors or the collection ends.
   const size_t batch =
       options.limit == 0 ? 0 : std::max<size_t>(options.limit, 256);
+  const auto full = [&] {
+    return options.limit != 0 && items.size() == options.limit;
+  };
   for (;;) {
     store::ListResult page = store_.List(prefix, start_after, batch);
     if (revision == 0) revision = page.revision;
     size_t consumed = 0;
-    for (const store::KeyValue& kv : page.items) {
+    for (store::KeyValue& kv : page.items) {
       ++consumed;
-      if (!Selected(scope, *kv.value, options.labels, options.fields)) {
-        start_after = kv.key;
-        continue;
-      }
-      auto item = ToVersion(scope, *kv.value);
-      if (!item.ok()) return item.error();
-      if (count > 0) items += ',';
-      items += *item;
-      ++count;
       start_after = kv.key;
+      if (!Selected(scope, *kv.value, options.labels, options.fields)) continue;
+      if (!IsStorageVersion(scope)) {
+        auto converted = ToVersion(scope, *kv.value);
+        if (!converted.ok()) return converted.error();
+        kv.value = std::make_shared<const std::string>(std::move(*converted));
+      }
+      items.push_back(std::move(kv.value));
       last_key = kv.key;
-      if (options.limit != 0 && count == options.limit) break;
+      if (full()) break;
     }
-    if (options.limit != 0 && count == options.limit) {
+    if (full()) {
       more = consumed < page.items.size() || page.more;
       break;
     }
     if (!page.more) break;
   }
-  const std::string group_version = scope.info->GroupVersion(scope.version);
   Json metadata = {{"resourceVersion", std::to_string(revision)}};
   if (more) metadata["continue"] = last_key;
-  out = fmt::format(
+  std::string out = fmt::format(
       R"({{"kind":"{}List","apiVersion":"{}","metadata":{},"items":[)",
-      scope.info->kind, group_version, metadata.dump());
-  out += items;
+      scope.info->kind, scope.info->GroupVersion(scope.version),
+      metadata.dump());
+  size_t size = out.size() + 2;
+  for (const store::Value& item : items) size += item->size() + 1;
+  out.reserve(size);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    out += *items[i];
+  }
   out += "]}";
   return out;
 }
