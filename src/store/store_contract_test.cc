@@ -203,6 +203,32 @@ TEST_P(StoreContractTest, ConcurrentWritersGetDistinctRevisions) {
   EXPECT_EQ(store_->Count("/c/"), static_cast<size_t>(kThreads * kWrites));
 }
 
+// Read-modify-write loops on one key through revision preconditions.
+TEST_P(StoreContractTest, ConcurrentCompareAndSwapLosesNoUpdate) {
+  ASSERT_TRUE(store_->Put("/n", {}, [](int64_t) { return "0"; }).ok());
+  constexpr int kThreads = 4, kIncrements = 100;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kIncrements;) {
+        auto current = store_->Get("/n");
+        ASSERT_TRUE(current.has_value());
+        const int next = std::stoi(*current->value) + 1;
+        auto written =
+            store_->Put("/n", Precondition::AtRevision(current->mod_revision),
+                        [next](int64_t) { return std::to_string(next); });
+        if (written.ok()) {
+          ++i;
+        } else {
+          ASSERT_EQ(written.status().code(), StatusCode::kAborted);
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(*store_->Get("/n")->value, std::to_string(kThreads * kIncrements));
+}
+
 TEST_P(StoreContractTest, ReopenKeepsEveryAcknowledgedWrite) {
   if (!GetParam().durable) GTEST_SKIP() << "not a durable backend";
   ASSERT_TRUE(store_->Put("/p/1", {}, Text("one")).ok());
@@ -238,6 +264,39 @@ TEST_P(StoreContractTest, ReopenKeepsRevisionAfterPutsAndDeletes) {
 INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest,
                          testing::ValuesIn(Backends()),
                          [](const auto& info) { return info.param.name; });
+
+// A persistence that fails on demand: a failed write must change nothing.
+class FailingPersistence : public Persistence {
+ public:
+  explicit FailingPersistence(bool& fail) : fail_(fail) {}
+  Status Write(const Record&) override {
+    return fail_ ? Status(StatusCode::kUnavailable, "disk full") : OkStatus();
+  }
+
+ private:
+  bool& fail_;
+};
+
+TEST(MemoryStoreTest, FailedPersistenceChangesNothing) {
+  bool fail = false;
+  MemoryStore store({}, std::make_unique<FailingPersistence>(fail));
+  ASSERT_TRUE(store.Put("/a", {}, Text("1")).ok());
+  auto watcher = store.Watch("/", store.Revision());
+  ASSERT_TRUE(watcher.ok());
+  fail = true;
+  EXPECT_EQ(store.Put("/a", {}, Text("2")).status().code(),
+            StatusCode::kUnavailable);
+  EXPECT_EQ(store.Delete("/a", {}).status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(store.Revision(), 1);
+  EXPECT_EQ(*store.Get("/a")->value, "1@1");
+  auto events = (*watcher)->Next(std::chrono::milliseconds(10));
+  ASSERT_TRUE(events.ok());
+  EXPECT_TRUE(events->empty());
+  fail = false;
+  auto next = store.Put("/a", {}, Text("3"));
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->mod_revision, 2);
+}
 
 TEST(StoreFactoryTest, RejectsUnknownScheme) {
   EXPECT_EQ(OpenStore("etcd://x").status().code(),
