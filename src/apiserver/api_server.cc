@@ -543,21 +543,32 @@ void ApiServer::ServeWatch(const HttpRequest& request,
       break;
     }
     std::string batch;
+    const bool filtered = !list.labels.empty() || !list.fields.empty();
+    const auto selected = [&](const std::string& object) {
+      return ResourceStorage::Selected(scope, object, list.labels, list.fields);
+    };
     for (const store::WatchEvent& event : *events) {
-      if (!ResourceStorage::Selected(scope, *event.kv.value, list.labels,
-                                     list.fields)) {
-        continue;
+      // With selectors, an object that starts matching is ADDED and one
+      // that stops matching is DELETED, as Kubernetes does.
+      std::string_view type;
+      if (event.type == store::WatchEvent::Type::kDelete) {
+        if (filtered && !selected(*event.kv.value)) continue;
+        type = "DELETED";
+      } else if (!filtered) {
+        type = event.created() ? "ADDED" : "MODIFIED";
+      } else {
+        const bool now = selected(*event.kv.value);
+        const bool before = event.previous && selected(*event.previous);
+        if (!now && !before) continue;
+        type = now ? (before ? "MODIFIED" : "ADDED") : "DELETED";
       }
       auto object = storage_.ToVersion(scope, *event.kv.value);
       if (!object.ok()) continue;
+      std::string text = std::move(*object);
       if (event.type == store::WatchEvent::Type::kDelete) {
-        batch +=
-            line("DELETED", render(WithResourceVersion(std::move(*object),
-                                                       event.kv.mod_revision)));
-      } else {
-        batch += line(event.created() ? "ADDED" : "MODIFIED",
-                      render(std::move(*object)));
+        text = WithResourceVersion(std::move(text), event.kv.mod_revision);
       }
+      batch += line(type, render(std::move(text)));
     }
     if (bookmarks && Clock::now() - last_bookmark > std::chrono::seconds(30)) {
       batch += bookmark((*watcher)->revision(), false);

@@ -109,6 +109,7 @@ StatusOr<KeyValue> MemoryStore::Put(std::string_view key,
   kv.value = std::make_shared<const std::string>(encode(revision));
   kv.create_revision = current ? current->create_revision : revision;
   kv.mod_revision = revision;
+  Value previous = current ? current->value : nullptr;
   if (persistence_) {
     Status s = persistence_->Write(
         {kv.key, kv.value.get(), kv.create_revision, revision});
@@ -125,7 +126,7 @@ StatusOr<KeyValue> MemoryStore::Put(std::string_view key,
     revision_ = revision;
   }
   std::lock_guard window(window_mutex_);
-  RecordEventLocked({WatchEvent::Type::kPut, kv});
+  RecordEventLocked({WatchEvent::Type::kPut, kv, std::move(previous)});
   return kv;
 }
 
@@ -153,7 +154,7 @@ StatusOr<KeyValue> MemoryStore::Delete(std::string_view key,
     revision_ = revision;
   }
   std::lock_guard window(window_mutex_);
-  RecordEventLocked({WatchEvent::Type::kDelete, kv});
+  RecordEventLocked({WatchEvent::Type::kDelete, kv, nullptr});
   return kv;
 }
 

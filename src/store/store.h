@@ -41,6 +41,9 @@ struct WatchEvent {
   // After a put: the new state. After a delete: the last state, with
   // mod_revision set to the revision of the deletion.
   KeyValue kv;
+  // For a put that replaced a value: that value (selector-filtered watches
+  // turn an object that stops matching into a deletion).
+  Value previous;
   // True for a put that created the key.
   bool created() const {
     return type == Type::kPut && kv.create_revision == kv.mod_revision;
