@@ -124,6 +124,7 @@ api::ErrorList ValidateImmutable(const api::Object& next,
 struct DeleteOptions {
   std::string uid;
   std::string resource_version;
+  bool dry_run = false;  // kubectl sends dryRun in the body, not the query
 };
 
 ApiOr<DeleteOptions> ParseDeleteOptions(std::string_view body) {
@@ -143,6 +144,11 @@ ApiOr<DeleteOptions> ParseDeleteOptions(std::string_view body) {
     if (auto rv = it->find("resourceVersion");
         rv != it->end() && rv->is_string()) {
       options.resource_version = rv->get<std::string>();
+    }
+  }
+  if (auto it = json.find("dryRun"); it != json.end() && it->is_array()) {
+    for (const Json& value : *it) {
+      if (value == "All") options.dry_run = true;
     }
   }
   return options;
@@ -830,6 +836,7 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
                                            const WriteOptions& options) {
   auto delete_options = ParseDeleteOptions(body);
   if (!delete_options.ok()) return delete_options.error();
+  const bool dry_run = options.dry_run || delete_options->dry_run;
   const api::ResourceInfo& info = *scope.info;
   const std::string key = Key(info, scope.namespace_, scope.name);
   for (int attempt = 0; attempt < kMaxWriteAttempts; ++attempt) {
@@ -853,7 +860,7 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
                       delete_options->resource_version, meta.resource_version));
     }
     if (!meta.finalizers.empty()) {
-      if (meta.deletion_timestamp || options.dry_run) {
+      if (meta.deletion_timestamp || dry_run) {
         return Respond(scope, 200, *kv->value, {});
       }
       meta.deletion_timestamp = NowRfc3339();
@@ -866,7 +873,7 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
       if (written.status().code() == StatusCode::kAborted) continue;
       return StorageError(info, scope.name, written.status());
     }
-    if (options.dry_run) return Respond(scope, 200, *kv->value, {});
+    if (dry_run) return Respond(scope, 200, *kv->value, {});
     auto deleted =
         store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
     if (deleted.ok()) return Respond(scope, 200, *kv->value, {});

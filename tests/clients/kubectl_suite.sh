@@ -114,6 +114,7 @@ check "invalid CEL selector names the expression" fails_with 'spec.devices.reque
 check "unknown field with strict validation" fails_with 'unknown field "spec.foo"' \
   bash -c "printf 'apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: strict}\nspec: {foo: 1, devices: {requests: [{name: gpu, exactly: {deviceClassName: x}}]}}\n' | '$kubectl_bin' --cache-dir '$work/cache' create -f -"
 check "--dry-run=server stores nothing" bash -c "$(declare -f claim); claim dry | '$kubectl_bin' --cache-dir '$work/cache' create --dry-run=server -f - && ! '$kubectl_bin' --cache-dir '$work/cache' get resourceclaim dry"
+check "delete --dry-run=server keeps the object" bash -c "'$kubectl_bin' --cache-dir '$work/cache' delete resourceclaim ssa --dry-run=server && '$kubectl_bin' --cache-dir '$work/cache' get resourceclaim ssa"
 check "adminAccess needs the namespace label" fails_with "admin access to devices requires" \
   bash -c "$(declare -f claim); claim admin default 'adminAccess: true' | '$kubectl_bin' --cache-dir '$work/cache' create -f -"
 k label namespace default resource.kubernetes.io/admin-access=true >/dev/null
