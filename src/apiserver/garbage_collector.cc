@@ -45,10 +45,8 @@ void GarbageCollector::Start() {
   store::ListResult all = store.List("/", "", 0);
   std::unordered_set<std::string> live_uids;
   for (const store::KeyValue& kv : all.items) {
-    Track(kv.key, *kv.value);
-    if (auto it = uid_of_key_.find(kv.key); it != uid_of_key_.end()) {
-      live_uids.insert(it->second);
-    }
+    const std::string uid = Track(kv.key, *kv.value);
+    if (!uid.empty()) live_uids.insert(uid);
   }
   // Dependents whose owners vanished while the server was down.
   std::vector<std::string> orphans;
@@ -67,11 +65,9 @@ void GarbageCollector::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void GarbageCollector::Track(const std::string& key, const std::string& value) {
+std::string GarbageCollector::Track(const std::string& key,
+                                    const std::string& value) {
   Ownership ownership = ReadOwnership(value);
-  if (!ownership.uid.empty()) {
-    uid_of_key_[key] = ownership.uid;
-  }
   for (const std::string& owner : ownership.owner_uids) {
     bool known = false;
     auto range = dependents_.equal_range(owner);
@@ -80,11 +76,7 @@ void GarbageCollector::Track(const std::string& key, const std::string& value) {
     }
     if (!known) dependents_.emplace(owner, key);
   }
-}
-
-void GarbageCollector::Forget(const std::string& key) {
-  auto it = uid_of_key_.find(key);
-  if (it != uid_of_key_.end()) uid_of_key_.erase(it);
+  return ownership.uid;
 }
 
 void GarbageCollector::Collect(const std::string& owner_uid) {
@@ -104,7 +96,6 @@ void GarbageCollector::Run(std::unique_ptr<store::Watcher> watcher) {
       if (events.status().code() == StatusCode::kCancelled) return;
       // Fell behind the window: rebuild from a fresh list.
       store::ListResult all = storage_.store().List("/", "", 0);
-      uid_of_key_.clear();
       dependents_.clear();
       for (const store::KeyValue& kv : all.items) Track(kv.key, *kv.value);
       auto fresh = storage_.store().Watch("/", all.revision);
@@ -121,7 +112,6 @@ void GarbageCollector::Run(std::unique_ptr<store::Watcher> watcher) {
         Track(event.kv.key, value);
       } else {
         const std::string uid = ReadOwnership(value).uid;
-        Forget(event.kv.key);
         if (!uid.empty()) Collect(uid);
       }
     }

@@ -27,14 +27,12 @@ class GarbageCollector {
   void Stop();
 
  private:
-  // Records `key`'s uid and the owners it depends on.
-  void Track(const std::string& key, const std::string& value);
-  void Forget(const std::string& key);
+  // Records the owners `key` depends on; returns the object's uid.
+  std::string Track(const std::string& key, const std::string& value);
   void Run(std::unique_ptr<store::Watcher> watcher);
   void Collect(const std::string& owner_uid);
 
   ResourceStorage& storage_;
-  std::unordered_map<std::string, std::string> uid_of_key_;
   std::unordered_multimap<std::string, std::string> dependents_;  // uid → key
   std::unique_ptr<store::Watcher> watcher_;
   std::thread thread_;

@@ -238,11 +238,6 @@ const api::ResourceInfo* ResourceStorage::InfoForKey(std::string_view key) {
   return nullptr;
 }
 
-std::string ResourceStorage::Encode(const api::Object& object) const {
-  auto json = api::EncodeObject(object, api::PreferredVersion(object));
-  return json.ok() ? json->dump() : std::string("{}");
-}
-
 ApiOr<std::string> ResourceStorage::ToVersion(const RequestScope& scope,
                                               const std::string& stored) const {
   if (IsStorageVersion(scope)) return stored;

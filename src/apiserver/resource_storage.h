@@ -129,7 +129,6 @@ class ResourceStorage {
   ApiOr<WriteResult> Respond(const RequestScope& scope, int code,
                              const std::string& stored,
                              std::vector<std::string> warnings) const;
-  std::string Encode(const api::Object& object) const;
   // The JSON to store for `next` (with a revision marker for WithRevision),
   // with managedFields updated for a write by `manager` ("" keeps them).
   std::string StoredText(const RequestScope& scope, const api::Object* old,
