@@ -195,7 +195,8 @@ void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
     }
     if (route.scope.info == nullptr ||
         (!route.scope.subresource.empty() &&
-         (route.scope.subresource != "status" || !info->has_status))) {
+         !(route.scope.subresource == "status" && info->has_status) &&
+         !(route.scope.subresource == "binding" && info->kind == "Pod"))) {
       SendError(recorder, NotFoundPath(request.path));
     } else if (route.all_namespaces && !route.scope.name.empty()) {
       SendError(recorder, NotFoundPath(request.path));
@@ -405,6 +406,19 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
     return SendError(writer,
                      MethodNotAllowed(fmt::format(
                          "method {} is not allowed on a collection", method)));
+  }
+  if (scope.subresource == "binding") {
+    if (method != "POST") {
+      return SendError(
+          writer, MethodNotAllowed(fmt::format("method {} is not allowed on {}",
+                                               method, request.path)));
+    }
+    verb = "CREATE";
+    auto bound = storage_.Bind(scope, request.body, write);
+    if (!bound.ok()) return SendError(writer, bound.error());
+    return SendJson(
+        writer, 201,
+        R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})");
   }
   if (method == "GET") {
     verb = "GET";

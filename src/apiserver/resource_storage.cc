@@ -647,7 +647,9 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
           [&](auto& target) {
             using T = std::decay_t<decltype(target)>;
             if constexpr (kHasStatus<T> && !std::is_same_v<T, api::Namespace>) {
-              if (info.has_status) target.status = std::get<T>(*current).status;
+              if (info.has_status && scope.subresource != "binding") {
+                target.status = std::get<T>(*current).status;
+              }
             }
           },
           next);
@@ -717,6 +719,68 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
     }
   }
   return Conflict(info, scope.name, "too many concurrent writers");
+}
+
+ApiOr<WriteResult> ResourceStorage::Bind(const RequestScope& scope,
+                                         std::string_view body,
+                                         const WriteOptions& options) {
+  const Json binding = Json::parse(body, nullptr, false);
+  if (!binding.is_object()) {
+    return BadRequest("the body of a binding must be a JSON Binding object");
+  }
+  const Json target = binding.value("target", Json::object());
+  const std::string node =
+      target.is_object() ? target.value("name", std::string()) : "";
+  if (node.empty()) {
+    return Invalid(*scope.info, scope.name,
+                   {api::Required(api::FieldPath("target").Child("name"),
+                                  "must name the node")});
+  }
+  std::string uid;
+  if (auto meta = binding.find("metadata");
+      meta != binding.end() && meta->is_object()) {
+    uid = meta->value("uid", std::string());
+  }
+  const std::string now = NowRfc3339();
+  return UpdateLoop(
+      scope, options,
+      [&](const api::Object& current, const std::string&) -> ApiOr<Decoded> {
+        const auto* pod = std::get_if<api::Pod>(&current);
+        if (pod == nullptr) return BadRequest("only pods can be bound");
+        if (!uid.empty() && uid != pod->metadata.uid) {
+          return Conflict(
+              *scope.info, scope.name,
+              fmt::format("Precondition failed: UID in "
+                          "precondition: {}, UID in object meta: {}",
+                          uid, pod->metadata.uid));
+        }
+        if (!pod->spec.node_name.empty()) {
+          return Conflict(
+              *scope.info, scope.name,
+              fmt::format("pod {} is already assigned to node \"{}\"",
+                          scope.name, pod->spec.node_name));
+        }
+        if (pod->metadata.deletion_timestamp) {
+          return Conflict(*scope.info, scope.name,
+                          "pod is being deleted, cannot be assigned to a host");
+        }
+        api::Pod bound = *pod;
+        bound.spec.node_name = node;
+        api::PodCondition* scheduled = nullptr;
+        for (auto& c : bound.status.conditions) {
+          if (c.type == "PodScheduled") scheduled = &c;
+        }
+        if (scheduled == nullptr) {
+          bound.status.conditions.push_back({.type = "PodScheduled"});
+          scheduled = &bound.status.conditions.back();
+        }
+        scheduled->status = "True";
+        scheduled->reason.clear();
+        scheduled->message.clear();
+        scheduled->last_transition_time = now;
+        return Decoded{api::Object(std::move(bound)), {}};
+      },
+      false, "");
 }
 
 ApiOr<WriteResult> ResourceStorage::Update(const RequestScope& scope,

@@ -80,6 +80,11 @@ class ResourceStorage {
   // `body`: DeleteOptions (may be empty).
   ApiOr<WriteResult> Delete(const RequestScope& scope, std::string_view body,
                             const WriteOptions& options);
+  // POST pods/<name>/binding: `body` is a v1 Binding; sets spec.nodeName
+  // and the PodScheduled condition. 409 if the pod is already bound or the
+  // Binding's metadata.uid differs from the pod's.
+  ApiOr<WriteResult> Bind(const RequestScope& scope, std::string_view body,
+                          const WriteOptions& options);
   // Deletes (or marks for deletion, with finalizers) the object at `key`,
   // as the garbage collector does for dependents of a deleted owner.
   void DeleteKey(const std::string& key);
