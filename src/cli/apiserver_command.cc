@@ -7,6 +7,7 @@
 
 #include "apiserver/api_server.h"
 #include "cli/commands.h"
+#include "cli/server_flags.h"
 #include "common/log.h"
 #include "store/store_factory.h"
 
@@ -20,32 +21,8 @@ struct ApiServerFlags {
   std::string version_minor = "33";
 };
 
-// "host:port" → parts; false when malformed.
-bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {
-  const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) return false;
-  host = listen.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  const std::string port_text = listen.substr(colon + 1);
-  if (port_text.empty() || port_text.size() > 5) return false;
-  for (char c : port_text) {
-    if (c < '0' || c > '9') return false;
-  }
-  const int value = std::stoi(port_text);
-  if (value > 65535) return false;
-  port = static_cast<uint16_t>(value);
-  return !host.empty();
-}
-
 int RunApiServer(const ApiServerFlags& flags) {
-  log::Level level;
-  if (!log::ParseLevel(flags.log_level, level)) {
-    fmt::print(stderr, "--log-level: expected debug, info, warn or error\n");
-    return kExitBadInput;
-  }
-  log::SetLevel(level);
+  if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
   apiserver::ApiServerOptions options;
   if (!SplitListen(flags.listen, options.host, options.port)) {
     fmt::print(stderr, "--listen \"{}\": expected HOST:PORT\n", flags.listen);
@@ -59,12 +36,7 @@ int RunApiServer(const ApiServerFlags& flags) {
   }
   // Signals are taken synchronously by this thread; block them first so
   // every server thread inherits the mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t signals = BlockTerminationSignals();
 
   apiserver::ApiServer server(options, **store);
   if (Status s = server.Start(); !s.ok()) {
@@ -76,8 +48,7 @@ int RunApiServer(const ApiServerFlags& flags) {
   std::fflush(stdout);
   log::Info("apiserver", "listening on {}:{} storage={} revision={}",
             options.host, server.port(), flags.storage, (*store)->Revision());
-  int received = 0;
-  sigwait(&signals, &received);
+  const int received = WaitForTermination(signals);
   log::Info("apiserver", "signal {}: shutting down", received);
   server.Stop();
   return kExitOk;

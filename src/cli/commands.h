@@ -17,6 +17,8 @@ void RegisterConvertCommand(CLI::App& app, int& exit_code);
 void RegisterCelCommand(CLI::App& app, int& exit_code);
 void RegisterAllocateCommand(CLI::App& app, int& exit_code);
 void RegisterApiServerCommand(CLI::App& app, int& exit_code);
+void RegisterScheduleCommand(CLI::App& app, int& exit_code);
+void RegisterServeCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterCelCommand(app, exit_code);
   dralloc::cli::RegisterAllocateCommand(app, exit_code);
   dralloc::cli::RegisterApiServerCommand(app, exit_code);
+  dralloc::cli::RegisterScheduleCommand(app, exit_code);
+  dralloc::cli::RegisterServeCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,128 @@
+// `dralloc serve`: a whole DRA control plane in one process — the API server
+// with its embedded store, the ResourceClaim controller and the scheduler,
+// the last two talking to the store in process.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "apiserver/api_server.h"
+#include "cli/commands.h"
+#include "cli/server_flags.h"
+#include "client/store_api_client.h"
+#include "common/log.h"
+#include "scheduler/control_plane.h"
+#include "store/store_factory.h"
+
+namespace dralloc::cli {
+namespace {
+
+struct ServeFlags {
+  std::string listen = "127.0.0.1:6443";
+  std::string storage = "sqlite:./dralloc-data";
+  std::string log_level = "info";
+  std::string version_minor = "33";
+  std::string scheduler_name = "dralloc-scheduler";
+  std::string placement = "default";
+  int binders = 4;
+  int controller_workers = 4;
+};
+
+int RunServe(const ServeFlags& flags) {
+  if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
+  apiserver::ApiServerOptions options;
+  if (!SplitListen(flags.listen, options.host, options.port)) {
+    fmt::print(stderr, "--listen \"{}\": expected HOST:PORT\n", flags.listen);
+    return kExitBadInput;
+  }
+  options.version_minor = flags.version_minor;
+  auto store = store::OpenStore(flags.storage);
+  if (!store.ok()) {
+    fmt::print(stderr, "{}\n", store.status().message());
+    return kExitBadInput;
+  }
+  const sigset_t signals = BlockTerminationSignals();
+
+  apiserver::ApiServer server(options, **store);
+  if (Status s = server.Start(); !s.ok()) {
+    fmt::print(stderr, "{}\n", s.message());
+    return kExitInvalid;
+  }
+  client::StoreApiClient api(server.storage(), flags.scheduler_name);
+  scheduler::ControlPlaneOptions plane_options;
+  plane_options.scheduler.scheduler_name = flags.scheduler_name;
+  plane_options.scheduler.binders = flags.binders;
+  plane_options.scheduler.placement =
+      flags.placement == "pack"     ? scheduler::Placement::kPack
+      : flags.placement == "spread" ? scheduler::Placement::kSpread
+                                    : scheduler::Placement::kDefault;
+  plane_options.controller.workers = flags.controller_workers;
+  scheduler::ControlPlane plane(api, plane_options);
+  plane.Start();
+
+  const std::string url =
+      fmt::format("http://{}:{}", options.host, server.port());
+  fmt::print("dralloc serve listening on {}\n", url);
+  fmt::print(
+      "Point kubectl at it with:\n"
+      "  kubectl config set-cluster dralloc --server={}\n"
+      "  kubectl config set-context dralloc --cluster=dralloc "
+      "--namespace=default\n"
+      "  kubectl config use-context dralloc\n"
+      "or per command: kubectl --server={} get pods -A\n",
+      url, url);
+  std::fflush(stdout);
+  log::Info("serve", "listening on {} storage={} revision={} scheduler={}",
+            url, flags.storage, (*store)->Revision(), flags.scheduler_name);
+  const int received = WaitForTermination(signals);
+  log::Info("serve", "signal {}: shutting down", received);
+  plane.Stop();
+  server.Stop();
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterServeCommand(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* command = app.add_subcommand(
+      "serve",
+      "API server (embedded store) + ResourceClaim controller + scheduler in "
+      "one process");
+  command
+      ->add_option("--listen", flags->listen,
+                   "HOST:PORT to serve plain HTTP on (port 0: any free port)")
+      ->capture_default_str();
+  command
+      ->add_option("--storage", flags->storage,
+                   "sqlite:DIR (durable) or memory:")
+      ->capture_default_str();
+  command
+      ->add_option("--log-level", flags->log_level,
+                   "debug, info, warn or error")
+      ->capture_default_str();
+  command
+      ->add_option("--version-minor", flags->version_minor,
+                   "minor version reported by /version")
+      ->capture_default_str();
+  command
+      ->add_option("--scheduler-name", flags->scheduler_name,
+                   "schedule pods with this schedulerName (and pods with "
+                   "none or default-scheduler)")
+      ->capture_default_str();
+  command
+      ->add_option("--placement", flags->placement,
+                   "default (first fit), pack or spread")
+      ->check(CLI::IsMember({"default", "pack", "spread"}));
+  command
+      ->add_option("--binders", flags->binders,
+                   "threads writing allocations and bindings")
+      ->capture_default_str();
+  command
+      ->add_option("--controller-workers", flags->controller_workers,
+                   "ResourceClaim controller worker threads")
+      ->capture_default_str();
+  command->callback([flags, &exit_code] { exit_code = RunServe(*flags); });
+}
+
+}  // namespace dralloc::cli

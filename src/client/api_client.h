@@ -1,0 +1,112 @@
+// ApiClient: typed access to a Kubernetes-compatible API for controllers.
+//
+// The scheduler and the claim controller read through informers (list +
+// watch) and write through this interface. Implementations: in memory
+// (MemoryApiClient, for offline what-if runs), in process over a Store with
+// the API server's admission (StoreApiClient), and over HTTP against any
+// Kubernetes-compatible API server (HttpApiClient, from a kubeconfig).
+//
+// Objects are api::Object in the hub version. resourceVersions are the
+// decimal revisions every supported server uses (etcd revisions).
+//
+// Errors: kNotFound (404), kAlreadyExists (409 AlreadyExists), kAborted (409
+// Conflict: stale resourceVersion or a failed precondition), kInvalidArgument
+// (400/422: the message is the server's), kOutOfRange (410 Gone: a watch
+// from a revision that is no longer available), kUnavailable (transport or
+// 5xx), kCancelled (the client or a watch was stopped).
+#ifndef DRALLOC_CLIENT_API_CLIENT_H_
+#define DRALLOC_CLIENT_API_CLIENT_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/object.h"
+#include "api/resource_registry.h"
+#include "common/status.h"
+
+namespace dralloc::client {
+
+using ObjectPtr = std::shared_ptr<const api::Object>;
+
+struct ObjectList {
+  std::vector<ObjectPtr> items;
+  int64_t resource_version = 0;
+};
+
+struct WatchEvent {
+  enum class Type { kAdded, kModified, kDeleted, kBookmark };
+  Type type = Type::kAdded;
+  ObjectPtr object;  // null for bookmarks
+  // The object's resourceVersion (the bookmark's for bookmarks; for a
+  // deletion, the revision of the deletion when the server reports it).
+  int64_t resource_version = 0;
+};
+
+// One watch stream. Not thread-safe except Stop(), which may be called from
+// any thread to wake a blocked Next().
+class WatchStream {
+ public:
+  virtual ~WatchStream() = default;
+  // Waits up to `timeout` for events; returns those available (possibly
+  // none). kOutOfRange: the start revision is too old (re-list);
+  // kCancelled after Stop(); other errors: the stream broke (re-watch).
+  virtual StatusOr<std::vector<WatchEvent>> Next(
+      std::chrono::milliseconds timeout) = 0;
+  virtual void Stop() = 0;
+};
+
+class ApiClient {
+ public:
+  virtual ~ApiClient() = default;
+
+  // Every object of `resource` in all namespaces, and the list's revision.
+  virtual StatusOr<ObjectList> List(const api::ResourceInfo& resource) = 0;
+  // Events of `resource` (all namespaces) after `resource_version`, with
+  // bookmarks where the server sends them.
+  virtual StatusOr<std::unique_ptr<WatchStream>> Watch(
+      const api::ResourceInfo& resource, int64_t resource_version) = 0;
+  virtual StatusOr<api::Object> Get(const api::ResourceInfo& resource,
+                                    std::string_view namespace_,
+                                    std::string_view name) = 0;
+
+  // Creates `object` (metadata.generateName is honoured). Returns the stored
+  // object.
+  virtual StatusOr<api::Object> Create(const api::Object& object) = 0;
+  // Replaces the object (everything but status); fails with kAborted when
+  // metadata.resourceVersion is set and stale.
+  virtual StatusOr<api::Object> Update(const api::Object& object) = 0;
+  // Replaces the status (the `status` subresource), same precondition.
+  virtual StatusOr<api::Object> UpdateStatus(const api::Object& object) = 0;
+  // Deletes the object; with a non-empty `uid` only if it still has that
+  // uid (kAborted otherwise).
+  virtual Status Delete(const api::ResourceInfo& resource,
+                        std::string_view namespace_, std::string_view name,
+                        std::string_view uid) = 0;
+  // Binds a pod to a node (POST pods/<name>/binding): kAborted if the pod
+  // is already bound or its uid differs from `uid` (when non-empty).
+  virtual Status Bind(std::string_view namespace_, std::string_view name,
+                      std::string_view uid, std::string_view node) = 0;
+  // Records an Event (best effort).
+  virtual Status CreateEvent(const api::Event& event) = 0;
+};
+
+// The registry entries of the resources controllers use.
+const api::ResourceInfo& PodsResource();
+const api::ResourceInfo& NodesResource();
+const api::ResourceInfo& ResourceClaimsResource();
+const api::ResourceInfo& ResourceClaimTemplatesResource();
+const api::ResourceInfo& ResourceSlicesResource();
+const api::ResourceInfo& DeviceClassesResource();
+const api::ResourceInfo& DeviceTaintRulesResource();
+const api::ResourceInfo& ResourceSlicePatchesResource();
+const api::ResourceInfo& EventsResource();
+// The resource an object belongs to.
+const api::ResourceInfo& ResourceOf(const api::Object& object);
+
+}  // namespace dralloc::client
+
+#endif  // DRALLOC_CLIENT_API_CLIENT_H_

@@ -1,0 +1,102 @@
+// AssumeCache: objects a component has just written (or is about to write),
+// laid over an informer until the informer has caught up.
+//
+// The scheduler assumes a claim's allocation the moment it picks devices, so
+// the next pod cannot take them although the write is still in flight.
+// Assume() records the expected object; Confirm() records the revision the
+// write produced; Observe() (from the informer's handler) drops the
+// assumption once the informer reports that revision or a newer one;
+// Restore() drops it when the write failed. Thread-safe.
+#ifndef DRALLOC_CLIENT_ASSUME_CACHE_H_
+#define DRALLOC_CLIENT_ASSUME_CACHE_H_
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "client/informer.h"
+
+namespace dralloc::client {
+
+class AssumeCache {
+ public:
+  explicit AssumeCache(const Informer& informer) : informer_(informer) {}
+
+  // The assumed object if there is one, else the informer's (or null).
+  ObjectPtr Get(const std::string& key) const {
+    {
+      std::lock_guard lock(mu_);
+      auto it = assumed_.find(key);
+      if (it != assumed_.end()) return it->second.object;
+    }
+    return informer_.Get(key);
+  }
+  bool IsAssumed(const std::string& key) const {
+    std::lock_guard lock(mu_);
+    return assumed_.contains(key);
+  }
+  void Assume(const std::string& key, ObjectPtr object) {
+    std::lock_guard lock(mu_);
+    assumed_[key] = Entry{std::move(object), 0};
+  }
+  // The write for `key` succeeded with `resource_version`.
+  void Confirm(const std::string& key, int64_t resource_version) {
+    std::lock_guard lock(mu_);
+    auto it = assumed_.find(key);
+    if (it == assumed_.end()) return;
+    if (informer_revision(key) >= resource_version) {
+      assumed_.erase(it);
+    } else {
+      it->second.confirmed_revision = resource_version;
+    }
+  }
+  void Restore(const std::string& key) {
+    std::lock_guard lock(mu_);
+    assumed_.erase(key);
+  }
+  // The informer now holds `now` for `key` (null: deleted). Returns true if
+  // an assumption was dropped because the informer caught up with it.
+  bool Observe(const std::string& key, const ObjectPtr& now) {
+    std::lock_guard lock(mu_);
+    auto it = assumed_.find(key);
+    if (it == assumed_.end() || it->second.confirmed_revision == 0) {
+      return false;
+    }
+    if (now && RevisionOf(*now) < it->second.confirmed_revision) return false;
+    assumed_.erase(it);
+    return true;
+  }
+  size_t size() const {
+    std::lock_guard lock(mu_);
+    return assumed_.size();
+  }
+
+  static int64_t RevisionOf(const api::Object& object) {
+    const std::string& rv = api::MetaOf(object).resource_version;
+    int64_t value = 0;
+    for (char c : rv) {
+      if (c < '0' || c > '9') return 0;
+      value = value * 10 + (c - '0');
+    }
+    return value;
+  }
+
+ private:
+  struct Entry {
+    ObjectPtr object;
+    int64_t confirmed_revision = 0;  // 0: the write is still in flight
+  };
+  int64_t informer_revision(const std::string& key) const {
+    ObjectPtr current = informer_.Get(key);
+    return current ? RevisionOf(*current) : 0;
+  }
+
+  const Informer& informer_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Entry> assumed_;
+};
+
+}  // namespace dralloc::client
+
+#endif  // DRALLOC_CLIENT_ASSUME_CACHE_H_

@@ -1,0 +1,175 @@
+#include "client/informer.h"
+
+#include "common/log.h"
+
+namespace dralloc::client {
+
+std::string ObjectKey(std::string_view namespace_, std::string_view name) {
+  if (namespace_.empty()) return std::string(name);
+  std::string key;
+  key.reserve(namespace_.size() + 1 + name.size());
+  key.append(namespace_).append("/").append(name);
+  return key;
+}
+
+std::string ObjectKey(const api::Object& object) {
+  const api::ObjectMeta& meta = api::MetaOf(object);
+  return ObjectKey(meta.namespace_, meta.name);
+}
+
+Informer::Informer(ApiClient& client, const api::ResourceInfo& resource)
+    : client_(client), resource_(resource) {}
+
+Informer::~Informer() { Stop(); }
+
+void Informer::AddHandler(Handler handler) {
+  handlers_.push_back(std::move(handler));
+}
+
+void Informer::Notify(const ObjectPtr& old, const ObjectPtr& now) {
+  for (const Handler& handler : handlers_) handler(old, now);
+}
+
+void Informer::Apply(std::string key, ObjectPtr now) {
+  ObjectPtr old;
+  {
+    std::unique_lock lock(cache_mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) old = it->second;
+    if (now) {
+      if (it != cache_.end()) {
+        it->second = now;
+      } else {
+        cache_.emplace(std::move(key), now);
+      }
+    } else if (it != cache_.end()) {
+      cache_.erase(it);
+    }
+  }
+  if (old || now) Notify(old, now);
+}
+
+Status Informer::Relist() {
+  ASSIGN_OR_RETURN(ObjectList listed, client_.List(resource_));
+  std::unordered_map<std::string, ObjectPtr> fresh;
+  fresh.reserve(listed.items.size());
+  for (ObjectPtr& item : listed.items) {
+    std::string key = ObjectKey(*item);
+    fresh.emplace(std::move(key), std::move(item));
+  }
+  std::vector<std::string> gone;
+  {
+    std::shared_lock lock(cache_mu_);
+    for (const auto& [key, object] : cache_) {
+      if (!fresh.contains(key)) gone.push_back(key);
+    }
+  }
+  for (std::string& key : gone) Apply(std::move(key), nullptr);
+  for (auto& [key, object] : fresh) {
+    ObjectPtr current = Get(key);
+    if (current && api::MetaOf(*current).resource_version ==
+                       api::MetaOf(*object).resource_version) {
+      continue;
+    }
+    Apply(key, object);
+  }
+  revision_ = listed.resource_version;
+  {
+    std::lock_guard lock(sync_mu_);
+    synced_ = true;
+  }
+  synced_cv_.notify_all();
+  listed_ = true;
+  return OkStatus();
+}
+
+StatusOr<size_t> Informer::Pump(std::chrono::milliseconds wait) {
+  size_t changes = 0;
+  if (!listed_) {
+    RETURN_IF_ERROR(Relist());
+    changes = size();
+  }
+  if (!watch_) {
+    auto watch = client_.Watch(resource_, revision_.load());
+    if (!watch.ok()) {
+      if (watch.status().code() == StatusCode::kOutOfRange) listed_ = false;
+      return watch.status();
+    }
+    std::lock_guard lock(watch_mu_);
+    watch_ = std::move(*watch);
+    if (stopping_) watch_->Stop();
+  }
+  auto events = watch_->Next(wait);
+  if (!events.ok()) {
+    if (events.status().code() == StatusCode::kOutOfRange) {
+      log::Info("informer", "{} watch expired at revision {}; listing again",
+                resource_.plural, revision_.load());
+      listed_ = false;
+    }
+    std::lock_guard lock(watch_mu_);
+    watch_.reset();
+    return events.status();
+  }
+  for (WatchEvent& event : *events) {
+    if (event.type != WatchEvent::Type::kBookmark) {
+      std::string key = ObjectKey(*event.object);
+      Apply(std::move(key), event.type == WatchEvent::Type::kDeleted
+                                ? nullptr
+                                : std::move(event.object));
+      ++changes;
+    }
+    if (event.resource_version > revision_) {
+      revision_ = event.resource_version;
+    }
+  }
+  return changes;
+}
+
+void Informer::Start() {
+  thread_ = std::thread([this] {
+    while (!stopping_) {
+      auto pumped = Pump(std::chrono::milliseconds(500));
+      if (!pumped.ok() && !stopping_ &&
+          pumped.status().code() != StatusCode::kOutOfRange) {
+        log::Warn("informer", "{}: {}", resource_.plural,
+                  pumped.status().message());
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+    }
+  });
+}
+
+void Informer::Stop() {
+  stopping_ = true;
+  {
+    std::lock_guard lock(watch_mu_);
+    if (watch_) watch_->Stop();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Informer::WaitForSync(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(sync_mu_);
+  return synced_cv_.wait_for(lock, timeout, [this] { return synced_; });
+}
+
+ObjectPtr Informer::Get(std::string_view key) const {
+  std::shared_lock lock(cache_mu_);
+  auto it = cache_.find(std::string(key));
+  return it == cache_.end() ? nullptr : it->second;
+}
+
+std::vector<ObjectPtr> Informer::List() const {
+  std::shared_lock lock(cache_mu_);
+  std::vector<ObjectPtr> out;
+  out.reserve(cache_.size());
+  for (const auto& [key, object] : cache_) out.push_back(object);
+  return out;
+}
+
+size_t Informer::size() const {
+  std::shared_lock lock(cache_mu_);
+  return cache_.size();
+}
+
+}  // namespace dralloc::client

@@ -1,0 +1,101 @@
+// Informer: a local cache of one resource, kept current by list + watch.
+//
+// Handlers see every change in order: (nullptr, now) for an addition,
+// (old, now) for an update, (old, nullptr) for a deletion. After a watch
+// falls out of the server's event window the informer lists again and turns
+// the difference into the same callbacks, so handlers never miss a state.
+//
+// Two ways to drive it: Start() runs a thread that pumps until Stop(); or a
+// single-threaded owner calls Pump() itself (offline runs, deterministic
+// order). Get/List are safe from any thread; handlers run on the pumping
+// thread, one at a time.
+#ifndef DRALLOC_CLIENT_INFORMER_H_
+#define DRALLOC_CLIENT_INFORMER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "client/api_client.h"
+
+namespace dralloc::client {
+
+// "namespace/name", or "name" for cluster-scoped objects.
+std::string ObjectKey(std::string_view namespace_, std::string_view name);
+std::string ObjectKey(const api::Object& object);
+
+class Informer {
+ public:
+  using Handler = std::function<void(const ObjectPtr& old, const ObjectPtr& now)>;
+
+  Informer(ApiClient& client, const api::ResourceInfo& resource);
+  ~Informer();
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  // Register before the first Pump/Start.
+  void AddHandler(Handler handler);
+
+  // Lists if needed, then applies watch events that arrive within `wait`.
+  // Returns the number of changes applied (0: nothing happened). Errors are
+  // retried on the next call (the informer re-lists or re-watches).
+  StatusOr<size_t> Pump(std::chrono::milliseconds wait);
+
+  void Start();
+  void Stop();
+  // True once the first list has been applied (waits up to `timeout`).
+  bool WaitForSync(std::chrono::milliseconds timeout);
+
+  ObjectPtr Get(std::string_view key) const;
+  ObjectPtr Get(std::string_view namespace_, std::string_view name) const {
+    return Get(ObjectKey(namespace_, name));
+  }
+  std::vector<ObjectPtr> List() const;
+  size_t size() const;
+  // The revision the cache reflects.
+  int64_t revision() const { return revision_.load(); }
+  const api::ResourceInfo& resource() const { return resource_; }
+
+ private:
+  Status Relist();
+  void Apply(std::string key, ObjectPtr now);
+  void Notify(const ObjectPtr& old, const ObjectPtr& now);
+
+  ApiClient& client_;
+  const api::ResourceInfo& resource_;
+  std::vector<Handler> handlers_;
+
+  mutable std::shared_mutex cache_mu_;
+  std::unordered_map<std::string, ObjectPtr> cache_;
+  std::atomic<int64_t> revision_{0};
+
+  std::unique_ptr<WatchStream> watch_;
+  bool listed_ = false;
+
+  std::mutex sync_mu_;
+  std::condition_variable synced_cv_;
+  bool synced_ = false;
+
+  std::mutex watch_mu_;  // guards watch_ against Stop() from other threads
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+// Typed access to an informer's objects.
+template <typename T>
+const T* As(const ObjectPtr& object) {
+  return object ? std::get_if<T>(object.get()) : nullptr;
+}
+
+}  // namespace dralloc::client
+
+#endif  // DRALLOC_CLIENT_INFORMER_H_

@@ -1,0 +1,52 @@
+// StoreApiClient: the ApiClient of components running inside the API server
+// process. Writes go through apiserver::ResourceStorage, so they get exactly
+// the admission, defaulting and resourceVersion semantics HTTP clients get;
+// reads and watches come straight from the Store (no HTTP, no re-encoding).
+#ifndef DRALLOC_CLIENT_STORE_API_CLIENT_H_
+#define DRALLOC_CLIENT_STORE_API_CLIENT_H_
+
+#include <string>
+
+#include "apiserver/api_error.h"
+#include "apiserver/resource_storage.h"
+#include "client/api_client.h"
+
+namespace dralloc::client {
+
+class StoreApiClient : public ApiClient {
+ public:
+  // `field_manager` names this client in managedFields.
+  StoreApiClient(apiserver::ResourceStorage& storage,
+                 std::string field_manager);
+
+  StatusOr<ObjectList> List(const api::ResourceInfo& resource) override;
+  StatusOr<std::unique_ptr<WatchStream>> Watch(
+      const api::ResourceInfo& resource, int64_t resource_version) override;
+  StatusOr<api::Object> Get(const api::ResourceInfo& resource,
+                            std::string_view namespace_,
+                            std::string_view name) override;
+  StatusOr<api::Object> Create(const api::Object& object) override;
+  StatusOr<api::Object> Update(const api::Object& object) override;
+  StatusOr<api::Object> UpdateStatus(const api::Object& object) override;
+  Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
+                std::string_view name, std::string_view uid) override;
+  Status Bind(std::string_view namespace_, std::string_view name,
+              std::string_view uid, std::string_view node) override;
+  Status CreateEvent(const api::Event& event) override;
+
+ private:
+  StatusOr<api::Object> Write(const api::Object& object,
+                              std::string_view subresource);
+
+  apiserver::ResourceStorage& storage_;
+  std::string field_manager_;
+};
+
+// The Status a client sees for an API error (see api_client.h).
+Status ToStatus(const apiserver::ApiError& error);
+// Decodes one stored or served object (JSON in a served version).
+StatusOr<api::Object> DecodeObject(std::string_view json);
+
+}  // namespace dralloc::client
+
+#endif  // DRALLOC_CLIENT_STORE_API_CLIENT_H_

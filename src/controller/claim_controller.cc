@@ -1,0 +1,439 @@
+#include "controller/claim_controller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/log.h"
+
+namespace dralloc::controller {
+namespace {
+
+using client::As;
+using client::ObjectPtr;
+
+constexpr std::string_view kPodPrefix = "p:";
+constexpr std::string_view kClaimPrefix = "c:";
+constexpr int kWriteAttempts = 5;
+
+const api::OwnerReference* ControllerOf(const api::ObjectMeta& meta) {
+  for (const api::OwnerReference& owner : meta.owner_references) {
+    if (owner.controller.value_or(false)) return &owner;
+  }
+  return nullptr;
+}
+
+const api::OwnerReference* OwningPod(const api::ResourceClaim& claim) {
+  const api::OwnerReference* owner = ControllerOf(claim.metadata);
+  if (owner == nullptr || owner->kind != "Pod" || owner->api_version != "v1") {
+    return nullptr;
+  }
+  return owner;
+}
+
+bool HasFinalizer(const api::ObjectMeta& meta, std::string_view finalizer) {
+  return std::find(meta.finalizers.begin(), meta.finalizers.end(),
+                   finalizer) != meta.finalizers.end();
+}
+
+void RemoveFinalizer(api::ObjectMeta& meta, std::string_view finalizer) {
+  std::erase(meta.finalizers, std::string(finalizer));
+}
+
+// The name prefix upstream gives generated claims: "<pod>-<claim>-", both
+// parts shortened in proportion when the prefix would exceed 57 characters.
+std::string GenerateNameFor(std::string_view pod, std::string_view claim) {
+  constexpr size_t kMaxBase = 57;
+  const size_t full = pod.size() + claim.size() + 2;
+  if (full <= kMaxBase) return fmt::format("{}-{}-", pod, claim);
+  return fmt::format("{}-{}", pod.substr(0, pod.size() * kMaxBase / full),
+                     claim.substr(0, claim.size() * kMaxBase / full));
+}
+
+const api::PodResourceClaimStatus* StatusEntry(const api::Pod& pod,
+                                               std::string_view name) {
+  for (const auto& entry : pod.status.resource_claim_statuses) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
+// The claim names the pod uses (direct references and generated ones known
+// from its status).
+std::vector<std::string> ClaimNamesOf(const api::Pod& pod) {
+  std::vector<std::string> names;
+  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+    if (entry.resource_claim_name) {
+      names.push_back(*entry.resource_claim_name);
+    } else if (const auto* status = StatusEntry(pod, entry.name);
+               status != nullptr && status->resource_claim_name) {
+      names.push_back(*status->resource_claim_name);
+    }
+  }
+  return names;
+}
+
+bool ReservedForPod(const api::ResourceClaim& claim, std::string_view uid) {
+  return std::any_of(claim.status.reserved_for.begin(),
+                     claim.status.reserved_for.end(),
+                     [&](const api::ResourceClaimConsumerReference& ref) {
+                       return ref.resource == "pods" && ref.uid == uid;
+                     });
+}
+
+}  // namespace
+
+bool PodIsDone(const api::Pod& pod) {
+  if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") {
+    return true;
+  }
+  return pod.metadata.deletion_timestamp.has_value() &&
+         pod.spec.node_name.empty();
+}
+
+ClaimController::ClaimController(client::ApiClient& client,
+                                 client::Informer& pods,
+                                 client::Informer& claims,
+                                 client::Informer& templates,
+                                 ClaimControllerOptions options)
+    : client_(client),
+      pods_(pods),
+      claims_(claims),
+      templates_(templates),
+      options_(options) {
+  pods_.AddHandler([this](const ObjectPtr& o, const ObjectPtr& n) {
+    OnPod(o, n);
+  });
+  claims_.AddHandler([this](const ObjectPtr& o, const ObjectPtr& n) {
+    OnClaim(o, n);
+  });
+  templates_.AddHandler([this](const ObjectPtr& o, const ObjectPtr& n) {
+    OnTemplate(o, n);
+  });
+}
+
+ClaimController::~ClaimController() { Stop(); }
+
+void ClaimController::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
+  const api::Pod* pod = As<api::Pod>(now ? now : old);
+  if (pod == nullptr) return;
+  if (pod->spec.resource_claims.empty()) return;
+  queue_.Add(fmt::format("{}{}", kPodPrefix, client::ObjectKey(*(now ? now : old))));
+  if (!now || PodIsDone(*pod)) {
+    // Its claims may have to drop the reservation, deallocate or go.
+    for (const std::string& name : ClaimNamesOf(*pod)) {
+      queue_.Add(fmt::format("{}{}", kClaimPrefix,
+                             client::ObjectKey(pod->metadata.namespace_, name)));
+    }
+  }
+}
+
+void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
+  const api::ResourceClaim* claim = As<api::ResourceClaim>(now ? now : old);
+  if (claim == nullptr) return;
+  if (const api::OwnerReference* owner = OwningPod(*claim)) {
+    auto annotation = claim->metadata.annotations.find(
+        std::string(kPodClaimNameAnnotation));
+    if (annotation != claim->metadata.annotations.end()) {
+      std::lock_guard lock(mu_);
+      if (now) {
+        owned_[owner->uid][annotation->second] = claim->metadata.name;
+      } else if (auto it = owned_.find(owner->uid); it != owned_.end()) {
+        it->second.erase(annotation->second);
+        if (it->second.empty()) owned_.erase(it);
+      }
+    }
+  }
+  if (now) {
+    queue_.Add(fmt::format("{}{}", kClaimPrefix, client::ObjectKey(*now)));
+  }
+}
+
+void ClaimController::OnTemplate(const ObjectPtr&, const ObjectPtr& now) {
+  const auto* tmpl = As<api::ResourceClaimTemplate>(now);
+  if (tmpl == nullptr) return;
+  // Pods waiting for this template can now get their claims.
+  for (const ObjectPtr& object : pods_.List()) {
+    const auto* pod = As<api::Pod>(object);
+    if (pod == nullptr || pod->metadata.namespace_ != tmpl->metadata.namespace_)
+      continue;
+    for (const auto& entry : pod->spec.resource_claims) {
+      if (entry.resource_claim_template_name == tmpl->metadata.name &&
+          StatusEntry(*pod, entry.name) == nullptr) {
+        queue_.Add(fmt::format("{}{}", kPodPrefix, client::ObjectKey(*object)));
+        break;
+      }
+    }
+  }
+}
+
+bool ClaimController::ProcessOne(std::chrono::milliseconds wait) {
+  std::optional<std::string> key = queue_.Pop(wait);
+  if (!key) return false;
+  Status status = Sync(*key);
+  bool retry = false;
+  {
+    std::lock_guard lock(mu_);
+    if (status.ok()) {
+      failures_.erase(*key);
+    } else {
+      ++metrics_.sync_errors;
+      retry = ++failures_[*key] < options_.max_retries;
+      if (!retry) failures_.erase(*key);
+    }
+  }
+  if (!status.ok()) {
+    log::Warn("claim-controller", "{}: {}", key->substr(2), status.message());
+  }
+  queue_.Done(*key);
+  if (retry) queue_.Add(*key);
+  return true;
+}
+
+Status ClaimController::Sync(const std::string& key) {
+  if (key.starts_with(kPodPrefix)) return SyncPod(key.substr(2));
+  return SyncClaim(key.substr(2));
+}
+
+Status ClaimController::SyncPod(const std::string& key) {
+  const api::Pod* pod = nullptr;
+  ObjectPtr object = pods_.Get(key);
+  pod = As<api::Pod>(object);
+  if (pod == nullptr || pod->metadata.deletion_timestamp || PodIsDone(*pod)) {
+    return OkStatus();
+  }
+  RETURN_IF_ERROR(EnsureGeneratedClaims(*pod));
+  if (!pod->spec.node_name.empty()) RETURN_IF_ERROR(ReserveForBoundPod(*pod));
+  return OkStatus();
+}
+
+std::string ClaimController::OwnedClaimName(const std::string& pod_uid,
+                                            std::string_view pod_claim) const {
+  std::lock_guard lock(mu_);
+  auto it = owned_.find(pod_uid);
+  if (it == owned_.end()) return "";
+  auto claim = it->second.find(std::string(pod_claim));
+  return claim == it->second.end() ? "" : claim->second;
+}
+
+Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
+  std::vector<api::PodResourceClaimStatus> added;
+  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+    if (!entry.resource_claim_template_name) continue;
+    if (StatusEntry(pod, entry.name) != nullptr) continue;
+    std::string name = OwnedClaimName(pod.metadata.uid, entry.name);
+    if (name.empty()) {
+      ObjectPtr tmpl_object = templates_.Get(
+          pod.metadata.namespace_, *entry.resource_claim_template_name);
+      const auto* tmpl = As<api::ResourceClaimTemplate>(tmpl_object);
+      if (tmpl == nullptr) {
+        // Waits for the template (OnTemplate requeues the pod).
+        log::Info("claim-controller",
+                  "pod {}/{}: resource claim template \"{}\" not found",
+                  pod.metadata.namespace_, pod.metadata.name,
+                  *entry.resource_claim_template_name);
+        continue;
+      }
+      api::ResourceClaim claim;
+      claim.metadata.generate_name =
+          GenerateNameFor(pod.metadata.name, entry.name);
+      claim.metadata.namespace_ = pod.metadata.namespace_;
+      claim.metadata.labels = tmpl->spec.metadata.labels;
+      claim.metadata.annotations = tmpl->spec.metadata.annotations;
+      claim.metadata.annotations[std::string(kPodClaimNameAnnotation)] =
+          entry.name;
+      claim.metadata.owner_references.push_back(
+          {.api_version = "v1",
+           .kind = "Pod",
+           .name = pod.metadata.name,
+           .uid = pod.metadata.uid,
+           .controller = true,
+           .block_owner_deletion = true});
+      claim.spec = tmpl->spec.spec;
+      {
+        std::lock_guard lock(mu_);
+        ++metrics_.create_attempts;
+      }
+      auto created = client_.Create(api::Object(std::move(claim)));
+      if (!created.ok()) {
+        {
+          std::lock_guard lock(mu_);
+          ++metrics_.create_failures;
+        }
+        api::Event event;
+        event.metadata.generate_name = pod.metadata.name + ".";
+        event.metadata.namespace_ = pod.metadata.namespace_;
+        event.involved_object = {.kind = "Pod",
+                                 .namespace_ = pod.metadata.namespace_,
+                                 .name = pod.metadata.name,
+                                 .uid = pod.metadata.uid,
+                                 .api_version = "v1"};
+        event.reason = "FailedResourceClaimCreation";
+        event.message = fmt::format("PodResourceClaim {}: {}", entry.name,
+                                    created.status().message());
+        event.type = "Warning";
+        event.source.component = "resource_claim";
+        event.count = 1;
+        (void)client_.CreateEvent(event);
+        return created.status().WithPrefix(
+            fmt::format("creating claim {} of pod {}/{}", entry.name,
+                        pod.metadata.namespace_, pod.metadata.name));
+      }
+      name = api::MetaOf(*created).name;
+      std::lock_guard lock(mu_);
+      owned_[pod.metadata.uid][entry.name] = name;
+    }
+    added.push_back({.name = entry.name, .resource_claim_name = name});
+  }
+  if (added.empty()) return OkStatus();
+
+  api::Pod updated = pod;
+  for (int attempt = 0; attempt < kWriteAttempts; ++attempt) {
+    for (const auto& entry : added) {
+      if (StatusEntry(updated, entry.name) == nullptr) {
+        updated.status.resource_claim_statuses.push_back(entry);
+      }
+    }
+    auto written = client_.UpdateStatus(api::Object(updated));
+    if (written.ok()) return OkStatus();
+    if (written.status().code() != StatusCode::kAborted) {
+      return written.status();
+    }
+    ASSIGN_OR_RETURN(api::Object fresh,
+                     client_.Get(client::PodsResource(),
+                                 pod.metadata.namespace_, pod.metadata.name));
+    updated = std::get<api::Pod>(std::move(fresh));
+    if (updated.metadata.uid != pod.metadata.uid) return OkStatus();
+  }
+  return Status(StatusCode::kAborted, "pod status kept changing");
+}
+
+Status ClaimController::ReserveForBoundPod(const api::Pod& pod) {
+  for (const std::string& name : ClaimNamesOf(pod)) {
+    ObjectPtr object = claims_.Get(pod.metadata.namespace_, name);
+    const auto* claim = As<api::ResourceClaim>(object);
+    if (claim == nullptr || !claim->status.allocation ||
+        ReservedForPod(*claim, pod.metadata.uid)) {
+      continue;
+    }
+    api::ResourceClaim updated = *claim;
+    updated.status.reserved_for.push_back({.api_group = "",
+                                           .resource = "pods",
+                                           .name = pod.metadata.name,
+                                           .uid = pod.metadata.uid});
+    auto written = client_.UpdateStatus(api::Object(std::move(updated)));
+    if (!written.ok()) return written.status();
+  }
+  return OkStatus();
+}
+
+bool ClaimController::PodStillUses(std::string_view namespace_,
+                                   std::string_view name,
+                                   std::string_view uid) {
+  ObjectPtr object = pods_.Get(namespace_, name);
+  const api::Pod* pod = As<api::Pod>(object);
+  api::Object fetched;
+  if (pod == nullptr) {
+    // The cache may lag behind a pod created moments ago.
+    auto got = client_.Get(client::PodsResource(), namespace_, name);
+    if (!got.ok()) return got.status().code() != StatusCode::kNotFound;
+    fetched = std::move(*got);
+    pod = std::get_if<api::Pod>(&fetched);
+  }
+  return pod != nullptr && pod->metadata.uid == uid && !PodIsDone(*pod);
+}
+
+Status ClaimController::SyncClaim(const std::string& key) {
+  ObjectPtr object = claims_.Get(key);
+  const auto* cached = As<api::ResourceClaim>(object);
+  if (cached == nullptr) return OkStatus();
+  api::ResourceClaim claim = *cached;
+  const std::string& ns = claim.metadata.namespace_;
+
+  std::vector<api::ResourceClaimConsumerReference> valid;
+  for (const auto& ref : claim.status.reserved_for) {
+    if (ref.api_group.empty() && ref.resource == "pods" &&
+        !PodStillUses(ns, ref.name, ref.uid)) {
+      continue;
+    }
+    valid.push_back(ref);
+  }
+  const bool protected_claim =
+      HasFinalizer(claim.metadata, kDeleteProtectionFinalizer);
+  if (valid.size() < claim.status.reserved_for.size()) {
+    const size_t removed = claim.status.reserved_for.size() - valid.size();
+    claim.status.reserved_for = std::move(valid);
+    const bool deallocate =
+        claim.status.reserved_for.empty() && protected_claim;
+    if (deallocate) {
+      claim.status.allocation.reset();
+      claim.status.devices.clear();
+    }
+    ASSIGN_OR_RETURN(api::Object written,
+                     client_.UpdateStatus(api::Object(claim)));
+    claim = std::get<api::ResourceClaim>(std::move(written));
+    {
+      std::lock_guard lock(mu_);
+      metrics_.reservations_removed += removed;
+      if (deallocate) ++metrics_.deallocations;
+    }
+    if (deallocate) {
+      RemoveFinalizer(claim.metadata, kDeleteProtectionFinalizer);
+      ASSIGN_OR_RETURN(written, client_.Update(api::Object(claim)));
+      claim = std::get<api::ResourceClaim>(std::move(written));
+    }
+  } else if (claim.metadata.deletion_timestamp && valid.empty() &&
+             protected_claim) {
+    if (claim.status.allocation) {
+      claim.status.allocation.reset();
+      claim.status.devices.clear();
+      ASSIGN_OR_RETURN(api::Object written,
+                       client_.UpdateStatus(api::Object(claim)));
+      claim = std::get<api::ResourceClaim>(std::move(written));
+      std::lock_guard lock(mu_);
+      ++metrics_.deallocations;
+    }
+    RemoveFinalizer(claim.metadata, kDeleteProtectionFinalizer);
+    auto written = client_.Update(api::Object(claim));
+    if (!written.ok() && written.status().code() != StatusCode::kNotFound) {
+      return written.status();
+    }
+    return OkStatus();
+  }
+
+  // A generated claim goes with its pod.
+  const api::OwnerReference* owner = OwningPod(claim);
+  if (owner != nullptr && !claim.metadata.deletion_timestamp &&
+      !PodStillUses(ns, owner->name, owner->uid)) {
+    Status deleted = client_.Delete(client::ResourceClaimsResource(), ns,
+                                    claim.metadata.name, claim.metadata.uid);
+    if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
+      return deleted;
+    }
+    std::lock_guard lock(mu_);
+    ++metrics_.claims_deleted;
+  }
+  return OkStatus();
+}
+
+void ClaimController::Start() {
+  for (int i = 0; i < options_.workers; ++i) {
+    workers_.emplace_back([this] {
+      while (!stopping_) ProcessOne(std::chrono::milliseconds(200));
+    });
+  }
+}
+
+void ClaimController::Stop() {
+  stopping_ = true;
+  queue_.ShutDown();
+  for (std::thread& worker : workers_) worker.join();
+  workers_.clear();
+}
+
+ClaimControllerMetrics ClaimController::metrics() const {
+  std::lock_guard lock(mu_);
+  return metrics_;
+}
+
+}  // namespace dralloc::controller

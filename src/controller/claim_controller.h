@@ -1,0 +1,118 @@
+// ClaimController: the ResourceClaim controller of KEP-3063/4381.
+//
+// - Creates a ResourceClaim for every pod.spec.resourceClaims entry with a
+//   resourceClaimTemplateName (generateName "<pod>-<claim>-", controller
+//   ownerReference to the pod, annotation resource.kubernetes.io/pod-claim-name)
+//   and records it in pod.status.resourceClaimStatuses. A claim is only ever
+//   adopted if the pod owns it.
+// - Removes reservedFor entries of pods that are gone, replaced (other uid)
+//   or done; when the last one goes, deallocates the claim (clears
+//   status.allocation) and drops the resource.kubernetes.io/delete-protection
+//   finalizer; a deleting claim nobody uses is released the same way.
+// - Deletes generated claims whose pod is done or gone.
+// - Reserves allocated claims for pods bound to a node without the scheduler.
+#ifndef DRALLOC_CONTROLLER_CLAIM_CONTROLLER_H_
+#define DRALLOC_CONTROLLER_CLAIM_CONTROLLER_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "client/api_client.h"
+#include "client/informer.h"
+#include "client/work_queue.h"
+
+namespace dralloc::controller {
+
+inline constexpr std::string_view kPodClaimNameAnnotation =
+    "resource.kubernetes.io/pod-claim-name";
+inline constexpr std::string_view kDeleteProtectionFinalizer =
+    "resource.kubernetes.io/delete-protection";
+
+struct ClaimControllerMetrics {
+  uint64_t create_attempts = 0;
+  uint64_t create_failures = 0;
+  uint64_t reservations_removed = 0;
+  uint64_t deallocations = 0;
+  uint64_t claims_deleted = 0;
+  uint64_t sync_errors = 0;
+};
+
+struct ClaimControllerOptions {
+  // Worker threads for Start().
+  int workers = 4;
+  // Attempts per key before a failing sync waits for the next change.
+  int max_retries = 5;
+};
+
+class ClaimController {
+ public:
+  // The informers must not be pumped before the controller is constructed
+  // (it registers handlers).
+  ClaimController(client::ApiClient& client, client::Informer& pods,
+                  client::Informer& claims, client::Informer& templates,
+                  ClaimControllerOptions options = {});
+  ~ClaimController();
+
+  // Processes one queued key, waiting up to `wait` for one; false when
+  // there was none.
+  bool ProcessOne(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+  void Start();
+  void Stop();
+  // Nothing queued or in progress.
+  bool Idle() const { return queue_.Idle(); }
+  ClaimControllerMetrics metrics() const;
+
+ private:
+  void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  void OnTemplate(const client::ObjectPtr& old, const client::ObjectPtr& now);
+
+  Status Sync(const std::string& key);
+  Status SyncPod(const std::string& key);
+  Status SyncClaim(const std::string& key);
+  // Creates (or finds) the claims of the pod's template entries and
+  // records them in its status.
+  Status EnsureGeneratedClaims(const api::Pod& pod);
+  Status ReserveForBoundPod(const api::Pod& pod);
+  // True if the consumer pod still needs the claim (asks the server when
+  // the cache does not know the pod).
+  bool PodStillUses(std::string_view namespace_, std::string_view name,
+                    std::string_view uid);
+  // The claim (in the pod's namespace) owned by `pod_uid` for pod claim
+  // `pod_claim`, if one is known.
+  std::string OwnedClaimName(const std::string& pod_uid,
+                             std::string_view pod_claim) const;
+
+  client::ApiClient& client_;
+  client::Informer& pods_;
+  client::Informer& claims_;
+  client::Informer& templates_;
+  ClaimControllerOptions options_;
+  client::WorkQueue queue_;
+
+  mutable std::mutex mu_;
+  // pod uid → (pod claim name → claim name), from claims' owner references
+  // and annotations, and from claims this controller created.
+  std::unordered_map<std::string, std::unordered_map<std::string, std::string>>
+      owned_;
+  std::unordered_map<std::string, int> failures_;
+  ClaimControllerMetrics metrics_;
+
+  std::atomic<bool> stopping_{false};
+  std::vector<std::thread> workers_;
+};
+
+// True for pods that will not run (again): phase Succeeded or Failed, or
+// deleted before they were scheduled.
+bool PodIsDone(const api::Pod& pod);
+
+}  // namespace dralloc::controller
+
+#endif  // DRALLOC_CONTROLLER_CLAIM_CONTROLLER_H_
