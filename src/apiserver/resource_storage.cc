@@ -60,33 +60,6 @@ std::string FieldValue(simdjson::dom::element root, std::string_view field) {
   return {};
 }
 
-void ApplyDefaults(api::Object& object) {
-  auto default_request = [](std::string& mode, int64_t& count) {
-    if (mode.empty()) mode = "ExactCount";
-    if (mode == "ExactCount" && count == 0) count = 1;
-  };
-  auto default_claim_spec = [&](api::ResourceClaimSpec& spec) {
-    for (api::DeviceRequest& request : spec.devices.requests) {
-      if (request.exactly) {
-        default_request(request.exactly->allocation_mode,
-                        request.exactly->count);
-      }
-      for (api::DeviceSubRequest& sub : request.first_available) {
-        default_request(sub.allocation_mode, sub.count);
-      }
-    }
-  };
-  if (auto* claim = std::get_if<api::ResourceClaim>(&object)) {
-    default_claim_spec(claim->spec);
-  } else if (auto* tmpl = std::get_if<api::ResourceClaimTemplate>(&object)) {
-    default_claim_spec(tmpl->spec.spec);
-  } else if (auto* pod = std::get_if<api::Pod>(&object)) {
-    if (pod->status.phase.empty()) pod->status.phase = "Pending";
-  } else if (auto* ns = std::get_if<api::Namespace>(&object)) {
-    if (ns->status.phase.empty()) ns->status.phase = "Active";
-  }
-}
-
 bool RequestsAdminAccess(const api::ResourceClaimSpec& spec) {
   for (const api::DeviceRequest& request : spec.devices.requests) {
     if (request.exactly && request.exactly->admin_access.value_or(false)) {
@@ -155,6 +128,33 @@ ApiOr<DeleteOptions> ParseDeleteOptions(std::string_view body) {
 }
 
 }  // namespace
+
+void ApplyDefaults(api::Object& object) {
+  auto default_request = [](std::string& mode, int64_t& count) {
+    if (mode.empty()) mode = "ExactCount";
+    if (mode == "ExactCount" && count == 0) count = 1;
+  };
+  auto default_claim_spec = [&](api::ResourceClaimSpec& spec) {
+    for (api::DeviceRequest& request : spec.devices.requests) {
+      if (request.exactly) {
+        default_request(request.exactly->allocation_mode,
+                        request.exactly->count);
+      }
+      for (api::DeviceSubRequest& sub : request.first_available) {
+        default_request(sub.allocation_mode, sub.count);
+      }
+    }
+  };
+  if (auto* claim = std::get_if<api::ResourceClaim>(&object)) {
+    default_claim_spec(claim->spec);
+  } else if (auto* tmpl = std::get_if<api::ResourceClaimTemplate>(&object)) {
+    default_claim_spec(tmpl->spec.spec);
+  } else if (auto* pod = std::get_if<api::Pod>(&object)) {
+    if (pod->status.phase.empty()) pod->status.phase = "Pending";
+  } else if (auto* ns = std::get_if<api::Namespace>(&object)) {
+    if (ns->status.phase.empty()) ns->status.phase = "Active";
+  }
+}
 
 std::string NowRfc3339() {
   const std::time_t now =

@@ -143,6 +143,9 @@ class ResourceStorage {
   store::Store& store_;
 };
 
+// API defaulting (request allocationMode and count, pod and namespace
+// phase), as admission applies it to every write.
+void ApplyDefaults(api::Object& object);
 // "2026-11-22T14:05:09Z".
 std::string NowRfc3339();
 // A random (version 4) UUID.

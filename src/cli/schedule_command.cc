@@ -1,9 +1,10 @@
 // dralloc schedule -f PATH… [-o table|yaml|json|none] [--stats]: an offline
-// what-if run. The objects go into an in-memory API (with the API server's
-// admission), the claim controller and the scheduler run to quiescence, and
-// the result is printed: pod → node → claim → devices, and the pods that
-// could not be scheduled with the scheduler's reasons.
-// Exit 0: every pod is scheduled; 1: some pod is not; 2: invalid input.
+// what-if run. The objects are validated and go into an in-memory API
+// (client::MemoryApiClient, with API defaulting), the claim controller and the
+// scheduler run to quiescence, and the result is printed: pod → node → claim →
+// devices, and the pods that could not be scheduled with the scheduler's
+// reasons. Exit 0: every pod is scheduled; 1: some pod is not; 2: invalid
+// input.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -16,13 +17,11 @@
 
 #include "api/codec.h"
 #include "api/validation/validation.h"
-#include "apiserver/resource_storage.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
-#include "client/store_api_client.h"
+#include "client/memory_api_client.h"
 #include "encoding/yaml_writer.h"
 #include "scheduler/control_plane.h"
-#include "store/memory_store.h"
 
 namespace dralloc::cli {
 namespace {
@@ -38,11 +37,16 @@ struct ScheduleFlags {
 // Creation order: what objects refer to exists before them.
 int KindRank(std::string_view kind) {
   static const std::map<std::string_view, int> kRanks = {
-      {"Namespace", 0},       {"Node", 1},
-      {"DeviceClass", 2},     {"ResourceSlice", 3},
-      {"ResourceSlicePatch", 4}, {"DeviceTaintRule", 5},
-      {"ResourceClaimTemplate", 6}, {"ResourceClaim", 7},
-      {"Pod", 8},             {"Event", 9}};
+      {"Namespace", 0},
+      {"Node", 1},
+      {"DeviceClass", 2},
+      {"ResourceSlice", 3},
+      {"ResourceSlicePatch", 4},
+      {"DeviceTaintRule", 5},
+      {"ResourceClaimTemplate", 6},
+      {"ResourceClaim", 7},
+      {"Pod", 8},
+      {"Event", 9}};
   auto it = kRanks.find(kind);
   return it == kRanks.end() ? 10 : it->second;
 }
@@ -199,8 +203,8 @@ void PrintTable(scheduler::ControlPlane& plane,
 int PrintObjects(scheduler::ControlPlane& plane, const std::string& output) {
   std::vector<api::Json> items;
   auto add = [&](const auto& typed) -> bool {
-    StatusOr<api::Json> json =
-        api::EncodeObject(api::Object(*typed), api::PreferredVersion(api::Object(*typed)));
+    StatusOr<api::Json> json = api::EncodeObject(
+        api::Object(*typed), api::PreferredVersion(api::Object(*typed)));
     if (!json.ok()) {
       std::cerr << "error: " << json.status().message() << '\n';
       return false;
@@ -228,9 +232,7 @@ int RunSchedule(const ScheduleFlags& flags) {
   std::vector<api::Object> objects;
   if (!LoadInput(flags, objects)) return kExitBadInput;
 
-  store::MemoryStore store;
-  apiserver::ResourceStorage storage(store);
-  client::StoreApiClient api(storage, "dralloc-schedule");
+  client::MemoryApiClient api;
   if (!StoreInput(api, objects)) return kExitBadInput;
 
   scheduler::ControlPlaneOptions options;
@@ -244,9 +246,9 @@ int RunSchedule(const ScheduleFlags& flags) {
   scheduler::ControlPlane plane(api, options);
   const auto start = std::chrono::steady_clock::now();
   Status run = plane.RunToQuiescence();
-  const double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (!run.ok()) {
     std::cerr << "error: " << run.message() << '\n';
     return kExitBadInput;

@@ -72,8 +72,8 @@ int RunServe(const ServeFlags& flags) {
       "or per command: kubectl --server={} get pods -A\n",
       url, url);
   std::fflush(stdout);
-  log::Info("serve", "listening on {} storage={} revision={} scheduler={}",
-            url, flags.storage, (*store)->Revision(), flags.scheduler_name);
+  log::Info("serve", "listening on {} storage={} revision={} scheduler={}", url,
+            flags.storage, (*store)->Revision(), flags.scheduler_name);
   const int received = WaitForTermination(signals);
   log::Info("serve", "signal {}: shutting down", received);
   plane.Stop();

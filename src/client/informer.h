@@ -35,7 +35,8 @@ std::string ObjectKey(const api::Object& object);
 
 class Informer {
  public:
-  using Handler = std::function<void(const ObjectPtr& old, const ObjectPtr& now)>;
+  using Handler =
+      std::function<void(const ObjectPtr& old, const ObjectPtr& now)>;
 
   Informer(ApiClient& client, const api::ResourceInfo& resource);
   ~Informer();

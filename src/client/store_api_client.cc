@@ -21,9 +21,9 @@ RequestScope ScopeFor(const api::ResourceInfo& info,
 
 StatusOr<std::string> EncodeForStorage(const api::Object& object) {
   const api::ResourceInfo& info = ResourceOf(object);
-  ASSIGN_OR_RETURN(api::Json json,
-                   api::EncodeObject(object, info.GroupVersion(
-                                                 info.versions.front())));
+  ASSIGN_OR_RETURN(
+      api::Json json,
+      api::EncodeObject(object, info.GroupVersion(info.versions.front())));
   return json.dump(-1, ' ', false, api::Json::error_handler_t::replace);
 }
 
@@ -96,18 +96,20 @@ StatusOr<api::Object> DecodeObject(std::string_view json) {
   if (results.size() != 1 || !results[0].object) {
     std::string detail =
         results.empty() ? "no object" : api::ToString(results[0].errors);
-    return InternalError(fmt::format("cannot decode {}: {}",
-                                     results.empty()
-                                         ? std::string("object")
-                                         : results[0].DisplayName(),
-                                     detail));
+    return InternalError(fmt::format(
+        "cannot decode {}: {}",
+        results.empty() ? std::string("object") : results[0].DisplayName(),
+        detail));
   }
   return std::move(*results[0].object);
 }
 
 StoreApiClient::StoreApiClient(apiserver::ResourceStorage& storage,
-                               std::string field_manager)
-    : storage_(storage), field_manager_(std::move(field_manager)) {}
+                               std::string field_manager,
+                               bool record_managed_fields)
+    : storage_(storage),
+      field_manager_(std::move(field_manager)),
+      record_managed_fields_(record_managed_fields) {}
 
 StatusOr<ObjectList> StoreApiClient::List(const api::ResourceInfo& resource) {
   store::ListResult listed = storage_.store().List(
@@ -124,10 +126,10 @@ StatusOr<ObjectList> StoreApiClient::List(const api::ResourceInfo& resource) {
 
 StatusOr<std::unique_ptr<WatchStream>> StoreApiClient::Watch(
     const api::ResourceInfo& resource, int64_t resource_version) {
-  ASSIGN_OR_RETURN(std::unique_ptr<store::Watcher> watcher,
-                   storage_.store().Watch(
-                       apiserver::ResourceStorage::Prefix(resource, ""),
-                       resource_version));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<store::Watcher> watcher,
+      storage_.store().Watch(apiserver::ResourceStorage::Prefix(resource, ""),
+                             resource_version));
   return std::unique_ptr<WatchStream>(
       std::make_unique<StoreWatchStream>(std::move(watcher)));
 }
@@ -144,7 +146,7 @@ StatusOr<api::Object> StoreApiClient::Create(const api::Object& object) {
   const api::ResourceInfo& info = ResourceOf(object);
   ASSIGN_OR_RETURN(std::string body, EncodeForStorage(object));
   apiserver::WriteOptions options;
-  options.field_manager = field_manager_;
+  options.field_manager = RecordedManager();
   auto written = storage_.Create(
       ScopeFor(info, api::MetaOf(object).namespace_, ""), body, options);
   if (!written.ok()) return ToStatus(written.error());
@@ -159,7 +161,7 @@ StatusOr<api::Object> StoreApiClient::Write(const api::Object& object,
   RequestScope scope = ScopeFor(info, meta.namespace_, meta.name);
   scope.subresource = std::string(subresource);
   apiserver::WriteOptions options;
-  options.field_manager = field_manager_;
+  options.field_manager = RecordedManager();
   auto written = storage_.Update(scope, body, options);
   if (!written.ok()) return ToStatus(written.error());
   return DecodeObject(written->body);
@@ -198,7 +200,7 @@ Status StoreApiClient::Bind(std::string_view namespace_, std::string_view name,
                        {"target", {{"kind", "Node"}, {"name", node}}}};
   if (!uid.empty()) binding["metadata"]["uid"] = uid;
   apiserver::WriteOptions options;
-  options.field_manager = field_manager_;
+  options.field_manager = RecordedManager();
   auto bound = storage_.Bind(scope, binding.dump(), options);
   if (!bound.ok()) return ToStatus(bound.error());
   return OkStatus();

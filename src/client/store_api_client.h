@@ -15,9 +15,12 @@ namespace dralloc::client {
 
 class StoreApiClient : public ApiClient {
  public:
-  // `field_manager` names this client in managedFields.
-  StoreApiClient(apiserver::ResourceStorage& storage,
-                 std::string field_manager);
+  // `field_manager` names this client in managedFields when
+  // `record_managed_fields` is set. In-process controllers leave it off by
+  // default: tracking field ownership of every scheduler write costs more
+  // than the write itself, and nothing applies those fields.
+  StoreApiClient(apiserver::ResourceStorage& storage, std::string field_manager,
+                 bool record_managed_fields = false);
 
   StatusOr<ObjectList> List(const api::ResourceInfo& resource) override;
   StatusOr<std::unique_ptr<WatchStream>> Watch(
@@ -38,8 +41,13 @@ class StoreApiClient : public ApiClient {
   StatusOr<api::Object> Write(const api::Object& object,
                               std::string_view subresource);
 
+  std::string RecordedManager() const {
+    return record_managed_fields_ ? field_manager_ : std::string();
+  }
+
   apiserver::ResourceStorage& storage_;
   std::string field_manager_;
+  bool record_managed_fields_ = false;
 };
 
 // The Status a client sees for an API error (see api_client.h).

@@ -32,8 +32,8 @@ const api::OwnerReference* OwningPod(const api::ResourceClaim& claim) {
 }
 
 bool HasFinalizer(const api::ObjectMeta& meta, std::string_view finalizer) {
-  return std::find(meta.finalizers.begin(), meta.finalizers.end(),
-                   finalizer) != meta.finalizers.end();
+  return std::find(meta.finalizers.begin(), meta.finalizers.end(), finalizer) !=
+         meta.finalizers.end();
 }
 
 void RemoveFinalizer(api::ObjectMeta& meta, std::string_view finalizer) {
@@ -101,15 +101,12 @@ ClaimController::ClaimController(client::ApiClient& client,
       claims_(claims),
       templates_(templates),
       options_(options) {
-  pods_.AddHandler([this](const ObjectPtr& o, const ObjectPtr& n) {
-    OnPod(o, n);
-  });
-  claims_.AddHandler([this](const ObjectPtr& o, const ObjectPtr& n) {
-    OnClaim(o, n);
-  });
-  templates_.AddHandler([this](const ObjectPtr& o, const ObjectPtr& n) {
-    OnTemplate(o, n);
-  });
+  pods_.AddHandler(
+      [this](const ObjectPtr& o, const ObjectPtr& n) { OnPod(o, n); });
+  claims_.AddHandler(
+      [this](const ObjectPtr& o, const ObjectPtr& n) { OnClaim(o, n); });
+  templates_.AddHandler(
+      [this](const ObjectPtr& o, const ObjectPtr& n) { OnTemplate(o, n); });
 }
 
 ClaimController::~ClaimController() { Stop(); }
@@ -118,12 +115,14 @@ void ClaimController::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
   const api::Pod* pod = As<api::Pod>(now ? now : old);
   if (pod == nullptr) return;
   if (pod->spec.resource_claims.empty()) return;
-  queue_.Add(fmt::format("{}{}", kPodPrefix, client::ObjectKey(*(now ? now : old))));
+  queue_.Add(
+      fmt::format("{}{}", kPodPrefix, client::ObjectKey(*(now ? now : old))));
   if (!now || PodIsDone(*pod)) {
     // Its claims may have to drop the reservation, deallocate or go.
     for (const std::string& name : ClaimNamesOf(*pod)) {
-      queue_.Add(fmt::format("{}{}", kClaimPrefix,
-                             client::ObjectKey(pod->metadata.namespace_, name)));
+      queue_.Add(
+          fmt::format("{}{}", kClaimPrefix,
+                      client::ObjectKey(pod->metadata.namespace_, name)));
     }
   }
 }
@@ -132,8 +131,8 @@ void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
   const api::ResourceClaim* claim = As<api::ResourceClaim>(now ? now : old);
   if (claim == nullptr) return;
   if (const api::OwnerReference* owner = OwningPod(*claim)) {
-    auto annotation = claim->metadata.annotations.find(
-        std::string(kPodClaimNameAnnotation));
+    auto annotation =
+        claim->metadata.annotations.find(std::string(kPodClaimNameAnnotation));
     if (annotation != claim->metadata.annotations.end()) {
       std::lock_guard lock(mu_);
       if (now) {
@@ -242,13 +241,12 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
       claim.metadata.annotations = tmpl->spec.metadata.annotations;
       claim.metadata.annotations[std::string(kPodClaimNameAnnotation)] =
           entry.name;
-      claim.metadata.owner_references.push_back(
-          {.api_version = "v1",
-           .kind = "Pod",
-           .name = pod.metadata.name,
-           .uid = pod.metadata.uid,
-           .controller = true,
-           .block_owner_deletion = true});
+      claim.metadata.owner_references.push_back({.api_version = "v1",
+                                                 .kind = "Pod",
+                                                 .name = pod.metadata.name,
+                                                 .uid = pod.metadata.uid,
+                                                 .controller = true,
+                                                 .block_owner_deletion = true});
       claim.spec = tmpl->spec.spec;
       {
         std::lock_guard lock(mu_);

@@ -2,9 +2,10 @@
 //
 // - Creates a ResourceClaim for every pod.spec.resourceClaims entry with a
 //   resourceClaimTemplateName (generateName "<pod>-<claim>-", controller
-//   ownerReference to the pod, annotation resource.kubernetes.io/pod-claim-name)
-//   and records it in pod.status.resourceClaimStatuses. A claim is only ever
-//   adopted if the pod owns it.
+//   ownerReference to the pod, annotation
+//   resource.kubernetes.io/pod-claim-name) and records it in
+//   pod.status.resourceClaimStatuses. A claim is only ever adopted if the pod
+//   owns it.
 // - Removes reservedFor entries of pods that are gone, replaced (other uid)
 //   or done; when the last one goes, deallocates the claim (clears
 //   status.allocation) and drops the resource.kubernetes.io/delete-protection
@@ -62,7 +63,8 @@ class ClaimController {
 
   // Processes one queued key, waiting up to `wait` for one; false when
   // there was none.
-  bool ProcessOne(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+  bool ProcessOne(
+      std::chrono::milliseconds wait = std::chrono::milliseconds(0));
   void Start();
   void Stop();
   // Nothing queued or in progress.

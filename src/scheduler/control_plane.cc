@@ -34,9 +34,9 @@ ControlPlane::~ControlPlane() { Stop(); }
 
 std::vector<client::Informer*> ControlPlane::informers() const {
   // Device sources first, so that the first pods see the whole inventory.
-  return {classes_.get(), slices_.get(),    slice_patches_.get(),
-          taint_rules_.get(), nodes_.get(), templates_.get(),
-          claims_.get(),   pods_.get()};
+  return {classes_.get(),     slices_.get(), slice_patches_.get(),
+          taint_rules_.get(), nodes_.get(),  templates_.get(),
+          claims_.get(),      pods_.get()};
 }
 
 void ControlPlane::Start() {

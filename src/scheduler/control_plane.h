@@ -42,8 +42,8 @@ class ControlPlane {
  private:
   std::vector<client::Informer*> informers() const;
 
-  std::unique_ptr<client::Informer> pods_, nodes_, claims_, templates_,
-      slices_, classes_, slice_patches_, taint_rules_;
+  std::unique_ptr<client::Informer> pods_, nodes_, claims_, templates_, slices_,
+      classes_, slice_patches_, taint_rules_;
   std::unique_ptr<controller::ClaimController> controller_;
   std::unique_ptr<Scheduler> scheduler_;
   bool started_ = false;

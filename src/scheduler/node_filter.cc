@@ -8,19 +8,20 @@ namespace dralloc::scheduler {
 namespace {
 
 bool ToleratedByPod(const api::Pod& pod, const api::Taint& taint) {
-  return std::any_of(pod.spec.tolerations.begin(), pod.spec.tolerations.end(),
-                     [&](const api::Toleration& t) { return Tolerates(t, taint); });
+  return std::any_of(
+      pod.spec.tolerations.begin(), pod.spec.tolerations.end(),
+      [&](const api::Toleration& t) { return Tolerates(t, taint); });
 }
 
-bool MatchesNodeSelector(const api::Pod& pod,
-                         const allocator::NodeInfo& node) {
+bool MatchesNodeSelector(const api::Pod& pod, const allocator::NodeInfo& node) {
   for (const auto& [key, value] : pod.spec.node_selector) {
     auto it = node.labels.find(key);
     if (it == node.labels.end() || it->second != value) return false;
   }
   if (!pod.spec.affinity || !pod.spec.affinity->node_affinity) return true;
-  const auto& required = pod.spec.affinity->node_affinity
-                             ->required_during_scheduling_ignored_during_execution;
+  const auto& required =
+      pod.spec.affinity->node_affinity
+          ->required_during_scheduling_ignored_during_execution;
   return !required || allocator::NodeSelectorMatches(*required, node);
 }
 

@@ -79,11 +79,9 @@ int64_t PrioritizedListScore(const api::ResourceClaim& claim,
 }
 
 bool HasPrioritizedList(const api::ResourceClaim& claim) {
-  return std::any_of(claim.spec.devices.requests.begin(),
-                     claim.spec.devices.requests.end(),
-                     [](const api::DeviceRequest& r) {
-                       return r.first_available.size() > 1;
-                     });
+  return std::any_of(
+      claim.spec.devices.requests.begin(), claim.spec.devices.requests.end(),
+      [](const api::DeviceRequest& r) { return r.first_available.size() > 1; });
 }
 
 int64_t RevisionOf(const api::Object& object) {
@@ -147,9 +145,9 @@ void Scheduler::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
         before->status.resource_claim_statuses ==
             pod->status.resource_claim_statuses &&
         before->metadata.labels == pod->metadata.labels &&
-        !gated_.contains(key) && (unschedulable_.contains(key) ||
-                                  in_active_.contains(key) ||
-                                  in_backoff_.contains(key))) {
+        !gated_.contains(key) &&
+        (unschedulable_.contains(key) || in_active_.contains(key) ||
+         in_backoff_.contains(key))) {
       return;
     }
   }
@@ -170,30 +168,14 @@ void Scheduler::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
        after->status.reserved_for.size() < before->status.reserved_for.size());
   if (freed) MoveAllUnschedulable();
   if (before == nullptr && after != nullptr) {
-    // A claim a waiting pod needs may have appeared.
-    std::vector<std::string> waiting;
-    for (const auto* set : {&gated_, &unschedulable_}) {
-      for (const std::string& pod_key : *set) {
-        if (!pod_key.starts_with(after->metadata.namespace_ + "/")) continue;
-        waiting.push_back(pod_key);
-      }
-    }
-    for (const std::string& pod_key : waiting) {
-      const api::Pod* pod = As<api::Pod>(informers_.pods.Get(pod_key));
-      if (pod == nullptr) continue;
-      for (const auto& entry : pod->spec.resource_claims) {
-        const auto* owner_match = &entry;
-        (void)owner_match;
-        bool uses = entry.resource_claim_name == after->metadata.name;
-        for (const auto& status : pod->status.resource_claim_statuses) {
-          if (status.name == entry.name &&
-              status.resource_claim_name == after->metadata.name) {
-            uses = true;
-          }
-        }
-        if (uses) {
+    // Pods that waited for this claim to appear.
+    auto waiting = waiting_for_claim_.find(key);
+    if (waiting != waiting_for_claim_.end()) {
+      std::vector<std::string> pods = std::move(waiting->second);
+      waiting_for_claim_.erase(waiting);
+      for (const std::string& pod_key : pods) {
+        if (gated_.contains(pod_key) || unschedulable_.contains(pod_key)) {
           Activate(pod_key);
-          break;
         }
       }
     }
@@ -230,7 +212,8 @@ void Scheduler::Activate(const std::string& key) {
   }
   auto attempts = attempts_.find(key);
   if (attempts != attempts_.end() && options_.initial_backoff.count() > 0) {
-    auto delay = options_.initial_backoff * (1 << std::min(attempts->second - 1, 10));
+    auto delay =
+        options_.initial_backoff * (1 << std::min(attempts->second - 1, 10));
     delay = std::min<std::chrono::milliseconds>(delay, options_.max_backoff);
     const auto when = Clock::now() + delay;
     backoff_.emplace(when, key);
@@ -384,18 +367,22 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
       }
       if (status == nullptr) {
         out.kind = Outcome::Kind::kGated;
-        out.message = fmt::format("waiting for resource claim \"{}\" to be "
-                                  "created",
-                                  entry.name);
+        out.message = fmt::format(
+            "waiting for resource claim \"{}\" to be "
+            "created",
+            entry.name);
         return out;
       }
       if (!status->resource_claim_name) continue;  // not needed
       claim_name = *status->resource_claim_name;
     }
-    PodClaim pc{entry.name, client::ObjectKey(ns, claim_name), nullptr, nullptr};
+    PodClaim pc{entry.name, client::ObjectKey(ns, claim_name), nullptr,
+                nullptr};
     pc.object = claims_.Get(pc.key);
     pc.claim = As<api::ResourceClaim>(pc.object);
     if (pc.claim == nullptr) {
+      waiting_for_claim_[pc.key].push_back(
+          client::ObjectKey(ns, pod.metadata.name));
       if (!entry.resource_claim_name) {
         out.kind = Outcome::Kind::kGated;  // created, cache not there yet
         return out;
@@ -412,9 +399,10 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
     }
     if (entry.resource_claim_template_name) {
       const auto& owners = pc.claim->metadata.owner_references;
-      const bool owned = std::any_of(owners.begin(), owners.end(), [&](auto& o) {
-        return o.uid == pod.metadata.uid && o.controller.value_or(false);
-      });
+      const bool owned =
+          std::any_of(owners.begin(), owners.end(), [&](auto& o) {
+            return o.uid == pod.metadata.uid && o.controller.value_or(false);
+          });
       if (!owned) {
         out.kind = Outcome::Kind::kUnschedulable;
         out.message = fmt::format(
@@ -496,22 +484,19 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
           out.message = allocation.status().message();
           return out;
         }
-        reasons.Add(allocation.status().code() ==
-                            StatusCode::kResourceExhausted
+        reasons.Add(allocation.status().code() == StatusCode::kResourceExhausted
                         ? "timed out trying to allocate devices"
                         : allocation.status().message());
         continue;
       }
       if (!allocation->allocated) {
-        reasons.AddAllocatorExplanation(*allocation, entry.info.name,
-                                        [&](std::string_view claim_name) {
-                                          for (const PodClaim& pc : pod_claims) {
-                                            if (pc.claim->metadata.name ==
-                                                claim_name)
-                                              return pc.name;
-                                          }
-                                          return std::string(claim_name);
-                                        });
+        reasons.AddAllocatorExplanation(
+            *allocation, entry.info.name, [&](std::string_view claim_name) {
+              for (const PodClaim& pc : pod_claims) {
+                if (pc.claim->metadata.name == claim_name) return pc.name;
+              }
+              return std::string(claim_name);
+            });
         continue;
       }
       candidate.results = std::move(allocation->results);
@@ -593,7 +578,8 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
       }
     }
     assumed.status.reserved_for.push_back(ConsumerRef(pod));
-    auto assumed_object = std::make_shared<const api::Object>(std::move(assumed));
+    auto assumed_object =
+        std::make_shared<const api::Object>(std::move(assumed));
     claims_.Assume(pc.key, assumed_object);
     Recount(pc.key);
     task.claims.push_back({pc.key, pc.object, assumed_object, allocate});
@@ -706,9 +692,9 @@ Status Scheduler::Bind(const BindTask& task,
           break;
         }
         if (result.status().code() == StatusCode::kAborted) {
-          auto fresh = client_.Get(client::ResourceClaimsResource(),
-                                   current.metadata.namespace_,
-                                   current.metadata.name);
+          auto fresh =
+              client_.Get(client::ResourceClaimsResource(),
+                          current.metadata.namespace_, current.metadata.name);
           if (!fresh.ok()) return fresh.status();
           current = std::get<api::ResourceClaim>(std::move(*fresh));
           if (current.metadata.resource_version == sent_version) {
@@ -719,16 +705,17 @@ Status Scheduler::Bind(const BindTask& task,
           continue;
         }
       }
-      if (result.status().code() != StatusCode::kAborted) return result.status();
-      auto fresh = client_.Get(client::ResourceClaimsResource(),
-                               current.metadata.namespace_,
-                               current.metadata.name);
+      if (result.status().code() != StatusCode::kAborted)
+        return result.status();
+      auto fresh =
+          client_.Get(client::ResourceClaimsResource(),
+                      current.metadata.namespace_, current.metadata.name);
       if (!fresh.ok()) return fresh.status();
       current = std::get<api::ResourceClaim>(std::move(*fresh));
     }
     if (!done) {
-      return Status(StatusCode::kAborted,
-                    fmt::format("claim {} kept changing", current.metadata.name));
+      return Status(StatusCode::kAborted, fmt::format("claim {} kept changing",
+                                                      current.metadata.name));
     }
   }
   return client_.Bind(pod.metadata.namespace_, pod.metadata.name,
@@ -751,7 +738,8 @@ void Scheduler::Unreserve(
       auto fresh = client_.Get(client::ResourceClaimsResource(),
                                base.metadata.namespace_, base.metadata.name);
       if (!fresh.ok()) break;
-      api::ResourceClaim claim = std::get<api::ResourceClaim>(std::move(*fresh));
+      api::ResourceClaim claim =
+          std::get<api::ResourceClaim>(std::move(*fresh));
       std::erase_if(claim.status.reserved_for, [&](const auto& ref) {
         return ref.uid == pod.metadata.uid;
       });
@@ -760,7 +748,8 @@ void Scheduler::Unreserve(
         claim.status.devices.clear();
       }
       auto updated = client_.UpdateStatus(api::Object(std::move(claim)));
-      if (updated.ok() || updated.status().code() != StatusCode::kAborted) break;
+      if (updated.ok() || updated.status().code() != StatusCode::kAborted)
+        break;
     }
   }
   std::lock_guard lock(mu_);
@@ -873,9 +862,7 @@ void Scheduler::Stop() {
   }
   queue_cv_.notify_all();
   if (loop_.joinable()) loop_.join();
-  {
-    std::lock_guard lock(bind_mu_);
-  }
+  { std::lock_guard lock(bind_mu_); }
   bind_cv_.notify_all();
   for (std::thread& binder : binders_) binder.join();
   binders_.clear();

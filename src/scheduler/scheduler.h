@@ -64,11 +64,11 @@ struct SchedulerOptions {
 
 struct SchedulerStats {
   uint64_t scheduled = 0;
-  uint64_t unschedulable = 0;      // failed scheduling attempts
-  uint64_t bind_failures = 0;      // PreBind/Bind failed (pod retried)
-  uint64_t nodes_evaluated = 0;    // Filter calls
+  uint64_t unschedulable = 0;    // failed scheduling attempts
+  uint64_t bind_failures = 0;    // PreBind/Bind failed (pod retried)
+  uint64_t nodes_evaluated = 0;  // Filter calls
   uint64_t allocator_calls = 0;
-  uint64_t deallocations = 0;      // PostFilter deallocations
+  uint64_t deallocations = 0;  // PostFilter deallocations
 };
 
 struct SchedulerInformers {
@@ -90,7 +90,8 @@ class Scheduler {
 
   // Schedules the next pod of the queue, waiting up to `wait` for one.
   // False when there was none.
-  bool ScheduleOne(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+  bool ScheduleOne(
+      std::chrono::milliseconds wait = std::chrono::milliseconds(0));
   // Runs the scheduling loop and the binders until Stop().
   void Start();
   void Stop();
@@ -138,7 +139,8 @@ class Scheduler {
   void RefreshLocked();
   void Recount(const std::string& claim_key);
   void ReportUnschedulable(const api::Pod& pod, const std::string& message);
-  Status Bind(const BindTask& task, std::vector<std::pair<std::string, int64_t>>& written);
+  Status Bind(const BindTask& task,
+              std::vector<std::pair<std::string, int64_t>>& written);
   void Unreserve(const BindTask& task,
                  const std::vector<std::pair<std::string, int64_t>>& written);
   void RunBindTask(BindTask task);
@@ -157,6 +159,8 @@ class Scheduler {
       in_backoff_;
   std::unordered_set<std::string> unschedulable_;
   std::unordered_set<std::string> gated_;  // waiting for their claims
+  // claim key → pods that found it missing.
+  std::unordered_map<std::string, std::vector<std::string>> waiting_for_claim_;
   std::unordered_map<std::string, int> attempts_;
   std::unordered_set<std::string> binding_;
   std::unordered_map<std::string, std::string> last_message_;

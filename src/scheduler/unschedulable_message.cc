@@ -33,10 +33,10 @@ void UnschedulableReasons::AddAllocatorExplanation(
     const std::string_view qualified =
         std::string_view(line).substr(kClaim.size(), end - kClaim.size());
     const size_t slash = qualified.find('/');
-    const std::string_view name =
-        slash == std::string_view::npos ? qualified : qualified.substr(slash + 1);
-    std::string detail =
-        end == std::string::npos ? "" : line.substr(end + 1);
+    const std::string_view name = slash == std::string_view::npos
+                                      ? qualified
+                                      : qualified.substr(slash + 1);
+    std::string detail = end == std::string::npos ? "" : line.substr(end + 1);
     Add(fmt::format("cannot allocate claim \"{}\"", pod_claim_name(name)),
         std::move(detail));
     return;
@@ -47,10 +47,10 @@ void UnschedulableReasons::AddAllocatorExplanation(
 std::string UnschedulableReasons::Message(size_t nodes) const {
   std::vector<std::string> parts;
   for (const auto& [reason, entry] : reasons_) {
-    parts.push_back(entry.detail.empty()
-                        ? fmt::format("{} {}", entry.count, reason)
-                        : fmt::format("{} {}: {}", entry.count, reason,
-                                      entry.detail));
+    parts.push_back(
+        entry.detail.empty()
+            ? fmt::format("{} {}", entry.count, reason)
+            : fmt::format("{} {}: {}", entry.count, reason, entry.detail));
   }
   std::sort(parts.begin(), parts.end());
   if (parts.empty()) return fmt::format("0/{} nodes are available.", nodes);

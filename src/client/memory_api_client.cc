@@ -1,0 +1,350 @@
+#include "client/memory_api_client.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "apiserver/resource_storage.h"
+#include "client/informer.h"
+
+namespace dralloc::client {
+namespace {
+
+template <typename T>
+constexpr bool kHasStatus = requires(T t) {
+  t.status;
+};
+template <typename T>
+constexpr bool kHasSpec = requires(T t) {
+  t.spec;
+};
+
+Status Conflict(const api::ResourceInfo& info, std::string_view name,
+                std::string_view detail) {
+  return Status(StatusCode::kAborted,
+                fmt::format("Operation cannot be fulfilled on {} \"{}\": {}",
+                            info.QualifiedResource(), name, detail));
+}
+
+Status NotFound(const api::ResourceInfo& info, std::string_view name) {
+  return NotFoundError(
+      fmt::format("{} \"{}\" not found", info.QualifiedResource(), name));
+}
+
+constexpr std::string_view kStale =
+    "the object has been modified; please apply your changes to the latest "
+    "version and try again";
+
+}  // namespace
+
+struct MemoryApiClient::Collection {
+  std::map<std::string, ObjectPtr> objects;  // by ObjectKey
+  std::vector<WatchEvent> log;               // revision order
+};
+
+class MemoryWatchStream : public WatchStream {
+ public:
+  MemoryWatchStream(MemoryApiClient& api, MemoryApiClient::Collection& c,
+                    size_t position)
+      : api_(api), collection_(c), position_(position) {}
+
+  StatusOr<std::vector<WatchEvent>> Next(
+      std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(api_.mu_);
+    auto ready = [&] {
+      return stopped_ || api_.shutdown_ || position_ < collection_.log.size();
+    };
+    if (!ready() && timeout.count() > 0) {
+      api_.changed_.wait_for(lock, timeout, ready);
+    }
+    if (stopped_ || api_.shutdown_) {
+      return Status(StatusCode::kCancelled, "watch stopped");
+    }
+    std::vector<WatchEvent> events(collection_.log.begin() + position_,
+                                   collection_.log.end());
+    position_ = collection_.log.size();
+    return events;
+  }
+
+  void Stop() override {
+    {
+      std::lock_guard lock(api_.mu_);
+      stopped_ = true;
+    }
+    api_.changed_.notify_all();
+  }
+
+ private:
+  MemoryApiClient& api_;
+  MemoryApiClient::Collection& collection_;
+  size_t position_;
+  bool stopped_ = false;
+};
+
+MemoryApiClient::MemoryApiClient() = default;
+MemoryApiClient::~MemoryApiClient() { Shutdown(); }
+
+void MemoryApiClient::Shutdown() {
+  {
+    std::lock_guard lock(mu_);
+    shutdown_ = true;
+  }
+  changed_.notify_all();
+}
+
+int64_t MemoryApiClient::revision() const {
+  std::lock_guard lock(mu_);
+  return revision_;
+}
+
+MemoryApiClient::Collection& MemoryApiClient::CollectionFor(
+    const api::ResourceInfo& resource) {
+  auto& slot = collections_[resource.plural];
+  if (!slot) slot = std::make_unique<Collection>();
+  return *slot;
+}
+
+api::Object MemoryApiClient::StoreLocked(Collection& collection,
+                                         const std::string& key,
+                                         api::Object object, bool created) {
+  ++revision_;
+  api::MetaOf(object).resource_version = std::to_string(revision_);
+  auto stored = std::make_shared<const api::Object>(object);
+  collection.objects[key] = stored;
+  collection.log.push_back(
+      {created ? WatchEvent::Type::kAdded : WatchEvent::Type::kModified, stored,
+       revision_});
+  changed_.notify_all();
+  return object;
+}
+
+void MemoryApiClient::RemoveLocked(Collection& collection,
+                                   const std::string& key,
+                                   const ObjectPtr& last) {
+  ++revision_;
+  collection.objects.erase(key);
+  collection.log.push_back({WatchEvent::Type::kDeleted, last, revision_});
+  changed_.notify_all();
+}
+
+StatusOr<ObjectList> MemoryApiClient::List(const api::ResourceInfo& resource) {
+  std::lock_guard lock(mu_);
+  Collection& collection = CollectionFor(resource);
+  ObjectList out;
+  out.resource_version = revision_;
+  out.items.reserve(collection.objects.size());
+  for (const auto& [key, object] : collection.objects) {
+    out.items.push_back(object);
+  }
+  return out;
+}
+
+StatusOr<std::unique_ptr<WatchStream>> MemoryApiClient::Watch(
+    const api::ResourceInfo& resource, int64_t resource_version) {
+  std::lock_guard lock(mu_);
+  Collection& collection = CollectionFor(resource);
+  auto first = std::upper_bound(
+      collection.log.begin(), collection.log.end(), resource_version,
+      [](int64_t rv, const WatchEvent& e) { return rv < e.resource_version; });
+  return std::unique_ptr<WatchStream>(std::make_unique<MemoryWatchStream>(
+      *this, collection, first - collection.log.begin()));
+}
+
+StatusOr<api::Object> MemoryApiClient::Get(const api::ResourceInfo& resource,
+                                           std::string_view namespace_,
+                                           std::string_view name) {
+  std::lock_guard lock(mu_);
+  Collection& collection = CollectionFor(resource);
+  auto it = collection.objects.find(
+      ObjectKey(resource.namespaced ? namespace_ : "", name));
+  if (it == collection.objects.end()) return NotFound(resource, name);
+  return *it->second;
+}
+
+StatusOr<api::Object> MemoryApiClient::Create(const api::Object& object) {
+  const api::ResourceInfo& info = ResourceOf(object);
+  api::Object copy = object;
+  api::ObjectMeta& meta = api::MetaOf(copy);
+  std::lock_guard lock(mu_);
+  if (meta.name.empty() && !meta.generate_name.empty()) {
+    // Deterministic suffixes keep offline runs reproducible.
+    static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+    uint64_t n = next_name_++;
+    std::string suffix;
+    for (int i = 0; i < 5; ++i) {
+      suffix += kAlphabet[n % kAlphabet.size()];
+      n /= kAlphabet.size();
+    }
+    meta.name = meta.generate_name + suffix;
+  }
+  if (meta.name.empty()) {
+    return InvalidArgumentError(
+        fmt::format("{}: metadata.name: Required value", info.kind));
+  }
+  if (!info.namespaced) meta.namespace_.clear();
+  Collection& collection = CollectionFor(info);
+  const std::string key = ObjectKey(meta.namespace_, meta.name);
+  if (collection.objects.contains(key)) {
+    return Status(StatusCode::kAlreadyExists,
+                  fmt::format("{} \"{}\" already exists",
+                              info.QualifiedResource(), meta.name));
+  }
+  meta.uid = fmt::format("00000000-0000-4000-8000-{:012d}", next_uid_++);
+  meta.creation_timestamp = apiserver::NowRfc3339();
+  meta.generation = 1;
+  meta.deletion_timestamp.reset();
+  apiserver::ApplyDefaults(copy);
+  if (auto* claim = std::get_if<api::ResourceClaim>(&copy)) claim->status = {};
+  return StoreLocked(collection, key, std::move(copy), true);
+}
+
+StatusOr<api::Object> MemoryApiClient::Write(const api::Object& object,
+                                             bool status_only) {
+  const api::ResourceInfo& info = ResourceOf(object);
+  const api::ObjectMeta& meta = api::MetaOf(object);
+  std::lock_guard lock(mu_);
+  Collection& collection = CollectionFor(info);
+  const std::string key =
+      ObjectKey(info.namespaced ? meta.namespace_ : "", meta.name);
+  auto it = collection.objects.find(key);
+  if (it == collection.objects.end()) return NotFound(info, meta.name);
+  const api::Object& current = *it->second;
+  const api::ObjectMeta& old_meta = api::MetaOf(current);
+  if (!meta.resource_version.empty() &&
+      meta.resource_version != old_meta.resource_version) {
+    return Conflict(info, meta.name, kStale);
+  }
+  if (!meta.uid.empty() && meta.uid != old_meta.uid) {
+    return Conflict(info, meta.name, "the object's uid changed");
+  }
+  api::Object next = current;
+  std::visit(
+      [&](auto& target) {
+        using T = std::decay_t<decltype(target)>;
+        const T& desired = std::get<T>(object);
+        if (status_only) {
+          if constexpr (kHasStatus<T>) target.status = desired.status;
+          return;
+        }
+        if constexpr (kHasStatus<T> && !std::is_same_v<T, api::Namespace>) {
+          auto kept = std::move(target.status);
+          target = desired;
+          if (info.has_status) target.status = std::move(kept);
+        } else {
+          target = desired;
+        }
+        api::ObjectMeta& m = target.metadata;
+        m.namespace_ = old_meta.namespace_;
+        m.uid = old_meta.uid;
+        m.creation_timestamp = old_meta.creation_timestamp;
+        m.deletion_timestamp = old_meta.deletion_timestamp;
+        m.generation = old_meta.generation;
+        if constexpr (kHasSpec<T>) {
+          if (!(target.spec == std::get<T>(current).spec)) ++m.generation;
+        }
+      },
+      next);
+  api::MetaOf(next).resource_version = old_meta.resource_version;
+  if (next == current) return current;
+  const api::ObjectMeta& next_meta = api::MetaOf(next);
+  if (next_meta.deletion_timestamp && next_meta.finalizers.empty()) {
+    ObjectPtr last = std::make_shared<const api::Object>(next);
+    RemoveLocked(collection, key, last);
+    return next;
+  }
+  return StoreLocked(collection, key, std::move(next), false);
+}
+
+StatusOr<api::Object> MemoryApiClient::Update(const api::Object& object) {
+  return Write(object, false);
+}
+
+StatusOr<api::Object> MemoryApiClient::UpdateStatus(const api::Object& object) {
+  return Write(object, true);
+}
+
+Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
+                                     const std::string& key,
+                                     std::string_view uid) {
+  Collection& collection = CollectionFor(resource);
+  auto it = collection.objects.find(key);
+  if (it == collection.objects.end()) return NotFound(resource, key);
+  ObjectPtr current = it->second;
+  const api::ObjectMeta& meta = api::MetaOf(*current);
+  if (!uid.empty() && uid != meta.uid) {
+    return Conflict(resource, meta.name, "the object's uid changed");
+  }
+  if (!meta.finalizers.empty()) {
+    if (meta.deletion_timestamp) return OkStatus();
+    api::Object marked = *current;
+    api::MetaOf(marked).deletion_timestamp = apiserver::NowRfc3339();
+    StoreLocked(collection, key, std::move(marked), false);
+    return OkStatus();
+  }
+  const std::string owner_uid = meta.uid;
+  RemoveLocked(collection, key, current);
+  // Background garbage collection of dependents.
+  for (const api::ResourceInfo& info : api::AllResources()) {
+    Collection& other = CollectionFor(info);
+    std::vector<std::string> dependents;
+    for (const auto& [other_key, object] : other.objects) {
+      const auto& owners = api::MetaOf(*object).owner_references;
+      if (std::any_of(owners.begin(), owners.end(),
+                      [&](const auto& o) { return o.uid == owner_uid; })) {
+        dependents.push_back(other_key);
+      }
+    }
+    for (const std::string& dependent : dependents) {
+      (void)DeleteLocked(info, dependent, "");
+    }
+  }
+  return OkStatus();
+}
+
+Status MemoryApiClient::Delete(const api::ResourceInfo& resource,
+                               std::string_view namespace_,
+                               std::string_view name, std::string_view uid) {
+  std::lock_guard lock(mu_);
+  return DeleteLocked(
+      resource, ObjectKey(resource.namespaced ? namespace_ : "", name), uid);
+}
+
+Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
+                             std::string_view uid, std::string_view node) {
+  const api::ResourceInfo& info = PodsResource();
+  std::lock_guard lock(mu_);
+  Collection& collection = CollectionFor(info);
+  const std::string key = ObjectKey(namespace_, name);
+  auto it = collection.objects.find(key);
+  if (it == collection.objects.end()) return NotFound(info, name);
+  api::Pod pod = std::get<api::Pod>(*it->second);
+  if (!uid.empty() && uid != pod.metadata.uid) {
+    return Conflict(info, name, "the pod's uid changed");
+  }
+  if (!pod.spec.node_name.empty()) {
+    return Conflict(info, name,
+                    fmt::format("pod {} is already assigned to node \"{}\"",
+                                name, pod.spec.node_name));
+  }
+  pod.spec.node_name = std::string(node);
+  api::PodCondition* scheduled = nullptr;
+  for (auto& c : pod.status.conditions) {
+    if (c.type == "PodScheduled") scheduled = &c;
+  }
+  if (scheduled == nullptr) {
+    pod.status.conditions.push_back({.type = "PodScheduled"});
+    scheduled = &pod.status.conditions.back();
+  }
+  scheduled->status = "True";
+  scheduled->reason.clear();
+  scheduled->message.clear();
+  scheduled->last_transition_time = apiserver::NowRfc3339();
+  StoreLocked(collection, key, api::Object(std::move(pod)), false);
+  return OkStatus();
+}
+
+Status MemoryApiClient::CreateEvent(const api::Event& event) {
+  return Create(api::Object(event)).status();
+}
+
+}  // namespace dralloc::client

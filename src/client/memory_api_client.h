@@ -1,0 +1,77 @@
+// MemoryApiClient: a whole API in memory, typed, for offline runs.
+//
+// `dralloc schedule` runs the claim controller and the scheduler against it:
+// the same ApiClient contract as a server (resourceVersions, optimistic
+// concurrency, generateName, status subresource, pods/binding, finalizers and
+// deletionTimestamp, owner-reference garbage collection of claims), without
+// encoding a single JSON document. Objects are not validated here: callers
+// validate their input first, as `dralloc schedule` does.
+#ifndef DRALLOC_CLIENT_MEMORY_API_CLIENT_H_
+#define DRALLOC_CLIENT_MEMORY_API_CLIENT_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "client/api_client.h"
+
+namespace dralloc::client {
+
+class MemoryApiClient : public ApiClient {
+ public:
+  MemoryApiClient();
+  ~MemoryApiClient() override;
+
+  StatusOr<ObjectList> List(const api::ResourceInfo& resource) override;
+  StatusOr<std::unique_ptr<WatchStream>> Watch(
+      const api::ResourceInfo& resource, int64_t resource_version) override;
+  StatusOr<api::Object> Get(const api::ResourceInfo& resource,
+                            std::string_view namespace_,
+                            std::string_view name) override;
+  StatusOr<api::Object> Create(const api::Object& object) override;
+  StatusOr<api::Object> Update(const api::Object& object) override;
+  StatusOr<api::Object> UpdateStatus(const api::Object& object) override;
+  Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
+                std::string_view name, std::string_view uid) override;
+  Status Bind(std::string_view namespace_, std::string_view name,
+              std::string_view uid, std::string_view node) override;
+  Status CreateEvent(const api::Event& event) override;
+
+  // Wakes blocked watches; later calls to Next return kCancelled.
+  void Shutdown();
+  int64_t revision() const;
+
+  struct Collection;  // one resource's objects and event log
+                      // (memory_api_client.cc)
+
+ private:
+  friend class MemoryWatchStream;
+  Collection& CollectionFor(const api::ResourceInfo& resource);
+  // Stores `object` (metadata.resourceVersion set to the next revision) and
+  // records the event. mu_ held.
+  api::Object StoreLocked(Collection& collection, const std::string& key,
+                          api::Object object, bool created);
+  void RemoveLocked(Collection& collection, const std::string& key,
+                    const ObjectPtr& last);
+  StatusOr<api::Object> Write(const api::Object& object, bool status_only);
+  // Deletes or marks for deletion; collects dependents to delete. mu_ held.
+  Status DeleteLocked(const api::ResourceInfo& resource, const std::string& key,
+                      std::string_view uid);
+
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<std::string_view, std::unique_ptr<Collection>> collections_;
+  int64_t revision_ = 1;
+  uint64_t next_uid_ = 1;
+  uint64_t next_name_ = 0;
+  bool shutdown_ = false;
+};
+
+}  // namespace dralloc::client
+
+#endif  // DRALLOC_CLIENT_MEMORY_API_CLIENT_H_
