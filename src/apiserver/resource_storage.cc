@@ -174,7 +174,18 @@ std::string NewUid() {
                      0x8000 | ((lo >> 48) & 0x3fff), lo & 0xffffffffffffULL);
 }
 
-ResourceStorage::ResourceStorage(store::Store& store) : store_(store) {}
+ResourceStorage::ResourceStorage(store::Store& store)
+    : store_(store),
+      allocations_(
+          store,
+          [](const std::string& stored) -> std::optional<api::ResourceClaim> {
+            std::vector<api::DecodeResult> decoded =
+                api::DecodeDocument(stored);
+            if (decoded.size() != 1 || !decoded[0].object) return std::nullopt;
+            auto* claim = std::get_if<api::ResourceClaim>(&*decoded[0].object);
+            if (claim == nullptr) return std::nullopt;
+            return std::move(*claim);
+          }) {}
 
 namespace {
 // Objects are encoded before the store serialises the write; the revision
@@ -698,10 +709,19 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       return Respond(scope, 200, WithRevision(text, kv->mod_revision),
                      std::move(desired->warnings));
     }
+    const auto* claim = std::get_if<api::ResourceClaim>(&next);
+    std::unique_lock<std::mutex> claim_lock;
+    if (claim != nullptr) {
+      claim_lock = allocations_.Lock();
+      if (auto taken = allocations_.Conflict(key, *claim)) {
+        return Conflict(info, scope.name, *taken);
+      }
+    }
     if (m.deletion_timestamp && m.finalizers.empty()) {
       auto deleted =
           store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
       if (deleted.ok()) {
+        if (claim != nullptr) allocations_.Record(key, nullptr);
         return Respond(scope, 200, WithRevision(text, deleted->mod_revision),
                        std::move(desired->warnings));
       }
@@ -712,6 +732,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
         key, store::Precondition::AtRevision(kv->mod_revision),
         [&](int64_t revision) { return WithRevision(text, revision); });
     if (written.ok()) {
+      if (claim != nullptr) allocations_.Record(key, claim);
       return Respond(scope, 200, *written->value, std::move(desired->warnings));
     }
     if (written.status().code() != StatusCode::kAborted) {
@@ -933,9 +954,15 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
       return StorageError(info, scope.name, written.status());
     }
     if (dry_run) return Respond(scope, 200, *kv->value, {});
+    std::unique_lock<std::mutex> claim_lock;
+    const bool is_claim = std::holds_alternative<api::ResourceClaim>(*current);
+    if (is_claim) claim_lock = allocations_.Lock();
     auto deleted =
         store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
-    if (deleted.ok()) return Respond(scope, 200, *kv->value, {});
+    if (deleted.ok()) {
+      if (is_claim) allocations_.Record(key, nullptr);
+      return Respond(scope, 200, *kv->value, {});
+    }
     if (deleted.status().code() == StatusCode::kAborted) continue;
     return StorageError(info, scope.name, deleted.status());
   }

@@ -19,6 +19,7 @@
 #include "api/object.h"
 #include "api/resource_registry.h"
 #include "apiserver/api_error.h"
+#include "apiserver/device_allocation_index.h"
 #include "apiserver/selectors.h"
 #include "store/store.h"
 
@@ -141,6 +142,7 @@ class ResourceStorage {
   static std::string WithRevision(std::string text, int64_t revision);
 
   store::Store& store_;
+  DeviceAllocationIndex allocations_;
 };
 
 // API defaulting (request allocationMode and count, pod and namespace

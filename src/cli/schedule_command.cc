@@ -19,9 +19,8 @@
 #include "api/validation/validation.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
-#include "client/memory_api_client.h"
 #include "encoding/yaml_writer.h"
-#include "scheduler/control_plane.h"
+#include "scheduler/what_if.h"
 
 namespace dralloc::cli {
 namespace {
@@ -33,23 +32,6 @@ struct ScheduleFlags {
   std::string placement = "default";
   bool stats = false;
 };
-
-// Creation order: what objects refer to exists before them.
-int KindRank(std::string_view kind) {
-  static const std::map<std::string_view, int> kRanks = {
-      {"Namespace", 0},
-      {"Node", 1},
-      {"DeviceClass", 2},
-      {"ResourceSlice", 3},
-      {"ResourceSlicePatch", 4},
-      {"DeviceTaintRule", 5},
-      {"ResourceClaimTemplate", 6},
-      {"ResourceClaim", 7},
-      {"Pod", 8},
-      {"Event", 9}};
-  auto it = kRanks.find(kind);
-  return it == kRanks.end() ? 10 : it->second;
-}
 
 // Loads, decodes and validates the input; prints problems to stderr.
 bool LoadInput(const ScheduleFlags& flags, std::vector<api::Object>& objects) {
@@ -72,55 +54,6 @@ bool LoadInput(const ScheduleFlags& flags, std::vector<api::Object>& objects) {
     }
     objects.push_back(std::move(*object.result.object));
   }
-  std::stable_sort(objects.begin(), objects.end(),
-                   [](const api::Object& a, const api::Object& b) {
-                     return KindRank(api::KindOf(a)) < KindRank(api::KindOf(b));
-                   });
-  return ok;
-}
-
-// Stores the input through the API (admission included). Namespaces that
-// objects use but the input does not define are created.
-bool StoreInput(client::ApiClient& api, std::vector<api::Object>& objects) {
-  std::set<std::string> namespaces;
-  for (const api::Object& object : objects) {
-    if (const auto* ns = std::get_if<api::Namespace>(&object)) {
-      namespaces.insert(ns->metadata.name);
-    }
-  }
-  bool ok = true;
-  for (api::Object& object : objects) {
-    const std::string& ns = api::MetaOf(object).namespace_;
-    if (client::ResourceOf(object).namespaced) {
-      if (ns.empty()) api::MetaOf(object).namespace_ = "default";
-      const std::string& use = api::MetaOf(object).namespace_;
-      if (namespaces.insert(use).second) {
-        api::Namespace created;
-        created.metadata.name = use;
-        (void)api.Create(api::Object(created));
-      }
-    }
-    auto created = api.Create(object);
-    if (!created.ok()) {
-      std::cerr << fmt::format("error: {}: {}\n", api::DisplayName(object),
-                               created.status().message());
-      ok = false;
-      continue;
-    }
-    // Claims given with an allocation are in-use state.
-    const auto* claim = std::get_if<api::ResourceClaim>(&object);
-    if (claim != nullptr && claim->status.allocation) {
-      auto& stored = std::get<api::ResourceClaim>(*created);
-      stored.status = claim->status;
-      auto updated = api.UpdateStatus(*created);
-      if (!updated.ok()) {
-        std::cerr << fmt::format("error: {}: status: {}\n",
-                                 api::DisplayName(object),
-                                 updated.status().message());
-        ok = false;
-      }
-    }
-  }
   return ok;
 }
 
@@ -137,66 +70,27 @@ std::vector<const T*> Sorted(const std::vector<client::ObjectPtr>& objects) {
   return out;
 }
 
-std::string PendingReason(const api::Pod& pod) {
-  for (const auto& condition : pod.status.conditions) {
-    if (condition.type == "PodScheduled" && condition.status == "False") {
-      return condition.message;
-    }
-  }
-  if (!pod.spec.resource_claims.empty() &&
-      pod.status.resource_claim_statuses.size() <
-          pod.spec.resource_claims.size()) {
-    return "its resource claims could not be created (missing "
-           "ResourceClaimTemplate?)";
-  }
-  return "not scheduled";
-}
-
-void PrintTable(scheduler::ControlPlane& plane,
-                const std::vector<const api::Pod*>& pods) {
-  std::cout << fmt::format("{:<36} {:<20} {:<40} {}\n", "POD", "NODE", "CLAIM",
+void PrintTable(const std::vector<scheduler::PodPlacement>& placements) {
+  std::cout << fmt::format("{:<36} {:<20} {:<40} {}\n", "POD", "NODE", "CLAIMS",
                            "DEVICES");
-  for (const api::Pod* pod : pods) {
-    if (pod->spec.node_name.empty()) continue;
-    const std::string pod_name =
-        pod->metadata.namespace_ + "/" + pod->metadata.name;
-    bool printed = false;
-    for (const auto& entry : pod->spec.resource_claims) {
-      std::string claim_name = entry.resource_claim_name.value_or("");
-      for (const auto& s : pod->status.resource_claim_statuses) {
-        if (s.name == entry.name && s.resource_claim_name) {
-          claim_name = *s.resource_claim_name;
-        }
-      }
-      const auto* claim = client::As<api::ResourceClaim>(
-          plane.claims().Get(pod->metadata.namespace_, claim_name));
-      std::vector<std::string> devices;
-      if (claim != nullptr && claim->status.allocation) {
-        for (const auto& r : claim->status.allocation->devices.results) {
-          devices.push_back(fmt::format("{}/{}/{}{}", r.driver, r.pool,
-                                        r.device,
-                                        r.share_id ? " (shared)" : ""));
-        }
-      }
-      std::cout << fmt::format("{:<36} {:<20} {:<40} {}\n", pod_name,
-                               pod->spec.node_name, claim_name,
-                               fmt::join(devices, ", "));
-      printed = true;
-    }
-    if (!printed) {
-      std::cout << fmt::format("{:<36} {:<20} {:<40} {}\n", pod_name,
-                               pod->spec.node_name, "-", "-");
-    }
+  for (const scheduler::PodPlacement& p : placements) {
+    if (p.node.empty()) continue;
+    std::cout << fmt::format(
+        "{:<36} {:<20} {:<40} {}\n",
+        p.pod->metadata.namespace_ + "/" + p.pod->metadata.name, p.node,
+        p.claims.empty() ? "-" : fmt::format("{}", fmt::join(p.claims, ",")),
+        p.devices.empty() ? "-"
+                          : fmt::format("{}", fmt::join(p.devices, ", ")));
   }
   bool header = false;
-  for (const api::Pod* pod : pods) {
-    if (!pod->spec.node_name.empty()) continue;
+  for (const scheduler::PodPlacement& p : placements) {
+    if (!p.node.empty()) continue;
     if (!header) {
       std::cout << "\nUNSCHEDULABLE\n";
       header = true;
     }
-    std::cout << fmt::format("{}/{}: {}\n", pod->metadata.namespace_,
-                             pod->metadata.name, PendingReason(*pod));
+    std::cout << fmt::format("{}/{}: {}\n", p.pod->metadata.namespace_,
+                             p.pod->metadata.name, p.reason);
   }
 }
 
@@ -232,20 +126,20 @@ int RunSchedule(const ScheduleFlags& flags) {
   std::vector<api::Object> objects;
   if (!LoadInput(flags, objects)) return kExitBadInput;
 
-  client::MemoryApiClient api;
-  if (!StoreInput(api, objects)) return kExitBadInput;
-
-  scheduler::ControlPlaneOptions options;
-  options.scheduler.scheduler_name = flags.scheduler_name;
-  options.scheduler.binders = 0;
-  options.scheduler.initial_backoff = std::chrono::milliseconds(0);
-  options.scheduler.placement =
-      flags.placement == "pack"     ? scheduler::Placement::kPack
-      : flags.placement == "spread" ? scheduler::Placement::kSpread
-                                    : scheduler::Placement::kDefault;
-  scheduler::ControlPlane plane(api, options);
+  scheduler::SchedulerOptions options;
+  options.scheduler_name = flags.scheduler_name;
+  options.placement = flags.placement == "pack" ? scheduler::Placement::kPack
+                      : flags.placement == "spread"
+                          ? scheduler::Placement::kSpread
+                          : scheduler::Placement::kDefault;
+  scheduler::WhatIf what_if(options);
+  if (Status loaded = what_if.Load(std::move(objects)); !loaded.ok()) {
+    std::cerr << "error: " << loaded.message() << '\n';
+    return kExitBadInput;
+  }
+  scheduler::ControlPlane& plane = what_if.plane();
   const auto start = std::chrono::steady_clock::now();
-  Status run = plane.RunToQuiescence();
+  Status run = what_if.Run();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -253,14 +147,11 @@ int RunSchedule(const ScheduleFlags& flags) {
     std::cerr << "error: " << run.message() << '\n';
     return kExitBadInput;
   }
-
-  std::vector<const api::Pod*> pods = Sorted<api::Pod>(plane.pods().List());
-  size_t ours = 0, scheduled = 0;
-  for (const api::Pod* pod : pods) {
-    if (!plane.scheduler()->Responsible(*pod)) continue;
-    ++ours;
-    if (!pod->spec.node_name.empty()) ++scheduled;
-  }
+  const std::vector<scheduler::PodPlacement> placements = what_if.Placements();
+  const size_t ours = placements.size();
+  const size_t scheduled = static_cast<size_t>(std::count_if(
+      placements.begin(), placements.end(),
+      [](const scheduler::PodPlacement& p) { return !p.node.empty(); }));
   if (flags.stats) {
     const scheduler::SchedulerStats stats = plane.scheduler()->stats();
     const auto controller = plane.controller()->metrics();
@@ -274,7 +165,7 @@ int RunSchedule(const ScheduleFlags& flags) {
   }
   int code = kExitOk;
   if (flags.output == "table") {
-    PrintTable(plane, pods);
+    PrintTable(placements);
   } else if (flags.output == "yaml" || flags.output == "json") {
     code = PrintObjects(plane, flags.output);
   }

@@ -1,5 +1,7 @@
 #include "client/informer.h"
 
+#include <algorithm>
+
 #include "common/log.h"
 
 namespace dralloc::client {
@@ -65,7 +67,12 @@ Status Informer::Relist() {
     }
   }
   for (std::string& key : gone) Apply(std::move(key), nullptr);
-  for (auto& [key, object] : fresh) {
+  // Name order, so that single-threaded runs are reproducible.
+  std::vector<std::pair<std::string, ObjectPtr>> ordered(fresh.begin(),
+                                                         fresh.end());
+  std::sort(ordered.begin(), ordered.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [key, object] : ordered) {
     ObjectPtr current = Get(key);
     if (current && api::MetaOf(*current).resource_version ==
                        api::MetaOf(*object).resource_version) {

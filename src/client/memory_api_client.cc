@@ -169,7 +169,9 @@ StatusOr<api::Object> MemoryApiClient::Create(const api::Object& object) {
   if (meta.name.empty() && !meta.generate_name.empty()) {
     // Deterministic suffixes keep offline runs reproducible.
     static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-    uint64_t n = next_name_++;
+    // A bijection of the counter over 27^5 values, so names look varied.
+    constexpr uint64_t kSpace = 27ull * 27 * 27 * 27 * 27;
+    uint64_t n = (next_name_++ * 1'000'003ull + 7'919) % kSpace;
     std::string suffix;
     for (int i = 0; i < 5; ++i) {
       suffix += kAlphabet[n % kAlphabet.size()];

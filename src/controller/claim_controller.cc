@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/log.h"
 
@@ -170,6 +171,8 @@ bool ClaimController::ProcessOne(std::chrono::milliseconds wait) {
   std::optional<std::string> key = queue_.Pop(wait);
   if (!key) return false;
   Status status = Sync(*key);
+  // Gone objects need nothing more.
+  if (status.code() == StatusCode::kNotFound) status = OkStatus();
   bool retry = false;
   {
     std::lock_guard lock(mu_);
@@ -182,7 +185,12 @@ bool ClaimController::ProcessOne(std::chrono::milliseconds wait) {
     }
   }
   if (!status.ok()) {
-    log::Warn("claim-controller", "{}: {}", key->substr(2), status.message());
+    if (status.code() == StatusCode::kAborted) {
+      log::Debug("claim-controller", "{}: {}", key->substr(2),
+                 status.message());
+    } else {
+      log::Warn("claim-controller", "{}: {}", key->substr(2), status.message());
+    }
   }
   queue_.Done(*key);
   if (retry) queue_.Add(*key);
@@ -259,7 +267,11 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
           ++metrics_.create_failures;
         }
         api::Event event;
-        event.metadata.generate_name = pod.metadata.name + ".";
+        event.metadata.name =
+            fmt::format("{}.{:x}", pod.metadata.name,
+                        std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count());
         event.metadata.namespace_ = pod.metadata.namespace_;
         event.involved_object = {.kind = "Pod",
                                  .namespace_ = pod.metadata.namespace_,

@@ -84,6 +84,14 @@ bool HasPrioritizedList(const api::ResourceClaim& claim) {
       [](const api::DeviceRequest& r) { return r.first_available.size() > 1; });
 }
 
+// Upstream names events "<object>.<hex nanoseconds>".
+std::string EventName(std::string_view object) {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return fmt::format(
+      "{}.{:x}", object,
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+}
+
 int64_t RevisionOf(const api::Object& object) {
   return client::AssumeCache::RevisionOf(object);
 }
@@ -347,6 +355,14 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
   const api::Pod& pod = std::get<api::Pod>(*pod_object);
   const std::string& ns = pod.metadata.namespace_;
   Outcome out;
+  RefreshLocked();
+  // A PreFilter rejection is reported for all nodes at once, as upstream.
+  auto prefilter_reject = [&](std::string message) {
+    out.kind = Outcome::Kind::kUnschedulable;
+    out.message =
+        fmt::format("0/{} nodes are available: {}.", nodes_.size(), message);
+    return out;
+  };
 
   // PreFilter: the pod's claims.
   struct PodClaim {
@@ -387,15 +403,12 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
         out.kind = Outcome::Kind::kGated;  // created, cache not there yet
         return out;
       }
-      out.kind = Outcome::Kind::kUnschedulable;
-      out.message = fmt::format("resourceclaim \"{}\" not found", claim_name);
-      return out;
+      return prefilter_reject(
+          fmt::format("resourceclaim \"{}\" not found", claim_name));
     }
     if (pc.claim->metadata.deletion_timestamp) {
-      out.kind = Outcome::Kind::kUnschedulable;
-      out.message =
-          fmt::format("resourceclaim \"{}\" is being deleted", claim_name);
-      return out;
+      return prefilter_reject(
+          fmt::format("resourceclaim \"{}\" is being deleted", claim_name));
     }
     if (entry.resource_claim_template_name) {
       const auto& owners = pc.claim->metadata.owner_references;
@@ -404,19 +417,16 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
             return o.uid == pod.metadata.uid && o.controller.value_or(false);
           });
       if (!owned) {
-        out.kind = Outcome::Kind::kUnschedulable;
-        out.message = fmt::format(
-            "ResourceClaim {} was not created for the pod", claim_name);
-        return out;
+        return prefilter_reject(fmt::format(
+            "ResourceClaim {} was not created for the pod", claim_name));
       }
     }
     if (pc.claim->status.allocation &&
         !ReservedFor(*pc.claim, pod.metadata.uid) &&
         static_cast<int64_t>(pc.claim->status.reserved_for.size()) >=
             api::kResourceClaimReservedForMaxSize) {
-      out.kind = Outcome::Kind::kUnschedulable;
-      out.message = fmt::format("resourceclaim \"{}\" in use", claim_name);
-      return out;
+      return prefilter_reject(
+          fmt::format("resourceclaim \"{}\" in use", claim_name));
     }
     if (std::none_of(pod_claims.begin(), pod_claims.end(),
                      [&](const PodClaim& p) { return p.key == pc.key; })) {
@@ -424,7 +434,6 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
     }
   }
 
-  RefreshLocked();
   std::vector<const api::ResourceClaim*> to_allocate;
   std::vector<size_t> to_allocate_index;
   bool wants_scores = options_.placement != Placement::kDefault;
@@ -480,9 +489,7 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
       if (!allocation.ok()) {
         if (allocation.status().code() == StatusCode::kInvalidArgument) {
           // Not about this node: no node can help.
-          out.kind = Outcome::Kind::kUnschedulable;
-          out.message = allocation.status().message();
-          return out;
+          return prefilter_reject(allocation.status().message());
         }
         reasons.Add(allocation.status().code() == StatusCode::kResourceExhausted
                         ? "timed out trying to allocate devices"
@@ -534,16 +541,15 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
       max_dra = std::max(max_dra, dra[c]);
       if (options_.placement != Placement::kDefault) {
         auto view = inventory_.ViewFor(nodes_[feasible[c].node].info);
-        size_t used = 0;
+        size_t used = 0, total = 0;
         for (const auto& pool : view->pools) {
+          total += pool.devices.size();
           for (uint32_t d : pool.devices) {
             if (allocated_.IsInUse(inventory_.devices()[d].id)) ++used;
           }
         }
         const int64_t fill =
-            view->num_devices == 0
-                ? 0
-                : static_cast<int64_t>(used * 100 / view->num_devices);
+            total == 0 ? 0 : static_cast<int64_t>(used * 100 / total);
         placement[c] =
             options_.placement == Placement::kPack ? fill : 100 - fill;
       }
@@ -668,9 +674,15 @@ Status Scheduler::Bind(const BindTask& task,
                                   current.metadata.name));
       }
       if (!write.allocate && !current.status.allocation) {
-        return Status(StatusCode::kAborted,
-                      fmt::format("claim {} was deallocated concurrently",
-                                  current.metadata.name));
+        // Another pod's binder may still be writing the allocation this
+        // pod was scheduled against (a shared claim); give it a moment.
+        std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
+        auto fresh =
+            client_.Get(client::ResourceClaimsResource(),
+                        current.metadata.namespace_, current.metadata.name);
+        if (!fresh.ok()) return fresh.status();
+        current = std::get<api::ResourceClaim>(std::move(*fresh));
+        if (!current.status.allocation) continue;
       }
       StatusOr<api::Object> result = api::Object(current);
       if (write.allocate && !HasFinalizer(current.metadata)) {
@@ -774,8 +786,8 @@ void Scheduler::RunBindTask(BindTask task) {
     attempts_.erase(key);
     last_message_.erase(key);
   } else {
-    log::Info("scheduler", "binding pod {} to {} failed: {}", key, task.node,
-              status.message());
+    log::Debug("scheduler", "binding pod {} to {} failed: {}", key, task.node,
+               status.message());
     Unreserve(task, written);
     {
       std::lock_guard lock(mu_);
@@ -806,7 +818,7 @@ void Scheduler::ReportUnschedulable(const api::Pod& pod,
     (void)client_.UpdateStatus(api::Object(std::move(updated)));
   }
   api::Event event;
-  event.metadata.generate_name = pod.metadata.name + ".";
+  event.metadata.name = EventName(pod.metadata.name);
   event.metadata.namespace_ = pod.metadata.namespace_;
   event.involved_object = {.kind = "Pod",
                            .namespace_ = pod.metadata.namespace_,
@@ -821,7 +833,10 @@ void Scheduler::ReportUnschedulable(const api::Pod& pod,
   event.first_timestamp = now;
   event.last_timestamp = now;
   event.count = 1;
-  (void)client_.CreateEvent(event);
+  if (Status created = client_.CreateEvent(event); !created.ok()) {
+    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
+              pod.metadata.name, created.message());
+  }
 }
 
 void Scheduler::BinderLoop() {

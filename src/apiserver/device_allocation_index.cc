@@ -1,0 +1,66 @@
+#include "apiserver/device_allocation_index.h"
+
+#include <fmt/format.h>
+
+namespace dralloc::apiserver {
+
+DeviceAllocationIndex::DeviceAllocationIndex(store::Store& store,
+                                             Decoder decode)
+    : store_(store), decode_(std::move(decode)) {}
+
+std::unique_lock<std::mutex> DeviceAllocationIndex::Lock() {
+  std::unique_lock lock(mu_);
+  if (!loaded_) LoadLocked();
+  return lock;
+}
+
+void DeviceAllocationIndex::LoadLocked() {
+  loaded_ = true;
+  store::ListResult claims = store_.List("/resourceclaims/", "", 0);
+  for (const store::KeyValue& kv : claims.items) {
+    std::optional<api::ResourceClaim> claim = decode_(*kv.value);
+    if (claim) Record(kv.key, &*claim);
+  }
+}
+
+std::vector<std::string> DeviceAllocationIndex::ExclusiveDevices(
+    const api::ResourceClaim& claim) {
+  std::vector<std::string> devices;
+  if (!claim.status.allocation) return devices;
+  for (const auto& r : claim.status.allocation->devices.results) {
+    if (r.admin_access.value_or(false) || r.share_id) continue;
+    devices.push_back(fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
+  }
+  return devices;
+}
+
+std::optional<std::string> DeviceAllocationIndex::Conflict(
+    const std::string& key, const api::ResourceClaim& claim) {
+  for (const std::string& device : ExclusiveDevices(claim)) {
+    auto it = owner_.find(device);
+    if (it != owner_.end() && it->second != key) {
+      std::string holder = it->second.substr(it->second.find('/', 1) + 1);
+      return fmt::format("device {} is already allocated to claim {}", device,
+                         holder);
+    }
+  }
+  return std::nullopt;
+}
+
+void DeviceAllocationIndex::Record(const std::string& key,
+                                   const api::ResourceClaim* claim) {
+  if (auto old = devices_.find(key); old != devices_.end()) {
+    for (const std::string& device : old->second) {
+      auto it = owner_.find(device);
+      if (it != owner_.end() && it->second == key) owner_.erase(it);
+    }
+    devices_.erase(old);
+  }
+  if (claim == nullptr) return;
+  std::vector<std::string> devices = ExclusiveDevices(*claim);
+  if (devices.empty()) return;
+  for (const std::string& device : devices) owner_[device] = key;
+  devices_.emplace(key, std::move(devices));
+}
+
+}  // namespace dralloc::apiserver

@@ -1,0 +1,137 @@
+#include "scheduler/what_if.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace dralloc::scheduler {
+namespace {
+
+// Creation order: what objects refer to exists before them.
+int KindRank(std::string_view kind) {
+  static const std::map<std::string_view, int> kRanks = {
+      {"Namespace", 0},          {"Node", 1},
+      {"DeviceClass", 2},        {"ResourceSlice", 3},
+      {"ResourceSlicePatch", 4}, {"DeviceTaintRule", 5},
+      {"ResourceClaimTemplate", 6}, {"ResourceClaim", 7},
+      {"Pod", 8}};
+  auto it = kRanks.find(kind);
+  return it == kRanks.end() ? 9 : it->second;
+}
+
+ControlPlaneOptions OfflineOptions(SchedulerOptions options) {
+  ControlPlaneOptions out;
+  out.scheduler = std::move(options);
+  out.scheduler.binders = 0;
+  out.scheduler.initial_backoff = std::chrono::milliseconds(0);
+  return out;
+}
+
+std::string PendingReason(const api::Pod& pod) {
+  for (const auto& condition : pod.status.conditions) {
+    if (condition.type == "PodScheduled" && condition.status == "False") {
+      return condition.message;
+    }
+  }
+  if (pod.status.resource_claim_statuses.size() <
+      static_cast<size_t>(std::count_if(
+          pod.spec.resource_claims.begin(), pod.spec.resource_claims.end(),
+          [](const auto& c) { return c.resource_claim_template_name; }))) {
+    return "its resource claims could not be created (is the "
+           "ResourceClaimTemplate missing?)";
+  }
+  return "not scheduled";
+}
+
+}  // namespace
+
+WhatIf::WhatIf(SchedulerOptions options)
+    : plane_(api_, OfflineOptions(std::move(options))) {}
+
+Status WhatIf::Load(std::vector<api::Object> objects) {
+  std::stable_sort(objects.begin(), objects.end(),
+                   [](const api::Object& a, const api::Object& b) {
+                     return KindRank(api::KindOf(a)) < KindRank(api::KindOf(b));
+                   });
+  std::set<std::string> namespaces;
+  for (const api::Object& object : objects) {
+    if (const auto* ns = std::get_if<api::Namespace>(&object)) {
+      namespaces.insert(ns->metadata.name);
+    }
+  }
+  std::string errors;
+  for (api::Object& object : objects) {
+    if (std::holds_alternative<api::Event>(object)) continue;
+    if (client::ResourceOf(object).namespaced) {
+      std::string& ns = api::MetaOf(object).namespace_;
+      if (ns.empty()) ns = "default";
+      if (namespaces.insert(ns).second) {
+        api::Namespace created;
+        created.metadata.name = ns;
+        (void)api_.Create(api::Object(created));
+      }
+    }
+    auto created = api_.Create(object);
+    if (!created.ok()) {
+      errors += fmt::format("{}{}: {}", errors.empty() ? "" : "\n",
+                            api::DisplayName(object),
+                            created.status().message());
+      continue;
+    }
+    // Claims given with an allocation are in-use state.
+    const auto* claim = std::get_if<api::ResourceClaim>(&object);
+    if (claim != nullptr && claim->status.allocation) {
+      std::get<api::ResourceClaim>(*created).status = claim->status;
+      auto updated = api_.UpdateStatus(*created);
+      if (!updated.ok()) {
+        errors += fmt::format("{}{}: status: {}", errors.empty() ? "" : "\n",
+                              api::DisplayName(object),
+                              updated.status().message());
+      }
+    }
+  }
+  if (!errors.empty()) return InvalidArgumentError(errors);
+  return OkStatus();
+}
+
+Status WhatIf::Run() { return plane_.RunToQuiescence(); }
+
+std::vector<PodPlacement> WhatIf::Placements() {
+  std::vector<PodPlacement> out;
+  for (const client::ObjectPtr& object : plane_.pods().List()) {
+    const auto* pod = client::As<api::Pod>(object);
+    if (pod == nullptr || !plane_.scheduler()->Responsible(*pod)) continue;
+    PodPlacement placement;
+    placement.pod = pod;
+    placement.node = pod->spec.node_name;
+    for (const auto& entry : pod->spec.resource_claims) {
+      std::string name = entry.resource_claim_name.value_or("");
+      for (const auto& s : pod->status.resource_claim_statuses) {
+        if (s.name == entry.name && s.resource_claim_name) {
+          name = *s.resource_claim_name;
+        }
+      }
+      if (name.empty()) continue;
+      placement.claims.push_back(name);
+      const auto* claim = client::As<api::ResourceClaim>(
+          plane_.claims().Get(pod->metadata.namespace_, name));
+      if (claim == nullptr || !claim->status.allocation) continue;
+      for (const auto& r : claim->status.allocation->devices.results) {
+        placement.devices.push_back(
+            fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
+      }
+    }
+    if (placement.node.empty()) placement.reason = PendingReason(*pod);
+    out.push_back(std::move(placement));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const PodPlacement& a, const PodPlacement& b) {
+              return std::tie(a.pod->metadata.namespace_, a.pod->metadata.name) <
+                     std::tie(b.pod->metadata.namespace_, b.pod->metadata.name);
+            });
+  return out;
+}
+
+}  // namespace dralloc::scheduler

@@ -1,0 +1,46 @@
+// WhatIf: an offline scheduling run over a set of objects (`dralloc
+// schedule`): the objects go into an in-memory API, then the claim
+// controller and the scheduler run to quiescence.
+#ifndef DRALLOC_SCHEDULER_WHAT_IF_H_
+#define DRALLOC_SCHEDULER_WHAT_IF_H_
+
+#include <string>
+#include <vector>
+
+#include "api/object.h"
+#include "client/memory_api_client.h"
+#include "scheduler/control_plane.h"
+
+namespace dralloc::scheduler {
+
+// Where a pod landed and with which devices, or why it did not.
+struct PodPlacement {
+  const api::Pod* pod = nullptr;
+  std::string node;                  // empty: not scheduled
+  std::vector<std::string> claims;   // the pod's claims (names)
+  std::vector<std::string> devices;  // "driver/pool/device" of all its claims
+  std::string reason;                // why it is pending
+};
+
+class WhatIf {
+ public:
+  explicit WhatIf(SchedulerOptions options);
+
+  // Stores the (already validated) objects in dependency order. Namespaces
+  // used but not given are created. Errors name the object.
+  Status Load(std::vector<api::Object> objects);
+  // Runs to quiescence.
+  Status Run();
+  // Pods this scheduler is responsible for, sorted by namespace/name.
+  std::vector<PodPlacement> Placements();
+
+  ControlPlane& plane() { return plane_; }
+
+ private:
+  client::MemoryApiClient api_;
+  ControlPlane plane_;
+};
+
+}  // namespace dralloc::scheduler
+
+#endif  // DRALLOC_SCHEDULER_WHAT_IF_H_
