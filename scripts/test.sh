@@ -4,7 +4,8 @@
 #      cel-spec conformance suite (pinned npm data fetched into the build tree);
 #      then the API server against real clients (kubectl 1.33 and 1.32,
 #      @kubernetes/client-node pinned by tests/clients/client-node/package-lock.json)
-#      and the kill -9 crash test;
+#      and the kill -9 crash test; `dralloc serve` (controller + scheduler)
+#      end to end with kubectl 1.33 and 1.32;
 #   2. clang ASan+UBSan build (also keeps the code compiling with clang): the same tests;
 #   3. clang-format check of all C++ sources;
 #   4. a short benchmark smoke run (numbers are not judged here).
@@ -27,6 +28,10 @@ bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.32
 bash tests/clients/client_node_suite.sh build/src/cli/dralloc
 bash tests/crash/crash_test.sh build/src/cli/dralloc
 
+echo "== dralloc serve end to end with kubectl 1.33 and 1.32"
+bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
+bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.32
+
 echo "== clang ASan+UBSan build and tests"
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DDRALLOC_SANITIZE=ON -DDRALLOC_BUILD_BENCH=OFF >/dev/null
@@ -40,5 +45,7 @@ bash scripts/format.sh --check
 
 echo "== benchmark smoke run"
 build/bench/dralloc_bench --benchmark_min_time=0.05 --benchmark_color=false | tail -n +4
+bash bench/scheduler/run.sh --smoke --dralloc build/src/cli/dralloc \
+  --load build/bench/load/dralloc_api_load
 
 echo "all test suites passed"

@@ -1,6 +1,7 @@
 // dralloc_api_load: HTTP load generator for `dralloc apiserver`.
 //
-// Subcommands (see README.md): writes, list-slices, watch-fanout. Only
+// Subcommands (see README.md): writes, list-slices, watch-fanout,
+// schedule-pods (bench/scheduler/README.md). Only
 // loopback servers are accepted. Exit status: 0 when the run saw no errors,
 // 1 when requests failed or a check did not hold, 2 when the run could not
 // start (bad flags, server unreachable).
@@ -12,6 +13,7 @@
 
 #include "load/list_slices_scenario.h"
 #include "load/load_target.h"
+#include "load/schedule_pods_scenario.h"
 #include "load/watch_fanout_scenario.h"
 #include "load/writes_scenario.h"
 
@@ -127,6 +129,28 @@ int main(int argc, char** argv) {
                    "Bound on the whole run, seconds")
       ->check(CLI::Range(1.0, 7200.0));
 
+  SchedulePodsOptions schedule;
+  CLI::App* schedule_command = app.add_subcommand(
+      "schedule-pods",
+      "Create a cluster and pods, measure how fast the server's scheduler "
+      "binds them, check no device is allocated twice");
+  add_common(schedule_command);
+  schedule_command
+      ->add_option("--setup", schedule.setup_path,
+                   "JSON lines: objects created in order before the pods")
+      ->required();
+  schedule_command
+      ->add_option("--pods", schedule.pods_path,
+                   "JSON lines: the Pods (one namespace)")
+      ->required();
+  schedule_command
+      ->add_option("--clients", schedule.clients, "Creating threads")
+      ->check(CLI::Range(1, 256));
+  schedule_command
+      ->add_option("--timeout", schedule.timeout_seconds,
+                   "Bound on creating and binding, seconds")
+      ->check(CLI::Range(1.0, 7200.0));
+
   CLI11_PARSE(app, argc, argv);
 
   StatusOr<LoadTarget> target = ParseLoadTarget(server);
@@ -144,6 +168,11 @@ int main(int argc, char** argv) {
     slices.target = *target;
     return Finish(RunListSlicesScenario(slices), json_output,
                   &FormatListSlicesReportText, &FormatListSlicesReportJson);
+  }
+  if (schedule_command->parsed()) {
+    schedule.target = *target;
+    return Finish(RunSchedulePodsScenario(schedule), json_output,
+                  &FormatSchedulePodsReportText, &FormatSchedulePodsReportJson);
   }
   fanout.target = *target;
   return Finish(RunWatchFanoutScenario(fanout), json_output,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <ctime>
 
 namespace dralloc::apiserver {
@@ -31,6 +32,14 @@ std::vector<Column> ColumnsFor(std::string_view kind) {
             {"Status", "The pod's phase"},
             {"Age", "Time since creation"},
             {"Node", "The node the pod is bound to", 1}};
+  }
+  if (kind == "Event") {
+    return {{"Last Seen", "Time since the event last occurred"},
+            {"Type", "Normal or Warning"},
+            {"Reason", "Why the event was recorded"},
+            {"Object", "The object the event is about"},
+            {"Message", "What happened"},
+            {"Name", "Name of the event", 1}};
   }
   if (kind == "Node" || kind == "Namespace") {
     return {
@@ -112,6 +121,21 @@ Json Cells(std::string_view kind, const Json& object) {
     const bool unschedulable = At(object, {"spec", "unschedulable"}) == true;
     return {name, unschedulable ? "Ready,SchedulingDisabled" : "Ready",
             Age(object)};
+  }
+  if (kind == "Event") {
+    std::string last = Text(At(object, {"lastTimestamp"}));
+    if (last.empty()) last = Text(At(object, {"eventTime"}));
+    Json stamped = {{"metadata", {{"creationTimestamp", last}}}};
+    const std::string involved_kind =
+        Text(At(object, {"involvedObject", "kind"}));
+    std::string lower(involved_kind);
+    for (char& c : lower) c = static_cast<char>(std::tolower(c));
+    return {last.empty() ? Age(object) : Age(stamped),
+            Text(At(object, {"type"})),
+            Text(At(object, {"reason"})),
+            lower + "/" + Text(At(object, {"involvedObject", "name"})),
+            Text(At(object, {"message"})),
+            name};
   }
   return {name, Age(object)};
 }

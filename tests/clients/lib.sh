@@ -20,10 +20,11 @@ cleanup() {
 trap cleanup EXIT
 
 # start_server DRALLOC [extra flags]: sets $server_url and $KUBECONFIG.
+# The subcommand is $DRALLOC_SERVER_COMMAND (default apiserver; e.g. serve).
 start_server() {
   local dralloc=$1
   shift
-  "$dralloc" apiserver --listen 127.0.0.1:0 --storage "sqlite:$work/data" "$@" \
+  "$dralloc" "${DRALLOC_SERVER_COMMAND:-apiserver}" --listen 127.0.0.1:0 --storage "sqlite:$work/data" "$@" \
     >"$work/server.out" 2>"$work/server.log" &
   server_pid=$!
   for _ in $(seq 200); do
