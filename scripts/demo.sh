@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build dralloc, validate the bundled
-# examples, then allocate devices for the example claims on node-a, as the
-# Kubernetes scheduler would, and print the chosen devices.
+# examples, then schedule the example pods (claim controller + scheduler,
+# offline) and print where each pod landed with its devices.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -12,3 +12,9 @@ build/src/cli/dralloc validate -f examples
 echo
 echo "== dralloc allocate --node node-a -o summary -f examples/cluster -f examples/claims"
 build/src/cli/dralloc allocate --node node-a -o summary -f examples/cluster -f examples/claims
+echo
+echo "== dralloc schedule -f examples/cluster -f examples/workloads  (pods with claims → nodes and devices)"
+build/src/cli/dralloc schedule -f examples/cluster -f examples/workloads
+echo
+echo "== dralloc schedule -f examples/scheduling  (shared claim, firstAvailable, templates)"
+build/src/cli/dralloc schedule -f examples/scheduling
