@@ -19,6 +19,7 @@ void RegisterAllocateCommand(CLI::App& app, int& exit_code);
 void RegisterApiServerCommand(CLI::App& app, int& exit_code);
 void RegisterScheduleCommand(CLI::App& app, int& exit_code);
 void RegisterServeCommand(CLI::App& app, int& exit_code);
+void RegisterControlPlaneCommands(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

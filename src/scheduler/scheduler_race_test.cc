@@ -74,8 +74,8 @@ TEST(SchedulerRaceTest, TwoSchedulersNeverShareADevice) {
   tmpl.metadata.namespace_ = "race";
   api::DeviceRequest request;
   request.name = "gpu";
-  request.exactly = api::ExactDeviceRequest{.device_class_name =
-                                                "gpu.example.com"};
+  request.exactly =
+      api::ExactDeviceRequest{.device_class_name = "gpu.example.com"};
   tmpl.spec.spec.devices.requests.push_back(request);
   ASSERT_TRUE(setup.Create(tmpl).ok());
 

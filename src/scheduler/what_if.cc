@@ -12,10 +12,14 @@ namespace {
 // Creation order: what objects refer to exists before them.
 int KindRank(std::string_view kind) {
   static const std::map<std::string_view, int> kRanks = {
-      {"Namespace", 0},          {"Node", 1},
-      {"DeviceClass", 2},        {"ResourceSlice", 3},
-      {"ResourceSlicePatch", 4}, {"DeviceTaintRule", 5},
-      {"ResourceClaimTemplate", 6}, {"ResourceClaim", 7},
+      {"Namespace", 0},
+      {"Node", 1},
+      {"DeviceClass", 2},
+      {"ResourceSlice", 3},
+      {"ResourceSlicePatch", 4},
+      {"DeviceTaintRule", 5},
+      {"ResourceClaimTemplate", 6},
+      {"ResourceClaim", 7},
       {"Pod", 8}};
   auto it = kRanks.find(kind);
   return it == kRanks.end() ? 9 : it->second;
@@ -75,9 +79,9 @@ Status WhatIf::Load(std::vector<api::Object> objects) {
     }
     auto created = api_.Create(object);
     if (!created.ok()) {
-      errors += fmt::format("{}{}: {}", errors.empty() ? "" : "\n",
-                            api::DisplayName(object),
-                            created.status().message());
+      errors +=
+          fmt::format("{}{}: {}", errors.empty() ? "" : "\n",
+                      api::DisplayName(object), created.status().message());
       continue;
     }
     // Claims given with an allocation are in-use state.
@@ -86,9 +90,9 @@ Status WhatIf::Load(std::vector<api::Object> objects) {
       std::get<api::ResourceClaim>(*created).status = claim->status;
       auto updated = api_.UpdateStatus(*created);
       if (!updated.ok()) {
-        errors += fmt::format("{}{}: status: {}", errors.empty() ? "" : "\n",
-                              api::DisplayName(object),
-                              updated.status().message());
+        errors +=
+            fmt::format("{}{}: status: {}", errors.empty() ? "" : "\n",
+                        api::DisplayName(object), updated.status().message());
       }
     }
   }
@@ -126,11 +130,11 @@ std::vector<PodPlacement> WhatIf::Placements() {
     if (placement.node.empty()) placement.reason = PendingReason(*pod);
     out.push_back(std::move(placement));
   }
-  std::sort(out.begin(), out.end(),
-            [](const PodPlacement& a, const PodPlacement& b) {
-              return std::tie(a.pod->metadata.namespace_, a.pod->metadata.name) <
-                     std::tie(b.pod->metadata.namespace_, b.pod->metadata.name);
-            });
+  std::sort(
+      out.begin(), out.end(), [](const PodPlacement& a, const PodPlacement& b) {
+        return std::tie(a.pod->metadata.namespace_, a.pod->metadata.name) <
+               std::tie(b.pod->metadata.namespace_, b.pod->metadata.name);
+      });
   return out;
 }
 

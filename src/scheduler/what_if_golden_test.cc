@@ -45,8 +45,8 @@ class WhatIfGoldenTest : public testing::TestWithParam<std::string> {};
 TEST_P(WhatIfGoldenTest, Run) {
   const fs::path dir = "tests/golden/schedule";
   const std::string name = GetParam();
-  auto objects = allocator::DecodeManifests(
-      ReadText(dir / (name + ".yaml")), name + ".yaml");
+  auto objects = allocator::DecodeManifests(ReadText(dir / (name + ".yaml")),
+                                            name + ".yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
   for (const api::Object& object : *objects) {
     ASSERT_TRUE(api::Validate(object).empty()) << api::DisplayName(object);
@@ -73,7 +73,8 @@ TEST_P(WhatIfGoldenTest, Run) {
   ASSERT_TRUE(what_if.Run().ok());
   std::map<std::string, std::string> seen;
   for (const PodPlacement& p : what_if.Placements()) {
-    const std::string pod = p.pod->metadata.namespace_ + "/" + p.pod->metadata.name;
+    const std::string pod =
+        p.pod->metadata.namespace_ + "/" + p.pod->metadata.name;
     seen[pod] = "";
     auto want = expected.find(pod);
     ASSERT_NE(want, expected.end()) << "unexpected pod " << pod;
@@ -89,7 +90,9 @@ TEST_P(WhatIfGoldenTest, Run) {
     EXPECT_EQ(p.node, node) << pod << " (reason: " << p.reason << ")";
     std::vector<std::string> devices;
     for (std::string d; words >> d;) devices.push_back(d);
-    if (!devices.empty()) EXPECT_EQ(p.devices, devices) << pod;
+    if (!devices.empty()) {
+      EXPECT_EQ(p.devices, devices) << pod;
+    }
   }
   for (const auto& [pod, line] : expected) {
     EXPECT_TRUE(seen.contains(pod)) << "missing pod " << pod;

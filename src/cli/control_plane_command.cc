@@ -1,0 +1,115 @@
+// `dralloc scheduler` and `dralloc controller`: the scheduler or the
+// ResourceClaim controller as a separate process against any
+// Kubernetes-compatible API server, configured from a kubeconfig.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/server_flags.h"
+#include "client/http_api_client.h"
+#include "common/log.h"
+#include "scheduler/control_plane.h"
+
+namespace dralloc::cli {
+namespace {
+
+struct ControlPlaneFlags {
+  std::string kubeconfig;
+  std::string context;
+  std::string log_level = "info";
+  std::string scheduler_name = "dralloc-scheduler";
+  std::string placement = "default";
+  bool default_pods = false;
+  int binders = 4;
+  int workers = 4;
+};
+
+int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
+  if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
+  auto config = client::LoadKubeconfig(flags.kubeconfig, flags.context);
+  if (!config.ok()) {
+    fmt::print(stderr, "{}\n", config.status().message());
+    return kExitBadInput;
+  }
+  client::HttpClientOptions http;
+  http.user_agent = scheduler ? "dralloc-scheduler/0.1" : "dralloc-controller/0.1";
+  auto api = client::NewHttpApiClient(*config, http);
+  if (!api.ok()) {
+    fmt::print(stderr, "{}\n", api.status().message());
+    return kExitBadInput;
+  }
+  const sigset_t signals = BlockTerminationSignals();
+  scheduler::ControlPlaneOptions options;
+  options.run_scheduler = scheduler;
+  options.run_controller = !scheduler;
+  options.controller.workers = flags.workers;
+  options.scheduler.scheduler_name = flags.scheduler_name;
+  options.scheduler.schedule_default_pods = flags.default_pods;
+  options.scheduler.binders = flags.binders;
+  options.scheduler.placement =
+      flags.placement == "pack"     ? scheduler::Placement::kPack
+      : flags.placement == "spread" ? scheduler::Placement::kSpread
+                                    : scheduler::Placement::kDefault;
+  scheduler::ControlPlane plane(**api, options);
+  plane.Start();
+  const char* what = scheduler ? "scheduler" : "controller";
+  fmt::print("dralloc {} running against {}\n", what, config->server);
+  std::fflush(stdout);
+  const int received = WaitForTermination(signals);
+  log::Info(what, "signal {}: shutting down", received);
+  plane.Stop();
+  return kExitOk;
+}
+
+void AddCommonFlags(CLI::App* command, ControlPlaneFlags& flags) {
+  command->add_option("--kubeconfig", flags.kubeconfig,
+                      "kubeconfig file (default: $KUBECONFIG, then "
+                      "~/.kube/config)");
+  command->add_option("--context", flags.context,
+                      "kubeconfig context (default: current-context)");
+  command->add_option("--log-level", flags.log_level,
+                      "debug, info, warn or error");
+}
+
+}  // namespace
+
+void RegisterControlPlaneCommands(CLI::App& app, int& exit_code) {
+  auto scheduler_flags = std::make_shared<ControlPlaneFlags>();
+  CLI::App* scheduler = app.add_subcommand(
+      "scheduler",
+      "The DRA scheduler as its own process against any Kubernetes-compatible "
+      "API server");
+  AddCommonFlags(scheduler, *scheduler_flags);
+  scheduler
+      ->add_option("--scheduler-name", scheduler_flags->scheduler_name,
+                   "schedule pods with this spec.schedulerName")
+      ->capture_default_str();
+  scheduler->add_flag("--schedule-default-pods", scheduler_flags->default_pods,
+                      "also schedule pods with no schedulerName or "
+                      "default-scheduler (only where no kube-scheduler runs)");
+  scheduler
+      ->add_option("--placement", scheduler_flags->placement,
+                   "default (first fit), pack or spread")
+      ->check(CLI::IsMember({"default", "pack", "spread"}));
+  scheduler->add_option("--binders", scheduler_flags->binders,
+                        "threads writing allocations and bindings");
+  scheduler->callback([scheduler_flags, &exit_code] {
+    exit_code = RunControlPlane(*scheduler_flags, true);
+  });
+
+  auto controller_flags = std::make_shared<ControlPlaneFlags>();
+  CLI::App* controller = app.add_subcommand(
+      "controller",
+      "The ResourceClaim controller as its own process against any "
+      "Kubernetes-compatible API server");
+  AddCommonFlags(controller, *controller_flags);
+  controller->add_option("--workers", controller_flags->workers,
+                         "worker threads");
+  controller->callback([controller_flags, &exit_code] {
+    exit_code = RunControlPlane(*controller_flags, false);
+  });
+}
+
+}  // namespace dralloc::cli

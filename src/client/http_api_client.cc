@@ -1,0 +1,908 @@
+#include "client/http_api_client.h"
+
+#include <simdjson.h>
+
+#include <atomic>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/codec.h"
+
+#ifdef DRALLOC_CLIENT_WITH_TLS
+#include <openssl/ssl.h>
+
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/ssl.hpp>
+#endif
+
+namespace dralloc::client {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using Request = http::request<http::string_body>;
+using Parser = http::response_parser<http::string_body>;
+
+constexpr uint64_t kMaxBodyBytes = uint64_t{1} << 31;
+constexpr size_t kMaxIdleConnections = 16;
+// Watches run until stopped; the server bounds them by its own maximum.
+constexpr int kWatchTimeoutSeconds = 86400;
+
+#ifdef DRALLOC_CLIENT_WITH_TLS
+using TlsContext = net::ssl::context;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+#else
+struct TlsContext {};
+#endif
+
+// The parts of a server URL.
+struct Endpoint {
+  bool tls = false;
+  std::string host;       // without brackets for IPv6
+  std::string port;       // "6443"
+  std::string authority;  // the Host header ("127.0.0.1:6443")
+  std::string base_path;  // "" or "/prefix" (no trailing slash)
+};
+
+Status BadUrl(const std::string& server, std::string_view why) {
+  return InvalidArgumentError("server URL \"" + server +
+                              "\": " + std::string(why));
+}
+
+StatusOr<Endpoint> ParseServerUrl(const std::string& server) {
+  Endpoint endpoint;
+  std::string_view rest = server;
+  if (rest.starts_with("https://")) {
+    endpoint.tls = true;
+    rest.remove_prefix(8);
+  } else if (rest.starts_with("http://")) {
+    rest.remove_prefix(7);
+  } else {
+    return BadUrl(server, "expected http:// or https://");
+  }
+  const size_t slash = rest.find('/');
+  std::string_view authority = rest.substr(0, slash);
+  std::string_view path =
+      slash == std::string_view::npos ? "" : rest.substr(slash);
+  while (path.ends_with('/')) path.remove_suffix(1);
+  endpoint.authority = std::string(authority);
+  endpoint.base_path = std::string(path);
+  std::string_view port;
+  if (authority.starts_with('[')) {
+    const size_t close = authority.find(']');
+    if (close == std::string_view::npos) return BadUrl(server, "bad IPv6 host");
+    endpoint.host = std::string(authority.substr(1, close - 1));
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty() && after[0] != ':') return BadUrl(server, "bad port");
+    if (!after.empty()) port = after.substr(1);
+  } else {
+    const size_t colon = authority.rfind(':');
+    endpoint.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+  }
+  if (endpoint.host.empty()) return BadUrl(server, "no host");
+  endpoint.port =
+      port.empty() ? (endpoint.tls ? "443" : "80") : std::string(port);
+  return endpoint;
+}
+
+Status TransportError(std::string_view what, const beast::error_code& ec) {
+  return UnavailableError(std::string(what) + ": " + ec.message());
+}
+
+// Runs `body`, turning an exception of Boost or the standard library into
+// kInternal: no exception leaves this module.
+template <class F>
+auto Guarded(std::string_view what, F&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return InternalError(std::string(what) + ": " + e.what());
+  }
+}
+
+// One connection to the server, used by one thread at a time (except
+// Interrupt). Blocking calls run the connection's own io_context, so each
+// is bounded by a timeout and a watch can be woken from another thread.
+class Connection {
+ public:
+  ~Connection() { Close(); }
+
+  static StatusOr<std::unique_ptr<Connection>> Open(const Endpoint& endpoint,
+                                                    TlsContext* tls,
+                                                    milliseconds timeout) {
+    return Guarded(
+        "connecting", [&]() -> StatusOr<std::unique_ptr<Connection>> {
+          std::unique_ptr<Connection> connection(new Connection(endpoint, tls));
+          RETURN_IF_ERROR(connection->Connect(timeout));
+          return connection;
+        });
+  }
+
+  // Sends `request` and reads the whole response into `parser`.
+  // `received_nothing` tells whether no byte of a response had arrived when
+  // it failed (so a request on a stale keep-alive connection may be
+  // retried).
+  Status RoundTrip(const Request& request, Parser& parser, milliseconds timeout,
+                   bool& received_nothing) {
+    received_nothing = true;
+    RETURN_IF_ERROR(Write(request, timeout));
+    beast::error_code ec = Run(timeout, [&](auto handler) {
+      WithStream([&](auto& stream) {
+        http::async_read(stream, buffer_, parser, std::move(handler));
+      });
+    });
+    received_nothing = !parser.got_some();
+    if (ec) return TransportError("reading the response", ec);
+    return OkStatus();
+  }
+
+  Status Write(const Request& request, milliseconds timeout) {
+    beast::error_code ec = Run(timeout, [&](auto handler) {
+      WithStream([&](auto& stream) {
+        http::async_write(stream, request, std::move(handler));
+      });
+    });
+    if (ec) return TransportError("sending the request", ec);
+    return OkStatus();
+  }
+
+  Status ReadHeader(Parser& parser, milliseconds timeout) {
+    beast::error_code ec = Run(timeout, [&](auto handler) {
+      WithStream([&](auto& stream) {
+        http::async_read_header(stream, buffer_, parser, std::move(handler));
+      });
+    });
+    if (ec) return TransportError("reading the response", ec);
+    return OkStatus();
+  }
+
+  Status ReadRest(Parser& parser, milliseconds timeout) {
+    beast::error_code ec = Run(timeout, [&](auto handler) {
+      WithStream([&](auto& stream) {
+        http::async_read(stream, buffer_, parser, std::move(handler));
+      });
+    });
+    if (ec) return TransportError("reading the response", ec);
+    return OkStatus();
+  }
+
+  // Starts reading more of the body into `parser` with no time limit;
+  // `on_read` runs inside a later RunOneUntil.
+  template <class Handler>
+  void StartReadSome(Parser& parser, Handler on_read) {
+    Tcp().expires_never();
+    WithStream([&](auto& stream) {
+      http::async_read_some(stream, buffer_, parser, std::move(on_read));
+    });
+  }
+
+  // Runs at most one ready handler, waiting until `deadline`. False when
+  // none ran (deadline passed or Interrupt()).
+  bool RunOneUntil(Clock::time_point deadline) {
+    if (ioc_.poll_one() > 0) return true;  // also when the deadline passed
+    return ioc_.run_one_until(deadline) > 0;
+  }
+
+  // Thread-safe: makes the current or next RunOneUntil return, until
+  // ClearInterrupt().
+  void Interrupt() { ioc_.stop(); }
+  void ClearInterrupt() { ioc_.restart(); }
+
+ private:
+  Connection(const Endpoint& endpoint, TlsContext* tls) : endpoint_(endpoint) {
+#ifdef DRALLOC_CLIENT_WITH_TLS
+    if (tls != nullptr) {
+      tls_ = std::make_unique<TlsStream>(ioc_, *tls);
+      return;
+    }
+#else
+    (void)tls;
+#endif
+    tcp_ = std::make_unique<beast::tcp_stream>(ioc_);
+  }
+
+  beast::tcp_stream& Tcp() {
+#ifdef DRALLOC_CLIENT_WITH_TLS
+    if (tls_) return beast::get_lowest_layer(*tls_);
+#endif
+    return *tcp_;
+  }
+
+  template <class F>
+  void WithStream(F&& use) {
+#ifdef DRALLOC_CLIENT_WITH_TLS
+    if (tls_) return use(*tls_);
+#endif
+    use(*tcp_);
+  }
+
+  // Starts one asynchronous operation and runs the io_context until it
+  // completes (or `timeout` makes it fail).
+  template <class Start>
+  beast::error_code Run(milliseconds timeout, Start&& start) {
+    Tcp().expires_after(timeout);
+    beast::error_code result = net::error::operation_aborted;
+    bool done = false;
+    start([&result, &done](beast::error_code ec, auto&&...) {
+      result = ec;
+      done = true;
+    });
+    ioc_.restart();
+    while (!done && ioc_.run_one() > 0) {
+    }
+    if (!done) {  // interrupted: abandon the operation before returning
+      Close();
+      ioc_.restart();
+      while (!done && ioc_.run_one() > 0) {
+      }
+    }
+    return result;
+  }
+
+  Status Connect(milliseconds timeout) {
+    tcp::resolver resolver(ioc_);
+    beast::error_code ec;
+    auto addresses = resolver.resolve(endpoint_.host, endpoint_.port, ec);
+    const std::string where = endpoint_.host + ":" + endpoint_.port;
+    if (ec) return TransportError("resolving " + where, ec);
+    ec = Run(timeout, [&](auto handler) {
+      Tcp().async_connect(addresses, std::move(handler));
+    });
+    if (ec) return TransportError("connecting to " + where, ec);
+    return Handshake(timeout);
+  }
+
+  Status Handshake(milliseconds timeout) {
+#ifdef DRALLOC_CLIENT_WITH_TLS
+    if (!tls_) return OkStatus();
+    beast::error_code address_ec;
+    net::ip::make_address(endpoint_.host, address_ec);
+    if (address_ec &&  // SNI takes host names only
+        !SSL_set_tlsext_host_name(tls_->native_handle(),
+                                  endpoint_.host.c_str())) {
+      return UnavailableError("cannot set the TLS server name");
+    }
+    tls_->set_verify_callback(net::ssl::host_name_verification(endpoint_.host));
+    beast::error_code ec = Run(timeout, [&](auto handler) {
+      tls_->async_handshake(net::ssl::stream_base::client, std::move(handler));
+    });
+    if (ec) return TransportError("TLS handshake", ec);
+#else
+    (void)timeout;
+#endif
+    return OkStatus();
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    Tcp().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    Tcp().socket().close(ignored);
+  }
+
+  Endpoint endpoint_;
+  net::io_context ioc_;  // declared before the streams that use it
+  beast::flat_buffer buffer_;
+  std::unique_ptr<beast::tcp_stream> tcp_;
+#ifdef DRALLOC_CLIENT_WITH_TLS
+  std::unique_ptr<TlsStream> tls_;
+#endif
+};
+
+// Sets `out` from `field` when it is present with the right type.
+template <class T>
+void ReadIfPresent(simdjson::simdjson_result<simdjson::dom::element> field,
+                   T& out) {
+  T value;
+  if (field.get(value) == simdjson::SUCCESS) out = value;
+}
+
+int64_t ParseRevision(std::string_view text) {
+  int64_t value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+// The Status for an API error response (see api_client.h).
+Status StatusForHttp(int code, std::string_view reason, std::string message) {
+  StatusCode status = StatusCode::kInternal;
+  if (code == 404) {
+    status = StatusCode::kNotFound;
+  } else if (code == 409) {
+    status = reason == "AlreadyExists" ? StatusCode::kAlreadyExists
+                                       : StatusCode::kAborted;
+  } else if (code == 400 || code == 413 || code == 415 || code == 422) {
+    status = StatusCode::kInvalidArgument;
+  } else if (code == 410) {
+    status = StatusCode::kOutOfRange;
+  } else if (code == 401 || code == 403) {
+    status = StatusCode::kFailedPrecondition;
+  } else if (code == 408 || code == 429 || code >= 500) {
+    status = StatusCode::kUnavailable;
+  }
+  return Status(status, std::move(message));
+}
+
+// The Status of a non-2xx response; the message is the server's when the
+// body is a Status object.
+Status StatusFromResponse(int code, std::string_view body) {
+  const nlohmann::json parsed =
+      nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  std::string message;
+  std::string reason;
+  if (parsed.is_object() && parsed.value("kind", "") == "Status") {
+    message = parsed.value("message", "");
+    reason = parsed.value("reason", "");
+  }
+  if (message.empty()) {
+    message = "HTTP " + std::to_string(code) + ": " +
+              std::string(body.substr(0, 256));
+  }
+  return StatusForHttp(code, reason, std::move(message));
+}
+
+// The status an ERROR watch event carries.
+Status StatusFromErrorEvent(simdjson::dom::element object) {
+  int64_t code = 500;
+  std::string_view message = "watch error";
+  std::string_view reason;
+  ReadIfPresent(object["code"], code);
+  ReadIfPresent(object["message"], message);
+  ReadIfPresent(object["reason"], reason);
+  return StatusForHttp(static_cast<int>(code), reason, std::string(message));
+}
+
+StatusOr<api::Object> TakeSingleObject(std::vector<api::DecodeResult> results,
+                                       std::string_view kind) {
+  const std::string prefix =
+      "cannot decode " + std::string(kind) + " from server: ";
+  if (results.size() != 1) {
+    return InternalError(prefix + "expected one object, got " +
+                         std::to_string(results.size()));
+  }
+  api::DecodeResult& result = results.front();
+  if (!result.errors.empty()) {
+    return InternalError(prefix + result.errors.front().ToString());
+  }
+  if (!result.object) return InternalError(prefix + "no object");
+  return std::move(*result.object);
+}
+
+// Decodes one object of `info`; list items from real servers may lack
+// apiVersion and kind, which are then taken from `info`.
+StatusOr<api::Object> DecodeServerObject(simdjson::dom::element element,
+                                         const api::ResourceInfo& info) {
+  api::DecodeOptions options;
+  options.strict = false;  // servers may know newer fields
+  simdjson::dom::element kind;
+  if (element["kind"].get(kind) == simdjson::SUCCESS) {
+    return TakeSingleObject(api::DecodeElement(element, options), info.kind);
+  }
+  std::string text = simdjson::minify(element);
+  if (!text.starts_with('{')) {
+    return InternalError("cannot decode " + std::string(info.kind) +
+                         " from server: not an object");
+  }
+  const std::string type_meta = nlohmann::json{
+      {"apiVersion", info.GroupVersion(info.versions[0])},
+      {"kind", info.kind}}.dump();
+  text = type_meta.substr(0, type_meta.size() - 1) +
+         (text == "{}" ? "}" : "," + text.substr(1));
+  return TakeSingleObject(api::DecodeDocument(text, options), info.kind);
+}
+
+StatusOr<api::Object> DecodeServerText(std::string_view text,
+                                       const api::ResourceInfo& info) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto error = parser.parse(text.data(), text.size()).get(root)) {
+    return InternalError("cannot decode " + std::string(info.kind) +
+                         " from server: " + simdjson::error_message(error));
+  }
+  return DecodeServerObject(root, info);
+}
+
+StatusOr<std::string> EncodeForServer(const api::Object& object,
+                                      const api::ResourceInfo& info) {
+  ASSIGN_OR_RETURN(
+      api::Json json,
+      api::EncodeObject(object, info.GroupVersion(info.versions[0])));
+  return json.dump();
+}
+
+// Percent-encodes one path segment.
+std::string EscapeSegment(std::string_view segment) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : segment) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) || c == '-' || c == '.' || c == '_' || c == '~' ||
+        c == ':') {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    }
+  }
+  return out;
+}
+
+// The events of one watch, read from its own connection when Next runs
+// (there is no background thread).
+class HttpWatchStream : public WatchStream {
+ public:
+  HttpWatchStream(const api::ResourceInfo& info,
+                  std::unique_ptr<Connection> connection)
+      : info_(info), connection_(std::move(connection)) {
+    parser_.body_limit(kMaxBodyBytes);
+  }
+  ~HttpWatchStream() override { Stop(); }
+
+  // Sends the watch request and reads the response header.
+  Status Start(const Request& request, milliseconds timeout) {
+    RETURN_IF_ERROR(connection_->Write(request, timeout));
+    RETURN_IF_ERROR(connection_->ReadHeader(parser_, timeout));
+    const int code = static_cast<int>(parser_.get().result_int());
+    if (code == 200) return OkStatus();
+    RETURN_IF_ERROR(connection_->ReadRest(parser_, timeout));
+    return StatusFromResponse(code, parser_.get().body());
+  }
+
+  StatusOr<std::vector<WatchEvent>> Next(milliseconds timeout) override {
+    return Guarded("reading the watch", [&] { return WaitForEvents(timeout); });
+  }
+
+  void Stop() override {
+    stopped_ = true;  // before Interrupt: see WaitForEvents
+    connection_->Interrupt();
+  }
+
+ private:
+  StatusOr<std::vector<WatchEvent>> WaitForEvents(milliseconds timeout) {
+    const Clock::time_point deadline = Clock::now() + timeout;
+    while (true) {
+      if (stopped_) return Status(StatusCode::kCancelled, "watch stopped");
+      if (!events_.empty()) return std::exchange(events_, {});
+      if (!broken_.ok()) return broken_;
+      if (!reading_) StartRead();
+      connection_->ClearInterrupt();
+      if (stopped_) continue;  // Stop() ran before the interrupt was cleared
+      if (!connection_->RunOneUntil(deadline) && Clock::now() >= deadline) {
+        return std::vector<WatchEvent>{};
+      }
+    }
+  }
+
+  void StartRead() {
+    reading_ = true;
+    connection_->StartReadSome(
+        parser_, [this](beast::error_code ec, size_t) { OnRead(ec); });
+  }
+
+  void OnRead(const beast::error_code& ec) {
+    reading_ = false;
+    std::string& body = parser_.get().body();
+    pending_ += body;
+    body.clear();
+    ConsumeLines();
+    if (!broken_.ok()) return;
+    if (ec) {
+      broken_ = TransportError("watch of " + std::string(info_.plural), ec);
+    } else if (parser_.is_done()) {
+      broken_ = UnavailableError("watch of " + std::string(info_.plural) +
+                                 " closed by the server");
+    }
+  }
+
+  // Turns the complete lines of pending_ into events (or broken_).
+  void ConsumeLines() {
+    size_t start = 0;
+    for (size_t end = pending_.find('\n'); end != std::string::npos;
+         end = pending_.find('\n', start)) {
+      std::string_view line(pending_.data() + start, end - start);
+      start = end + 1;
+      if (line.find_first_not_of(" \r\t") == std::string_view::npos) continue;
+      Status parsed = ParseEvent(line);
+      if (!parsed.ok()) {
+        broken_ = parsed;
+        break;
+      }
+    }
+    pending_.erase(0, start);
+  }
+
+  Status ParseEvent(std::string_view line) {
+    simdjson::dom::element root;
+    std::string_view type;
+    simdjson::dom::element object;
+    if (json_parser_.parse(line.data(), line.size()).get(root) ||
+        root["type"].get(type) || root["object"].get(object)) {
+      return InternalError("malformed watch event from server: " +
+                           std::string(line.substr(0, 200)));
+    }
+    if (type == "ERROR") return StatusFromErrorEvent(object);
+    WatchEvent event;
+    if (type == "BOOKMARK") {
+      std::string_view revision;
+      ReadIfPresent(object["metadata"]["resourceVersion"], revision);
+      event.type = WatchEvent::Type::kBookmark;
+      event.resource_version = ParseRevision(revision);
+      events_.push_back(std::move(event));
+      return OkStatus();
+    }
+    if (type == "ADDED") {
+      event.type = WatchEvent::Type::kAdded;
+    } else if (type == "MODIFIED") {
+      event.type = WatchEvent::Type::kModified;
+    } else if (type == "DELETED") {
+      event.type = WatchEvent::Type::kDeleted;
+    } else {
+      return InternalError("unknown watch event type " + std::string(type));
+    }
+    ASSIGN_OR_RETURN(api::Object decoded, DecodeServerObject(object, info_));
+    event.resource_version =
+        ParseRevision(api::MetaOf(decoded).resource_version);
+    event.object = std::make_shared<const api::Object>(std::move(decoded));
+    events_.push_back(std::move(event));
+    return OkStatus();
+  }
+
+  const api::ResourceInfo& info_;
+  Parser parser_;
+  simdjson::dom::parser json_parser_;
+  std::string pending_;  // received text after the last complete line
+  std::vector<WatchEvent> events_;
+  Status broken_;  // sticky: why the stream ended
+  bool reading_ = false;
+  std::atomic<bool> stopped_{false};
+  // Last, so it goes first: closing it abandons the pending read, whose
+  // handler refers to the members above.
+  std::unique_ptr<Connection> connection_;
+};
+
+class HttpApiClient : public ApiClient {
+ public:
+  HttpApiClient(Endpoint endpoint, std::unique_ptr<TlsContext> tls,
+                const std::string& token, HttpClientOptions options)
+      : endpoint_(std::move(endpoint)),
+        tls_(std::move(tls)),
+        authorization_(token.empty() ? "" : "Bearer " + token),
+        options_(std::move(options)) {}
+
+  StatusOr<ObjectList> List(const api::ResourceInfo& info) override {
+    ASSIGN_OR_RETURN(std::string body,
+                     Call(http::verb::get, CollectionPath(info, ""), ""));
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (auto error = parser.parse(body).get(root)) {
+      return InternalError(
+          "cannot decode " + std::string(info.kind) +
+          "List from server: " + simdjson::error_message(error));
+    }
+    ObjectList list;
+    std::string_view revision;
+    ReadIfPresent(root["metadata"]["resourceVersion"], revision);
+    list.resource_version = ParseRevision(revision);
+    simdjson::dom::array items;
+    if (root["items"].get(items) != simdjson::SUCCESS) return list;
+    list.items.reserve(items.size());
+    for (simdjson::dom::element item : items) {
+      ASSIGN_OR_RETURN(api::Object object, DecodeServerObject(item, info));
+      list.items.push_back(
+          std::make_shared<const api::Object>(std::move(object)));
+    }
+    return list;
+  }
+
+  StatusOr<std::unique_ptr<WatchStream>> Watch(
+      const api::ResourceInfo& info, int64_t resource_version) override {
+    const std::string target =
+        CollectionPath(info, "") +
+        "?watch=true&allowWatchBookmarks=true&resourceVersion=" +
+        std::to_string(resource_version) +
+        "&timeoutSeconds=" + std::to_string(kWatchTimeoutSeconds);
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection, Connect());
+    auto stream =
+        std::make_unique<HttpWatchStream>(info, std::move(connection));
+    RETURN_IF_ERROR(Guarded("starting the watch", [&] {
+      return stream->Start(MakeRequest(http::verb::get, target, ""),
+                           options_.request_timeout);
+    }));
+    return std::unique_ptr<WatchStream>(std::move(stream));
+  }
+
+  StatusOr<api::Object> Get(const api::ResourceInfo& info,
+                            std::string_view namespace_,
+                            std::string_view name) override {
+    ASSIGN_OR_RETURN(
+        std::string body,
+        Call(http::verb::get, ItemPath(info, namespace_, name), ""));
+    return DecodeServerText(body, info);
+  }
+
+  StatusOr<api::Object> Create(const api::Object& object) override {
+    const api::ResourceInfo& info = ResourceOf(object);
+    const api::ObjectMeta& meta = api::MetaOf(object);
+    RETURN_IF_ERROR(CheckNamespace(info, meta.namespace_));
+    ASSIGN_OR_RETURN(std::string body, EncodeForServer(object, info));
+    return CallForObject(http::verb::post,
+                         CollectionPath(info, meta.namespace_), std::move(body),
+                         info);
+  }
+
+  StatusOr<api::Object> Update(const api::Object& object) override {
+    return Replace(object, "");
+  }
+
+  StatusOr<api::Object> UpdateStatus(const api::Object& object) override {
+    return Replace(object, "/status");
+  }
+
+  Status Delete(const api::ResourceInfo& info, std::string_view namespace_,
+                std::string_view name, std::string_view uid) override {
+    std::string body;
+    if (!uid.empty()) {
+      body = nlohmann::ordered_json{{"kind", "DeleteOptions"},
+                                    {"apiVersion", "v1"},
+                                    {"preconditions", {{"uid", uid}}}}
+                 .dump();
+    }
+    return Call(http::verb::delete_, ItemPath(info, namespace_, name),
+                std::move(body))
+        .status();
+  }
+
+  Status Bind(std::string_view namespace_, std::string_view name,
+              std::string_view uid, std::string_view node) override {
+    nlohmann::ordered_json metadata = {{"name", name}};
+    if (!uid.empty()) metadata["uid"] = uid;
+    const nlohmann::ordered_json binding = {
+        {"apiVersion", "v1"},
+        {"kind", "Binding"},
+        {"metadata", std::move(metadata)},
+        {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+    return Call(http::verb::post,
+                ItemPath(PodsResource(), namespace_, name) + "/binding",
+                binding.dump())
+        .status();
+  }
+
+  Status CreateEvent(const api::Event& event) override {
+    return Create(api::Object(event)).status();
+  }
+
+ private:
+  struct Response {
+    int code = 0;
+    std::string body;
+  };
+
+  // "/api/v1[/namespaces/<ns>]/<plural>" or the /apis/<group>/... form.
+  std::string CollectionPath(const api::ResourceInfo& info,
+                             std::string_view namespace_) const {
+    std::string path = endpoint_.base_path;
+    path += info.group.empty() ? "/api/" : "/apis/";
+    path += info.GroupVersion(info.versions[0]);
+    if (info.namespaced && !namespace_.empty()) {
+      path += "/namespaces/" + EscapeSegment(namespace_);
+    }
+    path += '/';
+    path += info.plural;
+    return path;
+  }
+
+  std::string ItemPath(const api::ResourceInfo& info,
+                       std::string_view namespace_,
+                       std::string_view name) const {
+    return CollectionPath(info, namespace_) + "/" + EscapeSegment(name);
+  }
+
+  static Status CheckNamespace(const api::ResourceInfo& info,
+                               std::string_view namespace_) {
+    if (!info.namespaced || !namespace_.empty()) return OkStatus();
+    return InvalidArgumentError(std::string(info.kind) +
+                                ": metadata.namespace is required");
+  }
+
+  StatusOr<api::Object> Replace(const api::Object& object,
+                                std::string_view subresource) {
+    const api::ResourceInfo& info = ResourceOf(object);
+    const api::ObjectMeta& meta = api::MetaOf(object);
+    RETURN_IF_ERROR(CheckNamespace(info, meta.namespace_));
+    if (meta.name.empty()) {
+      return InvalidArgumentError(std::string(info.kind) +
+                                  ": metadata.name is required");
+    }
+    ASSIGN_OR_RETURN(std::string body, EncodeForServer(object, info));
+    return CallForObject(
+        http::verb::put,
+        ItemPath(info, meta.namespace_, meta.name) + std::string(subresource),
+        std::move(body), info);
+  }
+
+  StatusOr<api::Object> CallForObject(http::verb method,
+                                      const std::string& target,
+                                      std::string body,
+                                      const api::ResourceInfo& info) {
+    ASSIGN_OR_RETURN(std::string response,
+                     Call(method, target, std::move(body)));
+    return DecodeServerText(response, info);
+  }
+
+  // The body of a 2xx response, else the error it stands for.
+  StatusOr<std::string> Call(http::verb method, const std::string& target,
+                             std::string body) {
+    ASSIGN_OR_RETURN(Response response,
+                     Send(MakeRequest(method, target, std::move(body))));
+    if (response.code < 200 || response.code >= 300) {
+      return StatusFromResponse(response.code, response.body);
+    }
+    return std::move(response.body);
+  }
+
+  Request MakeRequest(http::verb method, const std::string& target,
+                      std::string body) const {
+    Request request(method, target, 11);
+    request.set(http::field::host, endpoint_.authority);
+    request.set(http::field::user_agent, options_.user_agent);
+    request.set(http::field::accept, "application/json");
+    if (!authorization_.empty()) {
+      request.set(http::field::authorization, authorization_);
+    }
+    if (!body.empty()) {
+      request.set(http::field::content_type, "application/json");
+      request.body() = std::move(body);
+    }
+    request.keep_alive(true);
+    request.prepare_payload();
+    return request;
+  }
+
+  // Sends on an idle connection (retrying once on a fresh one if that turns
+  // out to be closed) or on a new one.
+  StatusOr<Response> Send(const Request& request) {
+    return Guarded("HTTP request", [&] { return SendOnce(request); });
+  }
+
+  StatusOr<Response> SendOnce(const Request& request) {
+    std::unique_ptr<Connection> connection = TakeIdle();
+    bool received_nothing = false;
+    if (connection) {
+      auto response = Attempt(*connection, request, received_nothing);
+      if (response.ok() || !received_nothing) {
+        return Finish(std::move(connection), std::move(response));
+      }
+    }
+    ASSIGN_OR_RETURN(connection, Connect());
+    auto response = Attempt(*connection, request, received_nothing);
+    return Finish(std::move(connection), std::move(response));
+  }
+
+  StatusOr<std::pair<Response, bool>> Attempt(Connection& connection,
+                                              const Request& request,
+                                              bool& received_nothing) {
+    Parser parser;
+    parser.body_limit(kMaxBodyBytes);
+    RETURN_IF_ERROR(connection.RoundTrip(
+        request, parser, options_.request_timeout, received_nothing));
+    auto& message = parser.get();
+    const bool keep_alive = message.keep_alive();
+    return std::pair{Response{static_cast<int>(message.result_int()),
+                              std::move(message.body())},
+                     keep_alive};
+  }
+
+  // Returns the connection to the pool when it may be reused.
+  StatusOr<Response> Finish(std::unique_ptr<Connection> connection,
+                            StatusOr<std::pair<Response, bool>> result) {
+    if (!result.ok()) return result.status();
+    if (result->second) ReturnIdle(std::move(connection));
+    return std::move(result->first);
+  }
+
+  StatusOr<std::unique_ptr<Connection>> Connect() {
+    return Connection::Open(endpoint_, tls_.get(), options_.request_timeout);
+  }
+
+  std::unique_ptr<Connection> TakeIdle() {
+    std::lock_guard lock(idle_mutex_);
+    if (idle_.empty()) return nullptr;
+    std::unique_ptr<Connection> connection = std::move(idle_.back());
+    idle_.pop_back();
+    return connection;
+  }
+
+  void ReturnIdle(std::unique_ptr<Connection> connection) {
+    std::lock_guard lock(idle_mutex_);
+    if (idle_.size() < kMaxIdleConnections) {
+      idle_.push_back(std::move(connection));
+    }
+  }
+
+  const Endpoint endpoint_;
+  const std::unique_ptr<TlsContext> tls_;
+  const std::string authorization_;
+  const HttpClientOptions options_;
+  std::mutex idle_mutex_;
+  std::vector<std::unique_ptr<Connection>> idle_;  // most recent last
+};
+
+#ifdef DRALLOC_CLIENT_WITH_TLS
+StatusOr<std::unique_ptr<TlsContext>> MakeTlsContext(const Kubeconfig& config) {
+  try {
+    auto context = std::make_unique<TlsContext>(TlsContext::tls_client);
+    beast::error_code ec;
+    if (config.insecure_skip_tls_verify) {
+      context->set_verify_mode(net::ssl::verify_none, ec);
+    } else if (!config.certificate_authority_data.empty()) {
+      context->set_verify_mode(net::ssl::verify_peer, ec);
+      if (!ec) {
+        context->add_certificate_authority(
+            net::buffer(config.certificate_authority_data), ec);
+      }
+    } else {
+      context->set_verify_mode(net::ssl::verify_peer, ec);
+      if (!ec) context->set_default_verify_paths(ec);
+    }
+    if (ec)
+      return InvalidArgumentError("certificate authority: " + ec.message());
+    if (!config.client_certificate_data.empty()) {
+      context->use_certificate_chain(
+          net::buffer(config.client_certificate_data), ec);
+      if (ec)
+        return InvalidArgumentError("client certificate: " + ec.message());
+      context->use_private_key(net::buffer(config.client_key_data),
+                               TlsContext::pem, ec);
+      if (ec) return InvalidArgumentError("client key: " + ec.message());
+    }
+    return context;
+  } catch (const std::exception& e) {
+    return InvalidArgumentError(std::string("TLS setup: ") + e.what());
+  }
+}
+#else
+StatusOr<std::unique_ptr<TlsContext>> MakeTlsContext(const Kubeconfig& config) {
+  return UnimplementedError(
+      "server " + config.server +
+      ": https is not supported by this build (dralloc_client needs OpenSSL "
+      "and DRALLOC_CLIENT_WITH_TLS)");
+}
+#endif
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ApiClient>> NewHttpApiClient(
+    const Kubeconfig& config, HttpClientOptions options) {
+  ASSIGN_OR_RETURN(Endpoint endpoint, ParseServerUrl(config.server));
+  std::unique_ptr<TlsContext> tls;
+  if (endpoint.tls) {
+    ASSIGN_OR_RETURN(tls, MakeTlsContext(config));
+  }
+  try {
+    return std::unique_ptr<ApiClient>(std::make_unique<HttpApiClient>(
+        std::move(endpoint), std::move(tls), config.token, std::move(options)));
+  } catch (const std::exception& e) {
+    return InternalError(std::string("creating the HTTP client: ") + e.what());
+  }
+}
+
+}  // namespace dralloc::client
