@@ -5,7 +5,8 @@
 #      then the API server against real clients (kubectl 1.33 and 1.32,
 #      @kubernetes/client-node pinned by tests/clients/client-node/package-lock.json)
 #      and the kill -9 crash test; `dralloc serve` (controller + scheduler)
-#      end to end with kubectl 1.33 and 1.32;
+#      end to end with kubectl 1.33 and 1.32, and `dralloc controller` +
+#      `dralloc scheduler` as separate processes over HTTP;
 #   2. clang ASan+UBSan build (also keeps the code compiling with clang): the same tests;
 #   3. clang-format check of all C++ sources;
 #   4. a short benchmark smoke run (numbers are not judged here).
@@ -31,6 +32,7 @@ bash tests/crash/crash_test.sh build/src/cli/dralloc
 echo "== dralloc serve end to end with kubectl 1.33 and 1.32"
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.32
+bash tests/clients/separate_processes_suite.sh build/src/cli/dralloc
 
 echo "== clang ASan+UBSan build and tests"
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
