@@ -34,7 +34,8 @@ int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
     return kExitBadInput;
   }
   client::HttpClientOptions http;
-  http.user_agent = scheduler ? "dralloc-scheduler/0.1" : "dralloc-controller/0.1";
+  http.user_agent =
+      scheduler ? "dralloc-scheduler/0.1" : "dralloc-controller/0.1";
   auto api = client::NewHttpApiClient(*config, http);
   if (!api.ok()) {
     fmt::print(stderr, "{}\n", api.status().message());

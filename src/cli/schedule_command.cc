@@ -19,6 +19,8 @@
 #include "api/validation/validation.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
+#include "client/api_client.h"
+#include "common/log.h"
 #include "encoding/yaml_writer.h"
 #include "scheduler/what_if.h"
 
@@ -45,7 +47,13 @@ bool LoadInput(const ScheduleFlags& flags, std::vector<api::Object>& objects) {
       ok = false;
       continue;
     }
-    api::ErrorList errors = api::Validate(*object.result.object);
+    // As kubectl does, namespaced objects without one go to "default".
+    api::Object& decoded = *object.result.object;
+    if (client::ResourceOf(decoded).namespaced &&
+        api::MetaOf(decoded).namespace_.empty()) {
+      api::MetaOf(decoded).namespace_ = "default";
+    }
+    api::ErrorList errors = api::Validate(decoded);
     if (!errors.empty()) {
       std::cerr << fmt::format("error: {}: invalid\n", object.Location());
       PrintFieldErrors(errors, "  ", std::cerr);
@@ -123,6 +131,8 @@ int PrintObjects(scheduler::ControlPlane& plane, const std::string& output) {
 }
 
 int RunSchedule(const ScheduleFlags& flags) {
+  // Reasons are part of the output; progress logs would only be noise.
+  log::SetLevel(log::Level::kWarn);
   std::vector<api::Object> objects;
   if (!LoadInput(flags, objects)) return kExitBadInput;
 

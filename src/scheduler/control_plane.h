@@ -36,6 +36,7 @@ class ControlPlane {
   client::Informer& pods() { return *pods_; }
   client::Informer& claims() { return *claims_; }
   client::Informer& nodes() { return *nodes_; }
+  client::Informer& templates() { return *templates_; }
   Scheduler* scheduler() { return scheduler_.get(); }
   controller::ClaimController* controller() { return controller_.get(); }
 

@@ -33,18 +33,28 @@ ControlPlaneOptions OfflineOptions(SchedulerOptions options) {
   return out;
 }
 
-std::string PendingReason(const api::Pod& pod) {
+std::string PendingReason(const api::Pod& pod,
+                          const client::Informer& templates) {
   for (const auto& condition : pod.status.conditions) {
     if (condition.type == "PodScheduled" && condition.status == "False") {
       return condition.message;
     }
   }
-  if (pod.status.resource_claim_statuses.size() <
-      static_cast<size_t>(std::count_if(
-          pod.spec.resource_claims.begin(), pod.spec.resource_claims.end(),
-          [](const auto& c) { return c.resource_claim_template_name; }))) {
-    return "its resource claims could not be created (is the "
-           "ResourceClaimTemplate missing?)";
+  for (const auto& entry : pod.spec.resource_claims) {
+    if (!entry.resource_claim_template_name) continue;
+    const bool created =
+        std::any_of(pod.status.resource_claim_statuses.begin(),
+                    pod.status.resource_claim_statuses.end(),
+                    [&](const auto& s) { return s.name == entry.name; });
+    if (created) continue;
+    if (!templates.Get(pod.metadata.namespace_,
+                       *entry.resource_claim_template_name)) {
+      return fmt::format("claim \"{}\": ResourceClaimTemplate {}/{} not found",
+                         entry.name, pod.metadata.namespace_,
+                         *entry.resource_claim_template_name);
+    }
+    return fmt::format("claim \"{}\" could not be created from its template",
+                       entry.name);
   }
   return "not scheduled";
 }
@@ -127,7 +137,9 @@ std::vector<PodPlacement> WhatIf::Placements() {
             fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
       }
     }
-    if (placement.node.empty()) placement.reason = PendingReason(*pod);
+    if (placement.node.empty()) {
+      placement.reason = PendingReason(*pod, plane_.templates());
+    }
     out.push_back(std::move(placement));
   }
   std::sort(

@@ -48,7 +48,11 @@ TEST_P(WhatIfGoldenTest, Run) {
   auto objects = allocator::DecodeManifests(ReadText(dir / (name + ".yaml")),
                                             name + ".yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
-  for (const api::Object& object : *objects) {
+  for (api::Object& object : *objects) {
+    if (client::ResourceOf(object).namespaced &&
+        api::MetaOf(object).namespace_.empty()) {
+      api::MetaOf(object).namespace_ = "default";
+    }
     ASSERT_TRUE(api::Validate(object).empty()) << api::DisplayName(object);
   }
 
