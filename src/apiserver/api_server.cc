@@ -235,7 +235,9 @@ bool ApiServer::ServeNonResource(const HttpRequest& request,
     return true;
   }
   if (path == "/metrics") {
-    writer.Send(200, "text/plain; version=0.0.4", metrics_.Render());
+    std::string text = metrics_.Render();
+    for (const auto& source : metrics_sources_) text += source();
+    writer.Send(200, "text/plain; version=0.0.4", text);
     return true;
   }
   if (path == "/api" || path == "/apis") {

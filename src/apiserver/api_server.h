@@ -3,8 +3,10 @@
 #ifndef DRALLOC_APISERVER_API_SERVER_H_
 #define DRALLOC_APISERVER_API_SERVER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "apiserver/garbage_collector.h"
 #include "apiserver/http_server.h"
@@ -37,6 +39,13 @@ class ApiServer {
   uint16_t port() const { return http_ ? http_->port() : 0; }
   ResourceStorage& storage() { return storage_; }
 
+  // Adds text (Prometheus exposition format) that /metrics appends, e.g.
+  // counters of controllers running in this process. Register before
+  // Start(); `source` is called from request threads.
+  void AddMetricsSource(std::function<std::string()> source) {
+    metrics_sources_.push_back(std::move(source));
+  }
+
   // Serves one request (exposed for tests that bypass the network).
   void Handle(const HttpRequest& request, ResponseWriter& writer);
 
@@ -55,6 +64,7 @@ class ApiServer {
   ResourceStorage storage_;
   GarbageCollector garbage_collector_;
   std::unique_ptr<HttpServer> http_;
+  std::vector<std::function<std::string()>> metrics_sources_;
 };
 
 }  // namespace dralloc::apiserver

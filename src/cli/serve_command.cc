@@ -28,6 +28,43 @@ struct ServeFlags {
   int controller_workers = 4;
 };
 
+// Counters of the controller and the scheduler in Prometheus text format
+// (upstream's resourceclaim_controller_* names where they exist).
+std::string ControlPlaneMetrics(scheduler::ControlPlane& plane) {
+  const auto c = plane.controller()->metrics();
+  const auto s = plane.scheduler()->stats();
+  std::string out;
+  auto counter = [&out](std::string_view name, std::string_view help,
+                        uint64_t value) {
+    out += fmt::format("# HELP {} {}\n# TYPE {} counter\n{} {}\n", name, help,
+                       name, name, value);
+  };
+  counter("resourceclaim_controller_create_attempts_total",
+          "ResourceClaims the controller tried to create", c.create_attempts);
+  counter("resourceclaim_controller_create_failures_total",
+          "ResourceClaim creations that failed", c.create_failures);
+  counter("resourceclaim_controller_reservations_removed_total",
+          "reservedFor entries removed for gone or finished pods",
+          c.reservations_removed);
+  counter("resourceclaim_controller_deallocations_total",
+          "claims deallocated because nobody reserves them", c.deallocations);
+  counter("resourceclaim_controller_claims_deleted_total",
+          "generated claims deleted with their pod", c.claims_deleted);
+  counter("dralloc_scheduler_pods_scheduled_total", "pods bound to a node",
+          s.scheduled);
+  counter("dralloc_scheduler_unschedulable_attempts_total",
+          "scheduling attempts that found no node", s.unschedulable);
+  counter("dralloc_scheduler_bind_failures_total",
+          "PreBind or Bind failures (the pod is retried)", s.bind_failures);
+  counter("dralloc_scheduler_nodes_evaluated_total", "nodes filtered",
+          s.nodes_evaluated);
+  counter("dralloc_scheduler_allocator_calls_total",
+          "structured allocator runs", s.allocator_calls);
+  counter("dralloc_scheduler_deallocations_total",
+          "claims deallocated by PostFilter", s.deallocations);
+  return out;
+}
+
 int RunServe(const ServeFlags& flags) {
   if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
   apiserver::ApiServerOptions options;
@@ -58,6 +95,7 @@ int RunServe(const ServeFlags& flags) {
                                     : scheduler::Placement::kDefault;
   plane_options.controller.workers = flags.controller_workers;
   scheduler::ControlPlane plane(api, plane_options);
+  server.AddMetricsSource([&plane] { return ControlPlaneMetrics(plane); });
   plane.Start();
 
   const std::string url =

@@ -336,4 +336,16 @@ if ((failed > 0)); then
   echo "--- last lines of the server log ($work/server.log):"
   tail -n 30 "$work/server.log" | sed 's/^/    /'
 fi
+
+# The controller's and the scheduler's counters are on the server's /metrics.
+metrics_counted() {
+  local text
+  text=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1] + "/metrics").read().decode())' "$server_url")
+  grep -E '^resourceclaim_controller_create_attempts_total [1-9]' <<<"$text" &&
+    grep -E '^dralloc_scheduler_pods_scheduled_total [1-9]' <<<"$text"
+}
+if [[ "${DRALLOC_SERVER_COMMAND}" == serve ]]; then
+  check "/metrics counts claim creations and scheduled pods" metrics_counted
+fi
+
 finish
