@@ -1,0 +1,189 @@
+// The in-memory API keeps the ApiClient contract: optimistic concurrency,
+// generateName, status subresource, binding, finalizers, garbage collection
+// and ordered watches; informers and the assume cache on top of it.
+#include "client/memory_api_client.h"
+
+#include <gtest/gtest.h>
+
+#include "client/assume_cache.h"
+#include "client/informer.h"
+#include "client/work_queue.h"
+
+namespace dralloc::client {
+namespace {
+
+api::Pod MakePod(std::string name) {
+  api::Pod pod;
+  pod.metadata.name = std::move(name);
+  pod.metadata.namespace_ = "ns";
+  pod.spec.containers.push_back({.name = "c", .image = "busybox"});
+  return pod;
+}
+
+api::ResourceClaim MakeClaim(std::string name) {
+  api::ResourceClaim claim;
+  claim.metadata.name = std::move(name);
+  claim.metadata.namespace_ = "ns";
+  api::DeviceRequest request;
+  request.name = "gpu";
+  request.exactly = api::ExactDeviceRequest{.device_class_name = "gpu"};
+  claim.spec.devices.requests.push_back(request);
+  return claim;
+}
+
+TEST(MemoryApiClientTest, CreateDefaultsAndNames) {
+  MemoryApiClient api;
+  api::ResourceClaim claim = MakeClaim("");
+  claim.metadata.generate_name = "pod-gpu-";
+  claim.status.reserved_for.push_back({.resource = "pods", .name = "x"});
+  auto created = api.Create(claim);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const auto& stored = std::get<api::ResourceClaim>(*created);
+  EXPECT_TRUE(stored.metadata.name.starts_with("pod-gpu-"));
+  EXPECT_EQ(stored.metadata.name.size(), 13u);
+  EXPECT_FALSE(stored.metadata.uid.empty());
+  EXPECT_EQ(stored.metadata.generation, 1);
+  EXPECT_TRUE(stored.status.reserved_for.empty());  // status is not created
+  EXPECT_EQ(stored.spec.devices.requests[0].exactly->count, 1);  // defaulted
+  EXPECT_EQ(api.Create(*created).status().code(), StatusCode::kAlreadyExists);
+}
+
+TEST(MemoryApiClientTest, StaleWritesConflictAndStatusIsSeparate) {
+  MemoryApiClient api;
+  auto created = api.Create(MakePod("web"));
+  ASSERT_TRUE(created.ok());
+  api::Pod pod = std::get<api::Pod>(*created);
+  EXPECT_EQ(pod.status.phase, "Pending");
+
+  api::Pod labelled = pod;
+  labelled.metadata.labels["app"] = "web";
+  labelled.status.phase = "Running";  // ignored by Update
+  auto updated = api.Update(labelled);
+  ASSERT_TRUE(updated.ok());
+  EXPECT_EQ(std::get<api::Pod>(*updated).status.phase, "Pending");
+  EXPECT_EQ(api.Update(labelled).status().code(), StatusCode::kAborted);
+
+  api::Pod status = std::get<api::Pod>(*updated);
+  status.status.phase = "Running";
+  status.metadata.labels.clear();  // ignored by UpdateStatus
+  auto with_status = api.UpdateStatus(status);
+  ASSERT_TRUE(with_status.ok());
+  EXPECT_EQ(std::get<api::Pod>(*with_status).status.phase, "Running");
+  EXPECT_EQ(std::get<api::Pod>(*with_status).metadata.labels.at("app"), "web");
+}
+
+TEST(MemoryApiClientTest, BindOnce) {
+  MemoryApiClient api;
+  auto created = api.Create(MakePod("web"));
+  ASSERT_TRUE(created.ok());
+  const std::string uid = api::MetaOf(*created).uid;
+  EXPECT_EQ(api.Bind("ns", "web", "other-uid", "n1").code(),
+            StatusCode::kAborted);
+  EXPECT_TRUE(api.Bind("ns", "web", uid, "n1").ok());
+  EXPECT_EQ(api.Bind("ns", "web", uid, "n2").code(), StatusCode::kAborted);
+  auto bound = api.Get(PodsResource(), "ns", "web");
+  ASSERT_TRUE(bound.ok());
+  EXPECT_EQ(std::get<api::Pod>(*bound).spec.node_name, "n1");
+  EXPECT_EQ(std::get<api::Pod>(*bound).status.conditions.at(0).status, "True");
+}
+
+TEST(MemoryApiClientTest, FinalizersAndGarbageCollection) {
+  MemoryApiClient api;
+  auto pod = api.Create(MakePod("owner"));
+  ASSERT_TRUE(pod.ok());
+  api::ResourceClaim claim = MakeClaim("owned");
+  claim.metadata.owner_references.push_back({.api_version = "v1",
+                                             .kind = "Pod",
+                                             .name = "owner",
+                                             .uid = api::MetaOf(*pod).uid,
+                                             .controller = true});
+  claim.metadata.finalizers.push_back("example.com/keep");
+  ASSERT_TRUE(api.Create(claim).ok());
+
+  ASSERT_TRUE(api.Delete(PodsResource(), "ns", "owner", "").ok());
+  EXPECT_EQ(api.Get(PodsResource(), "ns", "owner").status().code(),
+            StatusCode::kNotFound);
+  // The dependent is marked for deletion and goes when its finalizer does.
+  auto marked = api.Get(ResourceClaimsResource(), "ns", "owned");
+  ASSERT_TRUE(marked.ok());
+  EXPECT_TRUE(api::MetaOf(*marked).deletion_timestamp.has_value());
+  api::MetaOf(*marked).finalizers.clear();
+  ASSERT_TRUE(api.Update(*marked).ok());
+  EXPECT_EQ(api.Get(ResourceClaimsResource(), "ns", "owned").status().code(),
+            StatusCode::kNotFound);
+}
+
+TEST(MemoryApiClientTest, InformerSeesEveryChangeInOrder) {
+  MemoryApiClient api;
+  ASSERT_TRUE(api.Create(MakeClaim("before")).ok());
+  Informer informer(api, ResourceClaimsResource());
+  std::vector<std::string> seen;
+  informer.AddHandler([&](const ObjectPtr& old, const ObjectPtr& now) {
+    const char* what = !old ? "add" : !now ? "delete" : "update";
+    seen.push_back(std::string(what) + " " +
+                   api::MetaOf(*(now ? now : old)).name);
+  });
+  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
+  auto after = api.Create(MakeClaim("after"));
+  ASSERT_TRUE(after.ok());
+  api::MetaOf(*after).labels["x"] = "y";
+  ASSERT_TRUE(api.Update(*after).ok());
+  ASSERT_TRUE(api.Delete(ResourceClaimsResource(), "ns", "before", "").ok());
+  while (*informer.Pump(std::chrono::milliseconds(0)) > 0) {
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"add before", "add after",
+                                            "update after", "delete before"}));
+  EXPECT_EQ(informer.size(), 1u);
+  EXPECT_NE(informer.Get("ns", "after"), nullptr);
+}
+
+TEST(AssumeCacheTest, AssumedUntilTheInformerCatchesUp) {
+  MemoryApiClient api;
+  auto created = api.Create(MakeClaim("c"));
+  ASSERT_TRUE(created.ok());
+  Informer informer(api, ResourceClaimsResource());
+  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
+  AssumeCache cache(informer);
+
+  api::ResourceClaim allocated = std::get<api::ResourceClaim>(*created);
+  allocated.status.allocation.emplace();
+  auto assumed = std::make_shared<const api::Object>(allocated);
+  cache.Assume("ns/c", assumed);
+  EXPECT_EQ(cache.Get("ns/c"), assumed);
+  // In flight: informer events do not drop it.
+  EXPECT_FALSE(cache.Observe("ns/c", informer.Get("ns/c")));
+
+  auto written = api.UpdateStatus(allocated);
+  ASSERT_TRUE(written.ok());
+  cache.Confirm("ns/c", AssumeCache::RevisionOf(*written));
+  EXPECT_TRUE(cache.IsAssumed("ns/c"));  // the informer is behind
+  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
+  EXPECT_TRUE(cache.Observe("ns/c", informer.Get("ns/c")));
+  EXPECT_FALSE(cache.IsAssumed("ns/c"));
+  EXPECT_NE(cache.Get("ns/c"), assumed);
+
+  cache.Assume("ns/c", assumed);
+  cache.Restore("ns/c");  // the write failed
+  EXPECT_EQ(cache.Get("ns/c"), informer.Get("ns/c"));
+}
+
+TEST(WorkQueueTest, DeduplicatesAndRequeuesWhatChangedWhileProcessing) {
+  WorkQueue queue;
+  queue.Add("a");
+  queue.Add("b");
+  queue.Add("a");
+  auto first = queue.Pop(std::chrono::milliseconds(0));
+  ASSERT_EQ(first, "a");
+  queue.Add("a");  // changed while being processed
+  EXPECT_EQ(queue.Pop(std::chrono::milliseconds(0)), "b");
+  EXPECT_EQ(queue.Pop(std::chrono::milliseconds(0)), std::nullopt);
+  queue.Done("b");
+  EXPECT_FALSE(queue.Idle());
+  queue.Done("a");  // now queued again
+  EXPECT_EQ(queue.Pop(std::chrono::milliseconds(0)), "a");
+  queue.Done("a");
+  EXPECT_TRUE(queue.Idle());
+}
+
+}  // namespace
+}  // namespace dralloc::client

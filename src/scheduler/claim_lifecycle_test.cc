@@ -1,0 +1,160 @@
+// The claim controller and the scheduler together over the in-memory API:
+// a pod's generated claim is allocated and reserved while the pod runs, and
+// released, deallocated and deleted when it finishes; claims the pod does
+// not own are never adopted.
+#include <gtest/gtest.h>
+
+#include "allocator/offline_allocation.h"
+#include "client/memory_api_client.h"
+#include "controller/claim_controller.h"
+#include "scheduler/control_plane.h"
+
+namespace dralloc::scheduler {
+namespace {
+
+constexpr std::string_view kCluster = R"(
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-a}
+spec:
+  driver: gpu.example.com
+  nodeName: node-a
+  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: ns}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+)";
+
+api::Pod MakePod(std::string name) {
+  api::Pod pod;
+  pod.metadata.name = std::move(name);
+  pod.metadata.namespace_ = "ns";
+  pod.spec.containers.push_back({.name = "c", .image = "busybox"});
+  pod.spec.resource_claims.push_back(
+      {.name = "gpu", .resource_claim_template_name = "one-gpu"});
+  return pod;
+}
+
+class ClaimLifecycleTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    auto objects = allocator::DecodeManifests(kCluster, "cluster");
+    ASSERT_TRUE(objects.ok()) << objects.status();
+    for (const api::Object& object : *objects) {
+      ASSERT_TRUE(api_.Create(object).ok()) << api::DisplayName(object);
+    }
+    ControlPlaneOptions options;
+    options.scheduler.binders = 0;
+    options.scheduler.initial_backoff = std::chrono::milliseconds(0);
+    plane_ = std::make_unique<ControlPlane>(api_, options);
+  }
+  api::Pod GetPod(const std::string& name) {
+    return std::get<api::Pod>(*api_.Get(client::PodsResource(), "ns", name));
+  }
+  std::vector<api::ResourceClaim> Claims() {
+    std::vector<api::ResourceClaim> out;
+    auto listed = api_.List(client::ResourceClaimsResource());
+    for (const auto& o : listed->items) {
+      out.push_back(std::get<api::ResourceClaim>(*o));
+    }
+    return out;
+  }
+
+  client::MemoryApiClient api_;
+  std::unique_ptr<ControlPlane> plane_;
+};
+
+TEST_F(ClaimLifecycleTest, FinishedPodReleasesAndDeletesItsClaim) {
+  ASSERT_TRUE(api_.Create(MakePod("first")).ok());
+  ASSERT_TRUE(api_.Create(MakePod("second")).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  api::Pod first = GetPod("first");
+  ASSERT_EQ(first.spec.node_name, "node-a");
+  EXPECT_EQ(GetPod("second").spec.node_name, "");  // one device only
+  std::vector<api::ResourceClaim> claims = Claims();
+  ASSERT_EQ(claims.size(), 2u);
+  const auto& mine =
+      claims[0].metadata.name.starts_with("first-gpu-") ? claims[0] : claims[1];
+  EXPECT_TRUE(mine.status.allocation.has_value());
+  ASSERT_EQ(mine.status.reserved_for.size(), 1u);
+  EXPECT_EQ(mine.status.reserved_for[0].uid, first.metadata.uid);
+  EXPECT_EQ(mine.metadata.finalizers,
+            std::vector<std::string>{
+                std::string(controller::kDeleteProtectionFinalizer)});
+  EXPECT_EQ(mine.metadata.annotations.at(
+                std::string(controller::kPodClaimNameAnnotation)),
+            "gpu");
+
+  // The pod finishes: its claim is released, deallocated and deleted, and
+  // the waiting pod gets the device.
+  first.status.phase = "Succeeded";
+  ASSERT_TRUE(api_.UpdateStatus(first).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  claims = Claims();
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_TRUE(claims[0].metadata.name.starts_with("second-gpu-"));
+  EXPECT_EQ(GetPod("second").spec.node_name, "node-a");
+  const auto metrics = plane_->controller()->metrics();
+  EXPECT_EQ(metrics.deallocations, 1u);
+  EXPECT_EQ(metrics.claims_deleted, 1u);
+}
+
+TEST_F(ClaimLifecycleTest, NeverAdoptsAClaimThePodDoesNotOwn) {
+  // A claim that looks generated for the pod but has another owner.
+  api::ResourceClaim decoy;
+  decoy.metadata.name = "lonely-gpu-decoy";
+  decoy.metadata.namespace_ = "ns";
+  decoy.metadata.annotations[std::string(controller::kPodClaimNameAnnotation)] =
+      "gpu";
+  decoy.metadata.owner_references.push_back({.api_version = "v1",
+                                             .kind = "Pod",
+                                             .name = "lonely",
+                                             .uid = "someone-else",
+                                             .controller = true});
+  api::DeviceRequest request;
+  request.name = "gpu";
+  request.exactly = api::ExactDeviceRequest{.device_class_name = "gpu"};
+  decoy.spec.devices.requests.push_back(request);
+  ASSERT_TRUE(api_.Create(decoy).ok());
+  ASSERT_TRUE(api_.Create(MakePod("lonely")).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  const api::Pod pod = GetPod("lonely");
+  ASSERT_EQ(pod.status.resource_claim_statuses.size(), 1u);
+  EXPECT_NE(*pod.status.resource_claim_statuses[0].resource_claim_name,
+            "lonely-gpu-decoy");
+  EXPECT_EQ(pod.spec.node_name, "node-a");
+}
+
+TEST_F(ClaimLifecycleTest, DeletedPodFreesTheDeviceForAPendingPod) {
+  ASSERT_TRUE(api_.Create(MakePod("first")).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  ASSERT_TRUE(api_.Create(MakePod("second")).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  const api::Pod waiting = GetPod("second");
+  ASSERT_EQ(waiting.spec.node_name, "");
+  ASSERT_FALSE(waiting.status.conditions.empty());
+  EXPECT_NE(waiting.status.conditions[0].message.find("cannot allocate claim"),
+            std::string::npos);
+  ASSERT_TRUE(api_.Delete(client::PodsResource(), "ns", "first", "").ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  EXPECT_EQ(GetPod("second").spec.node_name, "node-a");
+  EXPECT_EQ(Claims().size(), 1u);
+}
+
+}  // namespace
+}  // namespace dralloc::scheduler
