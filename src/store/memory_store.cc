@@ -52,10 +52,36 @@ MemoryStore::MemoryStore(StoreOptions options,
       persistence_(std::move(persistence)),
       revision_(initial_revision),
       window_start_(initial_revision) {
+  SeedWindow(initial, initial_revision);
   for (KeyValue& kv : initial) {
     objects_.emplace(
         std::move(kv.key),
         Entry{std::move(kv.value), kv.create_revision, kv.mod_revision});
+  }
+}
+
+void MemoryStore::SeedWindow(const std::vector<KeyValue>& initial,
+                             int64_t revision) {
+  // The newest revisions whose writes are each still a key's current state
+  // are known exactly (a put of that value): a client that saw revision R
+  // before a restart can keep watching from R if every write after R is
+  // one of them. A delete or an overwritten write breaks the run.
+  constexpr int64_t kMaxSeeded = 1024;
+  std::map<int64_t, const KeyValue*> recent;
+  for (const KeyValue& kv : initial) {
+    if (kv.mod_revision > revision - kMaxSeeded) recent[kv.mod_revision] = &kv;
+  }
+  int64_t start = revision;
+  while (start > 0 && revision - start < kMaxSeeded && recent.contains(start)) {
+    --start;
+  }
+  std::lock_guard window(window_mutex_);
+  window_start_ = start;
+  for (int64_t r = start + 1; r <= revision; ++r) {
+    WatchEvent event;
+    event.type = WatchEvent::Type::kPut;
+    event.kv = *recent.at(r);
+    RecordEventLocked(std::move(event));
   }
 }
 

@@ -74,6 +74,9 @@ class MemoryStore : public Store {
   static Status CheckPrecondition(const Entry* current,
                                   Precondition precondition,
                                   std::string_view key);
+  // Puts the newest writes of `initial` that are known exactly back into
+  // the event window (after a restart).
+  void SeedWindow(const std::vector<KeyValue>& initial, int64_t revision);
   // Appends to the window and wakes watchers. Requires window_mutex_.
   void RecordEventLocked(WatchEvent event);
   // Events under `prefix` after `after`, or kOutOfRange/kCancelled; moves
