@@ -14,31 +14,17 @@
 namespace dralloc::cli {
 namespace {
 
-struct ApiServerFlags {
-  std::string listen = "127.0.0.1:6443";
-  std::string storage = "sqlite:./dralloc-data";
-  std::string log_level = "info";
-  std::string version_minor = "33";
-};
-
-int RunApiServer(const ApiServerFlags& flags) {
-  if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
+int RunApiServer(const ServerFlags& flags) {
   apiserver::ApiServerOptions options;
-  if (!SplitListen(flags.listen, options.host, options.port)) {
-    fmt::print(stderr, "--listen \"{}\": expected HOST:PORT\n", flags.listen);
-    return kExitBadInput;
-  }
-  options.version_minor = flags.version_minor;
-  auto store = store::OpenStore(flags.storage);
-  if (!store.ok()) {
-    fmt::print(stderr, "{}\n", store.status().message());
-    return kExitBadInput;
+  std::unique_ptr<store::Store> store;
+  if (int code = PrepareServer(flags, options, store); code != kExitOk) {
+    return code;
   }
   // Signals are taken synchronously by this thread; block them first so
   // every server thread inherits the mask.
   const sigset_t signals = BlockTerminationSignals();
 
-  apiserver::ApiServer server(options, **store);
+  apiserver::ApiServer server(options, *store);
   if (Status s = server.Start(); !s.ok()) {
     fmt::print(stderr, "{}\n", s.message());
     return kExitInvalid;
@@ -47,7 +33,7 @@ int RunApiServer(const ApiServerFlags& flags) {
              server.port());
   std::fflush(stdout);
   log::Info("apiserver", "listening on {}:{} storage={} revision={}",
-            options.host, server.port(), flags.storage, (*store)->Revision());
+            options.host, server.port(), flags.storage, store->Revision());
   const int received = WaitForTermination(signals);
   log::Info("apiserver", "signal {}: shutting down", received);
   server.Stop();
@@ -57,28 +43,11 @@ int RunApiServer(const ApiServerFlags& flags) {
 }  // namespace
 
 void RegisterApiServerCommand(CLI::App& app, int& exit_code) {
-  auto flags = std::make_shared<ApiServerFlags>();
+  auto flags = std::make_shared<ServerFlags>();
   CLI::App* command = app.add_subcommand(
       "apiserver",
       "Kubernetes-compatible API server for resource.k8s.io and core objects");
-  command
-      ->add_option("--listen", flags->listen,
-                   "HOST:PORT to serve plain HTTP on (port 0: any free "
-                   "port)")
-      ->capture_default_str();
-  command
-      ->add_option("--storage", flags->storage,
-                   "sqlite:DIR (durable) or memory:")
-      ->capture_default_str();
-  command
-      ->add_option("--log-level", flags->log_level,
-                   "debug, info, warn or error")
-      ->capture_default_str();
-  command
-      ->add_option("--version-minor", flags->version_minor,
-                   "minor version reported by /version (kubectl's "
-                   "dispatcher picks its kubectl by it)")
-      ->capture_default_str();
+  AddServerFlags(*command, *flags);
   command->callback([flags, &exit_code] { exit_code = RunApiServer(*flags); });
 }
 

@@ -18,10 +18,7 @@ namespace dralloc::cli {
 namespace {
 
 struct ServeFlags {
-  std::string listen = "127.0.0.1:6443";
-  std::string storage = "sqlite:./dralloc-data";
-  std::string log_level = "info";
-  std::string version_minor = "33";
+  ServerFlags server;
   std::string scheduler_name = "dralloc-scheduler";
   std::string placement = "default";
   int binders = 4;
@@ -66,21 +63,14 @@ std::string ControlPlaneMetrics(scheduler::ControlPlane& plane) {
 }
 
 int RunServe(const ServeFlags& flags) {
-  if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
   apiserver::ApiServerOptions options;
-  if (!SplitListen(flags.listen, options.host, options.port)) {
-    fmt::print(stderr, "--listen \"{}\": expected HOST:PORT\n", flags.listen);
-    return kExitBadInput;
-  }
-  options.version_minor = flags.version_minor;
-  auto store = store::OpenStore(flags.storage);
-  if (!store.ok()) {
-    fmt::print(stderr, "{}\n", store.status().message());
-    return kExitBadInput;
+  std::unique_ptr<store::Store> store;
+  if (int code = PrepareServer(flags.server, options, store); code != kExitOk) {
+    return code;
   }
   const sigset_t signals = BlockTerminationSignals();
 
-  apiserver::ApiServer server(options, **store);
+  apiserver::ApiServer server(options, *store);
   if (Status s = server.Start(); !s.ok()) {
     fmt::print(stderr, "{}\n", s.message());
     return kExitInvalid;
@@ -111,7 +101,7 @@ int RunServe(const ServeFlags& flags) {
       url, url);
   std::fflush(stdout);
   log::Info("serve", "listening on {} storage={} revision={} scheduler={}", url,
-            flags.storage, (*store)->Revision(), flags.scheduler_name);
+            flags.server.storage, store->Revision(), flags.scheduler_name);
   const int received = WaitForTermination(signals);
   log::Info("serve", "signal {}: shutting down", received);
   plane.Stop();
@@ -127,22 +117,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
       "serve",
       "API server (embedded store) + ResourceClaim controller + scheduler in "
       "one process");
-  command
-      ->add_option("--listen", flags->listen,
-                   "HOST:PORT to serve plain HTTP on (port 0: any free port)")
-      ->capture_default_str();
-  command
-      ->add_option("--storage", flags->storage,
-                   "sqlite:DIR (durable) or memory:")
-      ->capture_default_str();
-  command
-      ->add_option("--log-level", flags->log_level,
-                   "debug, info, warn or error")
-      ->capture_default_str();
-  command
-      ->add_option("--version-minor", flags->version_minor,
-                   "minor version reported by /version")
-      ->capture_default_str();
+  AddServerFlags(*command, flags->server);
   command
       ->add_option("--scheduler-name", flags->scheduler_name,
                    "schedule pods with this schedulerName (and pods with "

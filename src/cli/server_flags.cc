@@ -4,9 +4,47 @@
 
 #include <cstdio>
 
+#include "cli/commands.h"
 #include "common/log.h"
+#include "store/store_factory.h"
 
 namespace dralloc::cli {
+
+void AddServerFlags(CLI::App& command, ServerFlags& flags) {
+  command
+      .add_option("--listen", flags.listen,
+                  "HOST:PORT to serve plain HTTP on (port 0: any free port)")
+      ->capture_default_str();
+  command
+      .add_option("--storage", flags.storage, "sqlite:DIR (durable) or memory:")
+      ->capture_default_str();
+  command
+      .add_option("--log-level", flags.log_level, "debug, info, warn or error")
+      ->capture_default_str();
+  command
+      .add_option("--version-minor", flags.version_minor,
+                  "minor version reported by /version (kubectl's dispatcher "
+                  "picks its kubectl by it)")
+      ->capture_default_str();
+}
+
+int PrepareServer(const ServerFlags& flags,
+                  apiserver::ApiServerOptions& options,
+                  std::unique_ptr<store::Store>& store) {
+  if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
+  if (!SplitListen(flags.listen, options.host, options.port)) {
+    fmt::print(stderr, "--listen \"{}\": expected HOST:PORT\n", flags.listen);
+    return kExitBadInput;
+  }
+  options.version_minor = flags.version_minor;
+  auto opened = store::OpenStore(flags.storage);
+  if (!opened.ok()) {
+    fmt::print(stderr, "{}\n", opened.status().message());
+    return kExitBadInput;
+  }
+  store = std::move(*opened);
+  return kExitOk;
+}
 
 bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {
   const size_t colon = listen.rfind(':');

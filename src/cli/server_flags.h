@@ -5,10 +5,29 @@
 
 #include <signal.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "apiserver/api_server.h"
+#include "store/store.h"
+
 namespace dralloc::cli {
+
+// The flags every API-serving command takes.
+struct ServerFlags {
+  std::string listen = "127.0.0.1:6443";
+  std::string storage = "sqlite:./dralloc-data";
+  std::string log_level = "info";
+  std::string version_minor = "33";
+};
+void AddServerFlags(CLI::App& command, ServerFlags& flags);
+// Applies the log level and opens the store; on failure prints why and
+// returns the exit code (kExitOk otherwise).
+int PrepareServer(const ServerFlags& flags,
+                  apiserver::ApiServerOptions& options,
+                  std::unique_ptr<store::Store>& store);
 
 // "host:port" (or "[v6]:port") → parts; false when malformed.
 bool SplitListen(const std::string& listen, std::string& host, uint16_t& port);

@@ -1,7 +1,12 @@
 #include "client/api_client.h"
 
+#include <fmt/format.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <type_traits>
+
+#include "apiserver/resource_storage.h"
 
 namespace dralloc::client {
 namespace {
@@ -49,6 +54,32 @@ const api::ResourceInfo& ResourceSlicePatchesResource() {
 const api::ResourceInfo& EventsResource() {
   static const api::ResourceInfo& info = MustFind("Event");
   return info;
+}
+
+api::Event PodWarningEvent(const api::Pod& pod, std::string reason,
+                           std::string message, const std::string& component) {
+  const auto now = std::chrono::system_clock::now();
+  const int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            now.time_since_epoch())
+                            .count();
+  api::Event event;
+  event.metadata.name = fmt::format("{}.{:x}", pod.metadata.name, nanos);
+  event.metadata.namespace_ = pod.metadata.namespace_;
+  event.involved_object = {.kind = "Pod",
+                           .namespace_ = pod.metadata.namespace_,
+                           .name = pod.metadata.name,
+                           .uid = pod.metadata.uid,
+                           .api_version = "v1"};
+  event.reason = std::move(reason);
+  event.message = std::move(message);
+  event.type = "Warning";
+  event.source.component = component;
+  event.reporting_component = component;
+  const std::string stamp = apiserver::NowRfc3339();
+  event.first_timestamp = stamp;
+  event.last_timestamp = stamp;
+  event.count = 1;
+  return event;
 }
 
 const api::ResourceInfo& ResourceOf(const api::Object& object) {

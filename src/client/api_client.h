@@ -94,6 +94,11 @@ class ApiClient {
   virtual Status CreateEvent(const api::Event& event) = 0;
 };
 
+// A Warning event about a pod, named like upstream's ("<pod>.<hex ns>"),
+// stamped now, reported by `component`.
+api::Event PodWarningEvent(const api::Pod& pod, std::string reason,
+                           std::string message, const std::string& component);
+
 // The registry entries of the resources controllers use.
 const api::ResourceInfo& PodsResource();
 const api::ResourceInfo& NodesResource();

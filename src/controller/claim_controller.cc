@@ -266,24 +266,11 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
           std::lock_guard lock(mu_);
           ++metrics_.create_failures;
         }
-        api::Event event;
-        event.metadata.name =
-            fmt::format("{}.{:x}", pod.metadata.name,
-                        std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count());
-        event.metadata.namespace_ = pod.metadata.namespace_;
-        event.involved_object = {.kind = "Pod",
-                                 .namespace_ = pod.metadata.namespace_,
-                                 .name = pod.metadata.name,
-                                 .uid = pod.metadata.uid,
-                                 .api_version = "v1"};
-        event.reason = "FailedResourceClaimCreation";
-        event.message = fmt::format("PodResourceClaim {}: {}", entry.name,
-                                    created.status().message());
-        event.type = "Warning";
-        event.source.component = "resource_claim";
-        event.count = 1;
+        api::Event event = client::PodWarningEvent(
+            pod, "FailedResourceClaimCreation",
+            fmt::format("PodResourceClaim {}: {}", entry.name,
+                        created.status().message()),
+            "resource_claim");
         (void)client_.CreateEvent(event);
         return created.status().WithPrefix(
             fmt::format("creating claim {} of pod {}/{}", entry.name,

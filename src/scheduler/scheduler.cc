@@ -84,14 +84,6 @@ bool HasPrioritizedList(const api::ResourceClaim& claim) {
       [](const api::DeviceRequest& r) { return r.first_available.size() > 1; });
 }
 
-// Upstream names events "<object>.<hex nanoseconds>".
-std::string EventName(std::string_view object) {
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
-  return fmt::format(
-      "{}.{:x}", object,
-      std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
-}
-
 int64_t RevisionOf(const api::Object& object) {
   return client::AssumeCache::RevisionOf(object);
 }
@@ -817,22 +809,8 @@ void Scheduler::ReportUnschedulable(const api::Pod& pod,
   if (!(updated.status == pod.status)) {
     (void)client_.UpdateStatus(api::Object(std::move(updated)));
   }
-  api::Event event;
-  event.metadata.name = EventName(pod.metadata.name);
-  event.metadata.namespace_ = pod.metadata.namespace_;
-  event.involved_object = {.kind = "Pod",
-                           .namespace_ = pod.metadata.namespace_,
-                           .name = pod.metadata.name,
-                           .uid = pod.metadata.uid,
-                           .api_version = "v1"};
-  event.reason = "FailedScheduling";
-  event.message = message;
-  event.type = "Warning";
-  event.source.component = options_.scheduler_name;
-  event.reporting_component = options_.scheduler_name;
-  event.first_timestamp = now;
-  event.last_timestamp = now;
-  event.count = 1;
+  api::Event event = client::PodWarningEvent(pod, "FailedScheduling", message,
+                                             options_.scheduler_name);
   if (Status created = client_.CreateEvent(event); !created.ok()) {
     log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
               pod.metadata.name, created.message());
