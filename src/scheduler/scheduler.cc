@@ -730,7 +730,16 @@ void Scheduler::Unreserve(
     const BindTask& task,
     const std::vector<std::pair<std::string, int64_t>>& written) {
   const api::Pod& pod = std::get<api::Pod>(*task.pod);
+  // If the pod got bound anyway (another scheduler bound it using the claims
+  // we wrote), the claims are in use: keep them.
+  auto current = client_.Get(client::PodsResource(), pod.metadata.namespace_,
+                             pod.metadata.name);
+  const auto* now = current.ok() ? std::get_if<api::Pod>(&*current) : nullptr;
+  const bool bound_elsewhere = now != nullptr &&
+                               now->metadata.uid == pod.metadata.uid &&
+                               !now->spec.node_name.empty();
   for (const auto& [key, revision] : written) {
+    if (bound_elsewhere) break;
     // Take the reservation back (and the allocation we made, if nobody
     // else uses it).
     const ClaimWrite* write = nullptr;
