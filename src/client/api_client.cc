@@ -56,6 +56,35 @@ const api::ResourceInfo& EventsResource() {
   return info;
 }
 
+Status StatusForApiError(int code, std::string_view reason,
+                         std::string message) {
+  StatusCode status = StatusCode::kInternal;
+  if (code == 404) {
+    status = StatusCode::kNotFound;
+  } else if (code == 409) {
+    status = reason == "AlreadyExists" ? StatusCode::kAlreadyExists
+                                       : StatusCode::kAborted;
+  } else if (code == 400 || code == 413 || code == 415 || code == 422) {
+    status = StatusCode::kInvalidArgument;
+  } else if (code == 410) {
+    status = StatusCode::kOutOfRange;
+  } else if (code == 401 || code == 403) {
+    status = StatusCode::kFailedPrecondition;
+  } else if (code == 408 || code == 429 || code >= 500) {
+    status = StatusCode::kUnavailable;
+  }
+  return Status(status, std::move(message));
+}
+
+int64_t ParseResourceVersion(std::string_view text) {
+  int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return 0;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
 api::Event PodWarningEvent(const api::Pod& pod, std::string reason,
                            std::string message, const std::string& component) {
   const auto now = std::chrono::system_clock::now();

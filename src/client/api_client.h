@@ -94,6 +94,13 @@ class ApiClient {
   virtual Status CreateEvent(const api::Event& event) = 0;
 };
 
+// The Status a client sees for an API error response with HTTP `code` and
+// Status `reason` (the mapping in the header comment).
+Status StatusForApiError(int code, std::string_view reason,
+                         std::string message);
+// A resourceVersion as a revision (0 when it is not a decimal number).
+int64_t ParseResourceVersion(std::string_view text);
+
 // A Warning event about a pod, named like upstream's ("<pod>.<hex ns>"),
 // stamped now, reported by `component`.
 api::Event PodWarningEvent(const api::Pod& pod, std::string reason,

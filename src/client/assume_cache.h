@@ -73,13 +73,7 @@ class AssumeCache {
   }
 
   static int64_t RevisionOf(const api::Object& object) {
-    const std::string& rv = api::MetaOf(object).resource_version;
-    int64_t value = 0;
-    for (char c : rv) {
-      if (c < '0' || c > '9') return 0;
-      value = value * 10 + (c - '0');
-    }
-    return value;
+    return ParseResourceVersion(api::MetaOf(object).resource_version);
   }
 
  private:

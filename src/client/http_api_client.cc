@@ -315,32 +315,6 @@ void ReadIfPresent(simdjson::simdjson_result<simdjson::dom::element> field,
   if (field.get(value) == simdjson::SUCCESS) out = value;
 }
 
-int64_t ParseRevision(std::string_view text) {
-  int64_t value = 0;
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  return value;
-}
-
-// The Status for an API error response (see api_client.h).
-Status StatusForHttp(int code, std::string_view reason, std::string message) {
-  StatusCode status = StatusCode::kInternal;
-  if (code == 404) {
-    status = StatusCode::kNotFound;
-  } else if (code == 409) {
-    status = reason == "AlreadyExists" ? StatusCode::kAlreadyExists
-                                       : StatusCode::kAborted;
-  } else if (code == 400 || code == 413 || code == 415 || code == 422) {
-    status = StatusCode::kInvalidArgument;
-  } else if (code == 410) {
-    status = StatusCode::kOutOfRange;
-  } else if (code == 401 || code == 403) {
-    status = StatusCode::kFailedPrecondition;
-  } else if (code == 408 || code == 429 || code >= 500) {
-    status = StatusCode::kUnavailable;
-  }
-  return Status(status, std::move(message));
-}
-
 // The Status of a non-2xx response; the message is the server's when the
 // body is a Status object.
 Status StatusFromResponse(int code, std::string_view body) {
@@ -356,7 +330,7 @@ Status StatusFromResponse(int code, std::string_view body) {
     message = "HTTP " + std::to_string(code) + ": " +
               std::string(body.substr(0, 256));
   }
-  return StatusForHttp(code, reason, std::move(message));
+  return StatusForApiError(code, reason, std::move(message));
 }
 
 // The status an ERROR watch event carries.
@@ -367,7 +341,8 @@ Status StatusFromErrorEvent(simdjson::dom::element object) {
   ReadIfPresent(object["code"], code);
   ReadIfPresent(object["message"], message);
   ReadIfPresent(object["reason"], reason);
-  return StatusForHttp(static_cast<int>(code), reason, std::string(message));
+  return StatusForApiError(static_cast<int>(code), reason,
+                           std::string(message));
 }
 
 StatusOr<api::Object> TakeSingleObject(std::vector<api::DecodeResult> results,
@@ -545,7 +520,7 @@ class HttpWatchStream : public WatchStream {
       std::string_view revision;
       ReadIfPresent(object["metadata"]["resourceVersion"], revision);
       event.type = WatchEvent::Type::kBookmark;
-      event.resource_version = ParseRevision(revision);
+      event.resource_version = ParseResourceVersion(revision);
       events_.push_back(std::move(event));
       return OkStatus();
     }
@@ -560,7 +535,7 @@ class HttpWatchStream : public WatchStream {
     }
     ASSIGN_OR_RETURN(api::Object decoded, DecodeServerObject(object, info_));
     event.resource_version =
-        ParseRevision(api::MetaOf(decoded).resource_version);
+        ParseResourceVersion(api::MetaOf(decoded).resource_version);
     event.object = std::make_shared<const api::Object>(std::move(decoded));
     events_.push_back(std::move(event));
     return OkStatus();
@@ -601,7 +576,7 @@ class HttpApiClient : public ApiClient {
     ObjectList list;
     std::string_view revision;
     ReadIfPresent(root["metadata"]["resourceVersion"], revision);
-    list.resource_version = ParseRevision(revision);
+    list.resource_version = ParseResourceVersion(revision);
     simdjson::dom::array items;
     if (root["items"].get(items) != simdjson::SUCCESS) return list;
     list.items.reserve(items.size());

@@ -63,32 +63,7 @@ class StoreWatchStream : public WatchStream {
 }  // namespace
 
 Status ToStatus(const apiserver::ApiError& error) {
-  StatusCode code = StatusCode::kUnavailable;
-  switch (error.code) {
-    case 404:
-      code = StatusCode::kNotFound;
-      break;
-    case 409:
-      code = error.reason == "AlreadyExists" ? StatusCode::kAlreadyExists
-                                             : StatusCode::kAborted;
-      break;
-    case 400:
-    case 413:
-    case 415:
-    case 422:
-      code = StatusCode::kInvalidArgument;
-      break;
-    case 410:
-      code = StatusCode::kOutOfRange;
-      break;
-    case 401:
-    case 403:
-      code = StatusCode::kFailedPrecondition;
-      break;
-    default:
-      break;
-  }
-  return Status(code, error.message);
+  return StatusForApiError(error.code, error.reason, error.message);
 }
 
 StatusOr<api::Object> DecodeObject(std::string_view json) {
