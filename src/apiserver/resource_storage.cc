@@ -157,13 +157,21 @@ void ApplyDefaults(api::Object& object) {
 }
 
 std::string NowRfc3339() {
+  // Timestamps have one-second resolution and writers stamp several objects
+  // a second, so each thread formats a second once.
+  thread_local std::time_t cached_second = -1;
+  thread_local std::string cached;
   const std::time_t now =
       std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
+  if (now != cached_second) {
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cached = buffer;
+    cached_second = now;
+  }
+  return cached;
 }
 
 std::string NewUid() {

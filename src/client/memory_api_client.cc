@@ -109,13 +109,13 @@ api::Object MemoryApiClient::StoreLocked(Collection& collection,
                                          api::Object object, bool created) {
   ++revision_;
   api::MetaOf(object).resource_version = std::to_string(revision_);
-  auto stored = std::make_shared<const api::Object>(object);
-  collection.objects[key] = stored;
+  auto stored = std::make_shared<const api::Object>(std::move(object));
+  collection.objects.insert_or_assign(key, stored);
   collection.log.push_back(
       {created ? WatchEvent::Type::kAdded : WatchEvent::Type::kModified, stored,
        revision_});
   changed_.notify_all();
-  return object;
+  return *stored;
 }
 
 void MemoryApiClient::RemoveLocked(Collection& collection,
@@ -219,21 +219,20 @@ StatusOr<api::Object> MemoryApiClient::Write(const api::Object& object,
   if (!meta.uid.empty() && meta.uid != old_meta.uid) {
     return Conflict(info, meta.name, "the object's uid changed");
   }
-  api::Object next = current;
+  // One copy: of the current object for a status write, of the desired
+  // one otherwise.
+  api::Object next = status_only ? current : object;
   std::visit(
       [&](auto& target) {
         using T = std::decay_t<decltype(target)>;
-        const T& desired = std::get<T>(object);
         if (status_only) {
-          if constexpr (kHasStatus<T>) target.status = desired.status;
+          if constexpr (kHasStatus<T>) {
+            target.status = std::get<T>(object).status;
+          }
           return;
         }
         if constexpr (kHasStatus<T> && !std::is_same_v<T, api::Namespace>) {
-          auto kept = std::move(target.status);
-          target = desired;
-          if (info.has_status) target.status = std::move(kept);
-        } else {
-          target = desired;
+          if (info.has_status) target.status = std::get<T>(current).status;
         }
         api::ObjectMeta& m = target.metadata;
         m.namespace_ = old_meta.namespace_;

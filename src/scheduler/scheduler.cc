@@ -656,7 +656,10 @@ Status Scheduler::Bind(const BindTask& task,
                        std::vector<std::pair<std::string, int64_t>>& written) {
   const api::Pod& pod = std::get<api::Pod>(*task.pod);
   for (const ClaimWrite& write : task.claims) {
-    api::ResourceClaim current = std::get<api::ResourceClaim>(*write.base);
+    const auto& base = std::get<api::ResourceClaim>(*write.base);
+    const std::string& ns = base.metadata.namespace_;
+    const std::string& name = base.metadata.name;
+    api::ResourceClaim current = base;
     const auto& assumed = std::get<api::ResourceClaim>(*write.assumed);
     bool done = false;
     for (int attempt = 0; attempt < kWriteAttempts && !done; ++attempt) {
@@ -676,14 +679,17 @@ Status Scheduler::Bind(const BindTask& task,
         current = std::get<api::ResourceClaim>(std::move(*fresh));
         if (!current.status.allocation) continue;
       }
-      StatusOr<api::Object> result = api::Object(current);
-      if (write.allocate && !HasFinalizer(current.metadata)) {
-        api::ResourceClaim with_finalizer = current;
-        with_finalizer.metadata.finalizers.emplace_back(kFinalizer);
-        result = client_.Update(api::Object(std::move(with_finalizer)));
-      }
+      // `current` is fetched again before any retry, so it can be moved.
+      const bool add_finalizer =
+          write.allocate && !HasFinalizer(current.metadata);
+      if (add_finalizer) current.metadata.finalizers.emplace_back(kFinalizer);
+      StatusOr<api::Object> result =
+          add_finalizer
+              ? client_.Update(api::Object(std::move(current)))
+              : StatusOr<api::Object>(api::Object(std::move(current)));
       if (result.ok()) {
-        api::ResourceClaim next = std::get<api::ResourceClaim>(*result);
+        api::ResourceClaim next =
+            std::get<api::ResourceClaim>(std::move(*result));
         if (write.allocate) next.status.allocation = assumed.status.allocation;
         if (!ReservedFor(next, pod.metadata.uid)) {
           next.status.reserved_for.push_back(ConsumerRef(pod));
@@ -696,9 +702,7 @@ Status Scheduler::Bind(const BindTask& task,
           break;
         }
         if (result.status().code() == StatusCode::kAborted) {
-          auto fresh =
-              client_.Get(client::ResourceClaimsResource(),
-                          current.metadata.namespace_, current.metadata.name);
+          auto fresh = client_.Get(client::ResourceClaimsResource(), ns, name);
           if (!fresh.ok()) return fresh.status();
           current = std::get<api::ResourceClaim>(std::move(*fresh));
           if (current.metadata.resource_version == sent_version) {
@@ -711,15 +715,13 @@ Status Scheduler::Bind(const BindTask& task,
       }
       if (result.status().code() != StatusCode::kAborted)
         return result.status();
-      auto fresh =
-          client_.Get(client::ResourceClaimsResource(),
-                      current.metadata.namespace_, current.metadata.name);
+      auto fresh = client_.Get(client::ResourceClaimsResource(), ns, name);
       if (!fresh.ok()) return fresh.status();
       current = std::get<api::ResourceClaim>(std::move(*fresh));
     }
     if (!done) {
-      return Status(StatusCode::kAborted, fmt::format("claim {} kept changing",
-                                                      current.metadata.name));
+      return Status(StatusCode::kAborted,
+                    fmt::format("claim {} kept changing", name));
     }
   }
   return client_.Bind(pod.metadata.namespace_, pod.metadata.name,

@@ -28,13 +28,13 @@ class MemoryStore::WindowWatcher : public Watcher {
       std::chrono::milliseconds timeout) override {
     // Advances past every revision scanned, matching or not, so that a
     // quiet prefix does not rescan the window.
-    return store_.EventsAfter(prefix_, revision_, timeout, stopped_);
+    return store_.EventsAfter(prefix_, revision_, timeout, stopped_, wake_);
   }
   int64_t revision() const override { return revision_; }
   void Stop() override {
     std::lock_guard lock(store_.window_mutex_);
     stopped_ = true;
-    store_.window_changed_.notify_all();
+    wake_.notify_all();
   }
 
  private:
@@ -42,6 +42,7 @@ class MemoryStore::WindowWatcher : public Watcher {
   const std::string prefix_;
   int64_t revision_;
   bool stopped_ = false;  // guarded by store_.window_mutex_
+  std::condition_variable wake_;
 };
 
 MemoryStore::MemoryStore(StoreOptions options,
@@ -189,11 +190,24 @@ void MemoryStore::RecordEventLocked(WatchEvent event) {
   window_.push_back(std::move(event));
   while (!window_.empty() && (window_.size() > options_.window_events ||
                               window_bytes_ > options_.window_bytes)) {
-    window_bytes_ -= EventBytes(window_.front());
-    window_start_ = window_.front().kv.mod_revision;
+    const WatchEvent& oldest = window_.front();
+    // A blocked waiter has seen every event before `oldest`; if `oldest` is
+    // not under its prefix it loses nothing by moving past it (otherwise it
+    // is woken and falls out of the window: kOutOfRange).
+    for (Waiter& waiter : waiters_) {
+      if (*waiter.after < oldest.kv.mod_revision &&
+          !HasPrefix(oldest.kv.key, waiter.prefix)) {
+        *waiter.after = oldest.kv.mod_revision;
+      }
+    }
+    window_bytes_ -= EventBytes(oldest);
+    window_start_ = oldest.kv.mod_revision;
     window_.pop_front();
   }
-  window_changed_.notify_all();
+  const std::string& key = window_.back().kv.key;
+  for (Waiter& waiter : waiters_) {
+    if (HasPrefix(key, waiter.prefix)) waiter.wake->notify_one();
+  }
 }
 
 std::optional<KeyValue> MemoryStore::Get(std::string_view key) const {
@@ -258,14 +272,27 @@ StatusOr<std::unique_ptr<Watcher>> MemoryStore::Watch(std::string prefix,
 
 StatusOr<std::vector<WatchEvent>> MemoryStore::EventsAfter(
     std::string_view prefix, int64_t& after, std::chrono::milliseconds wait,
-    const bool& stopped) {
+    const bool& stopped, std::condition_variable& wake) {
   std::unique_lock window(window_mutex_);
-  const auto last_revision = [&] {
-    return window_.empty() ? window_start_ : window_.back().kv.mod_revision;
+  // True when there is something to report; otherwise moves `after` past
+  // the events scanned (none under `prefix`).
+  const auto has_news = [&] {
+    if (shutdown_ || stopped || after < window_start_) return true;
+    if (window_.empty()) return false;
+    const int64_t first = window_.front().kv.mod_revision;
+    for (size_t i =
+             static_cast<size_t>(std::max<int64_t>(after + 1 - first, 0));
+         i < window_.size(); ++i) {
+      if (HasPrefix(window_[i].kv.key, prefix)) return true;
+    }
+    after = std::max(after, window_.back().kv.mod_revision);
+    return false;
   };
-  window_changed_.wait_for(window, wait, [&] {
-    return shutdown_ || stopped || last_revision() > after;
-  });
+  if (!has_news() && wait.count() > 0) {
+    waiters_.push_back({prefix, &after, &wake});
+    wake.wait_for(window, wait, has_news);
+    std::erase_if(waiters_, [&](const Waiter& w) { return w.wake == &wake; });
+  }
   if (shutdown_ || stopped) {
     return Status(StatusCode::kCancelled, "watch stopped");
   }
@@ -287,7 +314,7 @@ StatusOr<std::vector<WatchEvent>> MemoryStore::EventsAfter(
 void MemoryStore::Shutdown() {
   std::lock_guard window(window_mutex_);
   shutdown_ = true;
-  window_changed_.notify_all();
+  for (Waiter& waiter : waiters_) waiter.wake->notify_all();
 }
 
 }  // namespace dralloc::store

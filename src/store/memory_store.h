@@ -84,7 +84,8 @@ class MemoryStore : public Store {
   StatusOr<std::vector<WatchEvent>> EventsAfter(std::string_view prefix,
                                                 int64_t& after,
                                                 std::chrono::milliseconds wait,
-                                                const bool& stopped);
+                                                const bool& stopped,
+                                                std::condition_variable& wake);
 
   const StoreOptions options_;
   const std::unique_ptr<Persistence> persistence_;
@@ -94,8 +95,16 @@ class MemoryStore : public Store {
   std::map<std::string, Entry, std::less<>> objects_;
   int64_t revision_ = 0;
 
-  std::mutex window_mutex_;  // guards the window and shutdown_
-  std::condition_variable window_changed_;
+  // A watcher blocked in EventsAfter. Writes wake only the waiters whose
+  // prefix they match, so a busy prefix does not wake every watch thread.
+  struct Waiter {
+    std::string_view prefix;
+    int64_t* after;  // the watcher's position, advanced over trimmed events
+    std::condition_variable* wake;
+  };
+
+  std::mutex window_mutex_;  // guards the window, waiters_ and shutdown_
+  std::vector<Waiter> waiters_;
   std::deque<WatchEvent> window_;  // contiguous revisions
   int64_t window_start_ = 0;       // watches may start after this revision
   size_t window_bytes_ = 0;
