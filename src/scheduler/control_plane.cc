@@ -54,6 +54,20 @@ void ControlPlane::Stop() {
   for (client::Informer* informer : informers()) informer->Stop();
 }
 
+Status ControlPlane::WarmUp() {
+  for (client::Informer* informer :
+       {classes_.get(), slices_.get(), slice_patches_.get(), taint_rules_.get(),
+        nodes_.get(), templates_.get()}) {
+    while (true) {
+      ASSIGN_OR_RETURN(size_t applied,
+                       informer->Pump(std::chrono::milliseconds(0)));
+      if (applied == 0) break;
+    }
+  }
+  if (scheduler_) scheduler_->WarmUp();
+  return OkStatus();
+}
+
 Status ControlPlane::RunToQuiescence(size_t max_rounds) {
   for (size_t round = 0; round < max_rounds; ++round) {
     size_t changes = 0;

@@ -32,6 +32,10 @@ class ControlPlane {
   // scheduler until a round changes nothing (set SchedulerOptions::binders
   // to 0 and no backoff). kDeadlineExceeded after `max_rounds` rounds.
   Status RunToQuiescence(size_t max_rounds = 1'000'000);
+  // Single-threaded: syncs the cluster-state informers (device sources,
+  // nodes, templates) and builds the scheduler's device inventory, so that
+  // a later run measures pod work only, as upstream's scheduler_perf does.
+  Status WarmUp();
 
   client::Informer& pods() { return *pods_; }
   client::Informer& claims() { return *claims_; }

@@ -341,6 +341,11 @@ void Scheduler::RefreshLocked() {
   }
 }
 
+void Scheduler::WarmUp() {
+  std::lock_guard lock(mu_);
+  RefreshLocked();
+}
+
 // ---- the scheduling cycle ---------------------------------------------
 
 Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {

@@ -95,6 +95,9 @@ class Scheduler {
   // Runs the scheduling loop and the binders until Stop().
   void Start();
   void Stop();
+  // Builds the device inventory and node list from the informers now rather
+  // than in the first scheduling cycle.
+  void WarmUp();
   // No pod is queued (active or backing off) and no binding is in flight.
   bool Idle() const;
   SchedulerStats stats() const;

@@ -110,6 +110,8 @@ Status WhatIf::Load(std::vector<api::Object> objects) {
   return OkStatus();
 }
 
+Status WhatIf::WarmUp() { return plane_.WarmUp(); }
+
 Status WhatIf::Run() { return plane_.RunToQuiescence(); }
 
 std::vector<PodPlacement> WhatIf::Placements() {

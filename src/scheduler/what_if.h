@@ -29,6 +29,9 @@ class WhatIf {
   // Stores the (already validated) objects in dependency order. Namespaces
   // used but not given are created. Errors name the object.
   Status Load(std::vector<api::Object> objects);
+  // Syncs cluster state and builds the device inventory (optional; Run does
+  // it otherwise).
+  Status WarmUp();
   // Runs to quiescence.
   Status Run();
   // Pods this scheduler is responsible for, sorted by namespace/name.
