@@ -75,12 +75,12 @@ class ApiClient {
 
   // Creates `object` (metadata.generateName is honoured). Returns the stored
   // object.
-  virtual StatusOr<api::Object> Create(const api::Object& object) = 0;
+  virtual StatusOr<api::Object> Create(api::Object object) = 0;
   // Replaces the object (everything but status); fails with kAborted when
   // metadata.resourceVersion is set and stale.
-  virtual StatusOr<api::Object> Update(const api::Object& object) = 0;
+  virtual StatusOr<api::Object> Update(api::Object object) = 0;
   // Replaces the status (the `status` subresource), same precondition.
-  virtual StatusOr<api::Object> UpdateStatus(const api::Object& object) = 0;
+  virtual StatusOr<api::Object> UpdateStatus(api::Object object) = 0;
   // Deletes the object; with a non-empty `uid` only if it still has that
   // uid (kAborted otherwise).
   virtual Status Delete(const api::ResourceInfo& resource,

@@ -614,7 +614,7 @@ class HttpApiClient : public ApiClient {
     return DecodeServerText(body, info);
   }
 
-  StatusOr<api::Object> Create(const api::Object& object) override {
+  StatusOr<api::Object> Create(api::Object object) override {
     const api::ResourceInfo& info = ResourceOf(object);
     const api::ObjectMeta& meta = api::MetaOf(object);
     RETURN_IF_ERROR(CheckNamespace(info, meta.namespace_));
@@ -624,11 +624,11 @@ class HttpApiClient : public ApiClient {
                          info);
   }
 
-  StatusOr<api::Object> Update(const api::Object& object) override {
+  StatusOr<api::Object> Update(api::Object object) override {
     return Replace(object, "");
   }
 
-  StatusOr<api::Object> UpdateStatus(const api::Object& object) override {
+  StatusOr<api::Object> UpdateStatus(api::Object object) override {
     return Replace(object, "/status");
   }
 

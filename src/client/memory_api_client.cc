@@ -161,9 +161,9 @@ StatusOr<api::Object> MemoryApiClient::Get(const api::ResourceInfo& resource,
   return *it->second;
 }
 
-StatusOr<api::Object> MemoryApiClient::Create(const api::Object& object) {
+StatusOr<api::Object> MemoryApiClient::Create(api::Object object) {
   const api::ResourceInfo& info = ResourceOf(object);
-  api::Object copy = object;
+  api::Object& copy = object;
   api::ObjectMeta& meta = api::MetaOf(copy);
   std::lock_guard lock(mu_);
   if (meta.name.empty() && !meta.generate_name.empty()) {
@@ -200,7 +200,7 @@ StatusOr<api::Object> MemoryApiClient::Create(const api::Object& object) {
   return StoreLocked(collection, key, std::move(copy), true);
 }
 
-StatusOr<api::Object> MemoryApiClient::Write(const api::Object& object,
+StatusOr<api::Object> MemoryApiClient::Write(api::Object object,
                                              bool status_only) {
   const api::ResourceInfo& info = ResourceOf(object);
   const api::ObjectMeta& meta = api::MetaOf(object);
@@ -221,13 +221,13 @@ StatusOr<api::Object> MemoryApiClient::Write(const api::Object& object,
   }
   // One copy: of the current object for a status write, of the desired
   // one otherwise.
-  api::Object next = status_only ? current : object;
+  api::Object next = status_only ? current : std::move(object);
   std::visit(
       [&](auto& target) {
         using T = std::decay_t<decltype(target)>;
         if (status_only) {
           if constexpr (kHasStatus<T>) {
-            target.status = std::get<T>(object).status;
+            target.status = std::move(std::get<T>(object).status);
           }
           return;
         }
@@ -256,12 +256,12 @@ StatusOr<api::Object> MemoryApiClient::Write(const api::Object& object,
   return StoreLocked(collection, key, std::move(next), false);
 }
 
-StatusOr<api::Object> MemoryApiClient::Update(const api::Object& object) {
-  return Write(object, false);
+StatusOr<api::Object> MemoryApiClient::Update(api::Object object) {
+  return Write(std::move(object), false);
 }
 
-StatusOr<api::Object> MemoryApiClient::UpdateStatus(const api::Object& object) {
-  return Write(object, true);
+StatusOr<api::Object> MemoryApiClient::UpdateStatus(api::Object object) {
+  return Write(std::move(object), true);
 }
 
 Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,

@@ -33,9 +33,9 @@ class MemoryApiClient : public ApiClient {
   StatusOr<api::Object> Get(const api::ResourceInfo& resource,
                             std::string_view namespace_,
                             std::string_view name) override;
-  StatusOr<api::Object> Create(const api::Object& object) override;
-  StatusOr<api::Object> Update(const api::Object& object) override;
-  StatusOr<api::Object> UpdateStatus(const api::Object& object) override;
+  StatusOr<api::Object> Create(api::Object object) override;
+  StatusOr<api::Object> Update(api::Object object) override;
+  StatusOr<api::Object> UpdateStatus(api::Object object) override;
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name, std::string_view uid) override;
   Status Bind(std::string_view namespace_, std::string_view name,
@@ -58,7 +58,7 @@ class MemoryApiClient : public ApiClient {
                           api::Object object, bool created);
   void RemoveLocked(Collection& collection, const std::string& key,
                     const ObjectPtr& last);
-  StatusOr<api::Object> Write(const api::Object& object, bool status_only);
+  StatusOr<api::Object> Write(api::Object object, bool status_only);
   // Deletes or marks for deletion; collects dependents to delete. mu_ held.
   Status DeleteLocked(const api::ResourceInfo& resource, const std::string& key,
                       std::string_view uid);

@@ -117,7 +117,7 @@ StatusOr<api::Object> StoreApiClient::Get(const api::ResourceInfo& resource,
   return DecodeObject(*body);
 }
 
-StatusOr<api::Object> StoreApiClient::Create(const api::Object& object) {
+StatusOr<api::Object> StoreApiClient::Create(api::Object object) {
   const api::ResourceInfo& info = ResourceOf(object);
   ASSIGN_OR_RETURN(std::string body, EncodeForStorage(object));
   apiserver::WriteOptions options;
@@ -142,11 +142,11 @@ StatusOr<api::Object> StoreApiClient::Write(const api::Object& object,
   return DecodeObject(written->body);
 }
 
-StatusOr<api::Object> StoreApiClient::Update(const api::Object& object) {
+StatusOr<api::Object> StoreApiClient::Update(api::Object object) {
   return Write(object, "");
 }
 
-StatusOr<api::Object> StoreApiClient::UpdateStatus(const api::Object& object) {
+StatusOr<api::Object> StoreApiClient::UpdateStatus(api::Object object) {
   return Write(object, "status");
 }
 

@@ -28,9 +28,9 @@ class StoreApiClient : public ApiClient {
   StatusOr<api::Object> Get(const api::ResourceInfo& resource,
                             std::string_view namespace_,
                             std::string_view name) override;
-  StatusOr<api::Object> Create(const api::Object& object) override;
-  StatusOr<api::Object> Update(const api::Object& object) override;
-  StatusOr<api::Object> UpdateStatus(const api::Object& object) override;
+  StatusOr<api::Object> Create(api::Object object) override;
+  StatusOr<api::Object> Update(api::Object object) override;
+  StatusOr<api::Object> UpdateStatus(api::Object object) override;
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name, std::string_view uid) override;
   Status Bind(std::string_view namespace_, std::string_view name,
