@@ -10,6 +10,7 @@
 #include "api/resource_registry.h"
 #include "apiserver/discovery.h"
 #include "apiserver/openapi_builder.h"
+#include "apiserver/protobuf_body.h"
 #include "apiserver/table_printer.h"
 #include "common/log.h"
 
@@ -74,6 +75,32 @@ std::string AsTable(const api::ResourceInfo& info, const std::string& body) {
         parsed["metadata"].value("resourceVersion", "");
   }
   return MakeTable(info, objects, metadata).dump();
+}
+
+// The body of a create, update or delete as JSON text. A protobuf body
+// (client-go typed clients) is decoded into the JSON a client would have
+// sent; JSON and YAML bodies are returned as they are, in `storage`'s
+// absence without a copy.
+ApiOr<std::string_view> JsonBody(const HttpRequest& request,
+                                 std::string_view expected_kind,
+                                 std::string& storage) {
+  if (!IsProtobufContentType(request.content_type)) {
+    return std::string_view(request.body);
+  }
+  if (expected_kind == "DeleteOptions" && request.body.empty()) {
+    return std::string_view();
+  }
+  auto decoded = DecodeProtobufBody(request.body, expected_kind);
+  if (!decoded.ok()) {
+    if (decoded.status().code() == StatusCode::kUnimplemented) {
+      return UnsupportedMediaType(decoded.status().message());
+    }
+    return BadRequest(decoded.status().message());
+  }
+  // Invalid UTF-8 in protobuf strings becomes U+FFFD, as Go's JSON
+  // encoder does.
+  storage = decoded->dump(-1, ' ', false, Json::error_handler_t::replace);
+  return std::string_view(storage);
 }
 
 }  // namespace
@@ -380,7 +407,10 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
         return SendError(writer, MethodNotAllowed("create needs a namespace"));
       }
       verb = "CREATE";
-      return send_write(storage_.Create(scope, request.body, write));
+      std::string decoded;
+      auto body = JsonBody(request, scope.info->kind, decoded);
+      if (!body.ok()) return SendError(writer, body.error());
+      return send_write(storage_.Create(scope, *body, write));
     }
     if (method == "DELETE") {
       verb = "DELETECOLLECTION";
@@ -431,7 +461,10 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
   }
   if (method == "PUT") {
     verb = "UPDATE";
-    return send_write(storage_.Update(scope, request.body, write));
+    std::string decoded;
+    auto body = JsonBody(request, scope.info->kind, decoded);
+    if (!body.ok()) return SendError(writer, body.error());
+    return send_write(storage_.Update(scope, *body, write));
   }
   if (method == "PATCH") {
     verb = "PATCH";
@@ -440,7 +473,10 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
   }
   if (method == "DELETE" && scope.subresource.empty()) {
     verb = "DELETE";
-    return send_write(storage_.Delete(scope, request.body, write));
+    std::string decoded;
+    auto body = JsonBody(request, "DeleteOptions", decoded);
+    if (!body.ok()) return SendError(writer, body.error());
+    return send_write(storage_.Delete(scope, *body, write));
   }
   SendError(writer,
             MethodNotAllowed(fmt::format("method {} is not allowed on {}",

@@ -96,6 +96,14 @@ check "describe node" contains "node-a" k describe node node-a
 check "explain resourceclaims.spec" contains "devices" k explain resourceclaims.spec
 check "explain resourceslices.spec.devices" contains "FIELD: devices" k explain resourceslices.spec.devices
 
+# Typed commands send core objects as protobuf (application/vnd.kubernetes.protobuf).
+check "create namespace (a protobuf body)" contains "namespace/team-x created" k create namespace team-x
+check "the namespace created from protobuf reads back" contains "Active" k get namespace team-x
+check "the protobuf namespace is usable" bash -c "$(declare -f claim); claim in-team-x team-x | '$kubectl_bin' --cache-dir '$work/cache' create -f -"
+check "cordon (a strategic merge patch of a node)" contains cordoned k cordon node-a
+check "the cordoned node is unschedulable" contains SchedulingDisabled k get node node-a
+check "uncordon" contains uncordoned k uncordon node-a
+
 # Server-side apply, ownership and conflicts.
 claim ssa | k apply --server-side -f - >/dev/null
 check "server-side apply created the object" contains ssa k get resourceclaim ssa
