@@ -115,7 +115,8 @@ ApiServer::ApiServer(ApiServerOptions options, store::Store& store)
     : options_(std::move(options)),
       store_(store, metrics_),
       storage_(store_),
-      garbage_collector_(storage_) {}
+      garbage_collector_(storage_),
+      namespace_finalizer_(storage_) {}
 
 ApiServer::~ApiServer() { Stop(); }
 
@@ -140,6 +141,7 @@ Status ApiServer::Start() {
     EnsureNamespace(ns);
   }
   garbage_collector_.Start();
+  namespace_finalizer_.Start();
   http_ = std::make_unique<HttpServer>(
       HttpServerOptions{options_.host, options_.port, 3u << 20},
       [this](const HttpRequest& request, ResponseWriter& writer) {
@@ -154,6 +156,7 @@ void ApiServer::Stop() {
     http_.reset();
   }
   garbage_collector_.Stop();
+  namespace_finalizer_.Stop();
 }
 
 void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
@@ -223,7 +226,9 @@ void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
     if (route.scope.info == nullptr ||
         (!route.scope.subresource.empty() &&
          !(route.scope.subresource == "status" && info->has_status) &&
-         !(route.scope.subresource == "binding" && info->kind == "Pod"))) {
+         !(route.scope.subresource == "binding" && info->kind == "Pod") &&
+         !(route.scope.subresource == "finalize" &&
+           info->kind == "Namespace"))) {
       SendError(recorder, NotFoundPath(request.path));
     } else if (route.all_namespaces && !route.scope.name.empty()) {
       SendError(recorder, NotFoundPath(request.path));
@@ -451,6 +456,11 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
     return SendJson(
         writer, 201,
         R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})");
+  }
+  if (scope.subresource == "finalize" && method != "PUT") {
+    return SendError(
+        writer, MethodNotAllowed(fmt::format("method {} is not allowed on {}",
+                                             method, request.path)));
   }
   if (method == "GET") {
     verb = "GET";

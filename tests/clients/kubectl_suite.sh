@@ -155,4 +155,28 @@ YAML
 k delete pod owner >/dev/null
 check "garbage collection deletes a claim owned by a deleted pod" k wait --for=delete resourceclaim/owned --timeout=10s
 
+# Namespace deletion cascades to the namespace's content (upstream semantics).
+check "a new namespace carries the kubernetes finalizer" contains '"kubernetes"' \
+  k get namespace team-x -o jsonpath='{.spec.finalizers}'
+check "delete namespace waits until it is gone" contains 'namespace "team-x" deleted' \
+  k delete namespace team-x --timeout=30s
+check "the deleted namespace is NotFound" fails_with NotFound k get namespace team-x
+check "the claim in the deleted namespace is gone" fails_with NotFound k get resourceclaim in-team-x -n team-x
+k create namespace team-y >/dev/null
+cat <<YAML | k create -f - >/dev/null
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: kept, namespace: team-y, finalizers: [example.com/keep]}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+YAML
+k delete namespace team-y --wait=false >/dev/null
+check "a deleted namespace with content is Terminating" contains Terminating k get namespace team-y
+check "no new content in a Terminating namespace" fails_with \
+  "unable to create new content in namespace team-y because it is being terminated" \
+  bash -c "$(declare -f claim); claim late team-y | '$kubectl_bin' --cache-dir '$work/cache' create -f -"
+check "content with a finalizer is marked for deletion" eventually bash -c \
+  "'$kubectl_bin' --cache-dir '$work/cache' get resourceclaim kept -n team-y -o yaml | grep -q deletionTimestamp"
+k patch resourceclaim kept -n team-y --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+check "the namespace goes once its content is gone" k wait --for=delete namespace/team-y --timeout=20s
+
 finish
