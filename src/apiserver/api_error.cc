@@ -110,6 +110,24 @@ ApiError BadRequest(std::string message) {
 ApiError Forbidden(std::string message) {
   return {403, "Forbidden", std::move(message), nullptr};
 }
+ApiError NamespaceTerminating(const api::ResourceInfo& info,
+                              std::string_view name,
+                              std::string_view namespace_) {
+  const std::string subject =
+      name.empty() ? info.QualifiedResource()
+                   : fmt::format("{} \"{}\"", info.QualifiedResource(), name);
+  Json details = Details(info, name, info.plural);
+  details["causes"] =
+      Json::array({{{"reason", "NamespaceTerminating"},
+                    {"message", fmt::format("namespace {} is being terminated",
+                                            namespace_)},
+                    {"field", "metadata.namespace"}}});
+  return {403, "Forbidden",
+          fmt::format("{} is forbidden: unable to create new content in "
+                      "namespace {} because it is being terminated",
+                      subject, namespace_),
+          std::move(details)};
+}
 ApiError Gone(std::string message) {
   return {410, "Expired", std::move(message), nullptr};
 }

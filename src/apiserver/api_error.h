@@ -54,6 +54,11 @@ ApiError Invalid(const api::ResourceInfo& info, std::string_view name,
                  const api::ErrorList& errors);
 ApiError BadRequest(std::string message);
 ApiError Forbidden(std::string message);
+// 403 for a create in a namespace that is being deleted, as upstream's
+// NamespaceLifecycle admission reports it (cause NamespaceTerminating).
+ApiError NamespaceTerminating(const api::ResourceInfo& info,
+                              std::string_view name,
+                              std::string_view namespace_);
 ApiError Gone(std::string message);
 ApiError MethodNotAllowed(std::string message);
 ApiError UnsupportedMediaType(std::string message);

@@ -10,6 +10,7 @@
 #include "api/resource_registry.h"
 #include "apiserver/discovery.h"
 #include "apiserver/openapi_builder.h"
+#include "apiserver/protobuf_body.h"
 #include "apiserver/table_printer.h"
 #include "common/log.h"
 
@@ -76,6 +77,32 @@ std::string AsTable(const api::ResourceInfo& info, const std::string& body) {
   return MakeTable(info, objects, metadata).dump();
 }
 
+// The body of a create, update or delete as JSON text. A protobuf body
+// (client-go typed clients) is decoded into the JSON a client would have
+// sent; JSON and YAML bodies are returned as they are, in `storage`'s
+// absence without a copy.
+ApiOr<std::string_view> JsonBody(const HttpRequest& request,
+                                 std::string_view expected_kind,
+                                 std::string& storage) {
+  if (!IsProtobufContentType(request.content_type)) {
+    return std::string_view(request.body);
+  }
+  if (expected_kind == "DeleteOptions" && request.body.empty()) {
+    return std::string_view();
+  }
+  auto decoded = DecodeProtobufBody(request.body, expected_kind);
+  if (!decoded.ok()) {
+    if (decoded.status().code() == StatusCode::kUnimplemented) {
+      return UnsupportedMediaType(decoded.status().message());
+    }
+    return BadRequest(decoded.status().message());
+  }
+  // Invalid UTF-8 in protobuf strings becomes U+FFFD, as Go's JSON
+  // encoder does.
+  storage = decoded->dump(-1, ' ', false, Json::error_handler_t::replace);
+  return std::string_view(storage);
+}
+
 }  // namespace
 
 // What a request path names.
@@ -88,7 +115,8 @@ ApiServer::ApiServer(ApiServerOptions options, store::Store& store)
     : options_(std::move(options)),
       store_(store, metrics_),
       storage_(store_),
-      garbage_collector_(storage_) {}
+      garbage_collector_(storage_),
+      namespace_finalizer_(storage_) {}
 
 ApiServer::~ApiServer() { Stop(); }
 
@@ -113,6 +141,7 @@ Status ApiServer::Start() {
     EnsureNamespace(ns);
   }
   garbage_collector_.Start();
+  namespace_finalizer_.Start();
   http_ = std::make_unique<HttpServer>(
       HttpServerOptions{options_.host, options_.port, 3u << 20},
       [this](const HttpRequest& request, ResponseWriter& writer) {
@@ -127,6 +156,7 @@ void ApiServer::Stop() {
     http_.reset();
   }
   garbage_collector_.Stop();
+  namespace_finalizer_.Stop();
 }
 
 void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
@@ -196,7 +226,9 @@ void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
     if (route.scope.info == nullptr ||
         (!route.scope.subresource.empty() &&
          !(route.scope.subresource == "status" && info->has_status) &&
-         !(route.scope.subresource == "binding" && info->kind == "Pod"))) {
+         !(route.scope.subresource == "binding" && info->kind == "Pod") &&
+         !(route.scope.subresource == "finalize" &&
+           info->kind == "Namespace"))) {
       SendError(recorder, NotFoundPath(request.path));
     } else if (route.all_namespaces && !route.scope.name.empty()) {
       SendError(recorder, NotFoundPath(request.path));
@@ -380,7 +412,10 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
         return SendError(writer, MethodNotAllowed("create needs a namespace"));
       }
       verb = "CREATE";
-      return send_write(storage_.Create(scope, request.body, write));
+      std::string decoded;
+      auto body = JsonBody(request, scope.info->kind, decoded);
+      if (!body.ok()) return SendError(writer, body.error());
+      return send_write(storage_.Create(scope, *body, write));
     }
     if (method == "DELETE") {
       verb = "DELETECOLLECTION";
@@ -422,6 +457,11 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
         writer, 201,
         R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})");
   }
+  if (scope.subresource == "finalize" && method != "PUT") {
+    return SendError(
+        writer, MethodNotAllowed(fmt::format("method {} is not allowed on {}",
+                                             method, request.path)));
+  }
   if (method == "GET") {
     verb = "GET";
     auto body = storage_.Get(scope);
@@ -431,7 +471,10 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
   }
   if (method == "PUT") {
     verb = "UPDATE";
-    return send_write(storage_.Update(scope, request.body, write));
+    std::string decoded;
+    auto body = JsonBody(request, scope.info->kind, decoded);
+    if (!body.ok()) return SendError(writer, body.error());
+    return send_write(storage_.Update(scope, *body, write));
   }
   if (method == "PATCH") {
     verb = "PATCH";
@@ -440,7 +483,10 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
   }
   if (method == "DELETE" && scope.subresource.empty()) {
     verb = "DELETE";
-    return send_write(storage_.Delete(scope, request.body, write));
+    std::string decoded;
+    auto body = JsonBody(request, "DeleteOptions", decoded);
+    if (!body.ok()) return SendError(writer, body.error());
+    return send_write(storage_.Delete(scope, *body, write));
   }
   SendError(writer,
             MethodNotAllowed(fmt::format("method {} is not allowed on {}",

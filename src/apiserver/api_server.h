@@ -11,6 +11,7 @@
 #include "apiserver/garbage_collector.h"
 #include "apiserver/http_server.h"
 #include "apiserver/metrics.h"
+#include "apiserver/namespace_finalizer.h"
 #include "apiserver/resource_storage.h"
 #include "apiserver/timed_store.h"
 #include "store/store.h"
@@ -32,8 +33,8 @@ class ApiServer {
   ApiServer(ApiServerOptions options, store::Store& store);
   ~ApiServer();
 
-  // Creates the default namespaces, starts the garbage collector and
-  // listens.
+  // Creates the default namespaces, starts the garbage collector and the
+  // namespace finalizer, and listens.
   Status Start();
   void Stop();
   uint16_t port() const { return http_ ? http_->port() : 0; }
@@ -63,6 +64,7 @@ class ApiServer {
   TimedStore store_;  // the backend, with latency metrics
   ResourceStorage storage_;
   GarbageCollector garbage_collector_;
+  NamespaceFinalizer namespace_finalizer_;
   std::unique_ptr<HttpServer> http_;
   std::vector<std::function<std::string()>> metrics_sources_;
 };

@@ -33,6 +33,11 @@ Json AggregatedResource(const api::ResourceInfo& info,
                                              {"responseKind", kind},
                                              {"verbs", Verbs(true)}}});
   }
+  if (info.kind == "Namespace") {
+    resource["subresources"].push_back({{"subresource", "finalize"},
+                                        {"responseKind", kind},
+                                        {"verbs", Json::array({"update"})}});
+  }
   return resource;
 }
 
@@ -132,6 +137,13 @@ std::optional<Json> ApiResourceList(std::string_view group,
                            {"namespaced", info.namespaced},
                            {"kind", info.kind},
                            {"verbs", Verbs(true)}});
+    }
+    if (info.kind == "Namespace") {
+      resources.push_back({{"name", std::string(info.plural) + "/finalize"},
+                           {"singularName", ""},
+                           {"namespaced", false},
+                           {"kind", info.kind},
+                           {"verbs", Json::array({"update"})}});
     }
   }
   const std::string group_version =

@@ -93,6 +93,29 @@ api::ErrorList ValidateImmutable(const api::Object& next,
   return errors;
 }
 
+// True if a stored namespace is being deleted.
+bool IsTerminating(const std::string& stored_namespace) {
+  simdjson::dom::element root;
+  if (Parser().parse(stored_namespace).get(root) != simdjson::SUCCESS) {
+    return false;
+  }
+  simdjson::dom::element ignored;
+  if (root["metadata"]["deletionTimestamp"].get(ignored) == simdjson::SUCCESS &&
+      !ignored.is_null()) {
+    return true;
+  }
+  std::string_view phase;
+  return root["status"]["phase"].get(phase) == simdjson::SUCCESS &&
+         phase == "Terminating";
+}
+
+// True while a namespace's own finalizers (spec.finalizers, e.g.
+// "kubernetes") keep it from being removed after its deletion.
+bool HasSpecFinalizers(const api::Object& object) {
+  const auto* ns = std::get_if<api::Namespace>(&object);
+  return ns != nullptr && !ns->spec.finalizers.empty();
+}
+
 // The subset of DeleteOptions the server honours.
 struct DeleteOptions {
   std::string uid;
@@ -480,14 +503,31 @@ ApiOr<WriteResult> ResourceStorage::Create(const RequestScope& scope,
           "the namespace of the provided object does not match the namespace "
           "sent on the request");
     }
-    if (!store_.Get("/namespaces/" + meta.namespace_)) {
+    auto stored_namespace = store_.Get("/namespaces/" + meta.namespace_);
+    if (!stored_namespace) {
       return ApiError{
           404, "NotFound",
           fmt::format("namespaces \"{}\" not found", meta.namespace_),
           Json{{"name", meta.namespace_}, {"kind", "namespaces"}}};
     }
+    if (IsTerminating(*stored_namespace->value)) {
+      return NamespaceTerminating(info, meta.name, meta.namespace_);
+    }
   } else {
     meta.namespace_.clear();
+  }
+  if (auto* ns = std::get_if<api::Namespace>(&object)) {
+    // As upstream: a new namespace is Active and carries the "kubernetes"
+    // finalizer, which the namespace finalizer removes once the namespace
+    // is deleted and empty. Not a default applied on every write: the
+    // finalizer may be removed over the namespace's life.
+    ns->status = {};
+    ns->status.phase = "Active";
+    auto& finalizers = ns->spec.finalizers;
+    if (std::find(finalizers.begin(), finalizers.end(), kNamespaceFinalizer) ==
+        finalizers.end()) {
+      finalizers.emplace_back(kNamespaceFinalizer);
+    }
   }
   if (meta.name.empty() && !meta.generate_name.empty()) {
     static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
@@ -665,13 +705,20 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       std::visit(
           [&](auto& target) {
             using T = std::decay_t<decltype(target)>;
-            if constexpr (kHasStatus<T> && !std::is_same_v<T, api::Namespace>) {
+            if constexpr (kHasStatus<T>) {
               if (info.has_status && scope.subresource != "binding") {
                 target.status = std::get<T>(*current).status;
               }
             }
           },
           next);
+      if (auto* ns = std::get_if<api::Namespace>(&next);
+          ns != nullptr && scope.subresource != "finalize") {
+        // As upstream: spec.finalizers change only through
+        // namespaces/<name>/finalize.
+        ns->spec.finalizers =
+            std::get<api::Namespace>(*current).spec.finalizers;
+      }
     }
     api::ObjectMeta& m = api::MetaOf(next);
     m.namespace_ = old_meta.namespace_;
@@ -725,7 +772,8 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
         return Conflict(info, scope.name, *taken);
       }
     }
-    if (m.deletion_timestamp && m.finalizers.empty()) {
+    if (m.deletion_timestamp && m.finalizers.empty() &&
+        !HasSpecFinalizers(next)) {
       auto deleted =
           store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
       if (deleted.ok()) {
@@ -823,6 +871,25 @@ ApiOr<WriteResult> ResourceStorage::Update(const RequestScope& scope,
         return *decoded;
       },
       /*create_if_missing=*/false, body);
+}
+
+ApiOr<WriteResult> ResourceStorage::RemoveNamespaceFinalizer(
+    std::string_view name, std::string_view finalizer) {
+  RequestScope scope;
+  scope.info = api::FindResourceByKind("Namespace");
+  scope.version = std::string(scope.info->versions[0]);
+  scope.name = std::string(name);
+  scope.subresource = "finalize";
+  return UpdateLoop(
+      scope, {},
+      [&](const api::Object& current, const std::string&) -> ApiOr<Decoded> {
+        api::Object next = current;
+        auto* ns = std::get_if<api::Namespace>(&next);
+        if (ns == nullptr) return BadRequest("not a namespace");
+        std::erase(ns->spec.finalizers, finalizer);
+        return Decoded{std::move(next), {}};
+      },
+      /*create_if_missing=*/false, "");
 }
 
 ApiOr<WriteResult> ResourceStorage::Patch(const RequestScope& scope,
@@ -947,12 +1014,16 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
                       "{}, ResourceVersion in meta: {}",
                       delete_options->resource_version, meta.resource_version));
     }
-    if (!meta.finalizers.empty()) {
+    if (!meta.finalizers.empty() || HasSpecFinalizers(*current)) {
       if (meta.deletion_timestamp || dry_run) {
         return Respond(scope, 200, *kv->value, {});
       }
       meta.deletion_timestamp = NowRfc3339();
       meta.deletion_grace_period_seconds = 0;
+      if (auto* ns = std::get_if<api::Namespace>(&*current)) {
+        // The namespace finalizer empties it, then removes the finalizer.
+        ns->status.phase = "Terminating";
+      }
       const std::string text = StoredText(scope, nullptr, *current, "");
       auto written = store_.Put(
           key, store::Precondition::AtRevision(kv->mod_revision),

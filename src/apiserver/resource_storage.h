@@ -31,7 +31,7 @@ struct RequestScope {
   std::string version;      // the request's version ("v1beta1")
   std::string namespace_;   // "" for cluster-scoped or all namespaces
   std::string name;         // "" for collections
-  std::string subresource;  // "" or "status"
+  std::string subresource;  // "", "status", "binding" or "finalize"
 };
 
 enum class FieldValidation { kStrict, kWarn, kIgnore };
@@ -86,6 +86,11 @@ class ResourceStorage {
   // Binding's metadata.uid differs from the pod's.
   ApiOr<WriteResult> Bind(const RequestScope& scope, std::string_view body,
                           const WriteOptions& options);
+  // Removes `finalizer` from the spec.finalizers of namespace `name`, as a
+  // PUT of namespaces/<name>/finalize does; a namespace being deleted whose
+  // finalizers are all gone is removed. No-op if the finalizer is absent.
+  ApiOr<WriteResult> RemoveNamespaceFinalizer(std::string_view name,
+                                              std::string_view finalizer);
   // Deletes (or marks for deletion, with finalizers) the object at `key`,
   // as the garbage collector does for dependents of a deleted owner.
   void DeleteKey(const std::string& key);
@@ -144,6 +149,10 @@ class ResourceStorage {
   store::Store& store_;
   DeviceAllocationIndex allocations_;
 };
+
+// The spec.finalizers entry every new namespace gets; the namespace
+// finalizer removes it once a deleted namespace is empty.
+inline constexpr std::string_view kNamespaceFinalizer = "kubernetes";
 
 // API defaulting (request allocationMode and count, pod and namespace
 // phase), as admission applies it to every write.

@@ -96,6 +96,14 @@ check "describe node" contains "node-a" k describe node node-a
 check "explain resourceclaims.spec" contains "devices" k explain resourceclaims.spec
 check "explain resourceslices.spec.devices" contains "FIELD: devices" k explain resourceslices.spec.devices
 
+# Typed commands send core objects as protobuf (application/vnd.kubernetes.protobuf).
+check "create namespace (a protobuf body)" contains "namespace/team-x created" k create namespace team-x
+check "the namespace created from protobuf reads back" contains "Active" k get namespace team-x
+check "the protobuf namespace is usable" bash -c "$(declare -f claim); claim in-team-x team-x | '$kubectl_bin' --cache-dir '$work/cache' create -f -"
+check "cordon (a strategic merge patch of a node)" contains cordoned k cordon node-a
+check "the cordoned node is unschedulable" contains SchedulingDisabled k get node node-a
+check "uncordon" contains uncordoned k uncordon node-a
+
 # Server-side apply, ownership and conflicts.
 claim ssa | k apply --server-side -f - >/dev/null
 check "server-side apply created the object" contains ssa k get resourceclaim ssa
@@ -146,5 +154,29 @@ spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.c
 YAML
 k delete pod owner >/dev/null
 check "garbage collection deletes a claim owned by a deleted pod" k wait --for=delete resourceclaim/owned --timeout=10s
+
+# Namespace deletion cascades to the namespace's content (upstream semantics).
+check "a new namespace carries the kubernetes finalizer" contains '"kubernetes"' \
+  k get namespace team-x -o jsonpath='{.spec.finalizers}'
+check "delete namespace waits until it is gone" contains 'namespace "team-x" deleted' \
+  k delete namespace team-x --timeout=30s
+check "the deleted namespace is NotFound" fails_with NotFound k get namespace team-x
+check "the claim in the deleted namespace is gone" fails_with NotFound k get resourceclaim in-team-x -n team-x
+k create namespace team-y >/dev/null
+cat <<YAML | k create -f - >/dev/null
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: kept, namespace: team-y, finalizers: [example.com/keep]}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+YAML
+k delete namespace team-y --wait=false >/dev/null
+check "a deleted namespace with content is Terminating" contains Terminating k get namespace team-y
+check "no new content in a Terminating namespace" fails_with \
+  "unable to create new content in namespace team-y because it is being terminated" \
+  bash -c "$(declare -f claim); claim late team-y | '$kubectl_bin' --cache-dir '$work/cache' create -f -"
+check "content with a finalizer is marked for deletion" eventually bash -c \
+  "'$kubectl_bin' --cache-dir '$work/cache' get resourceclaim kept -n team-y -o yaml | grep -q deletionTimestamp"
+k patch resourceclaim kept -n team-y --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+check "the namespace goes once its content is gone" k wait --for=delete namespace/team-y --timeout=20s
 
 finish

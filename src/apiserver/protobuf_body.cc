@@ -1,0 +1,698 @@
+#include "apiserver/protobuf_body.h"
+
+#include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <cctype>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace dralloc::apiserver {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
+
+// ---------------------------------------------------------------------------
+// Schema: for each message, its field numbers (from upstream's
+// k8s.io/api core/v1 and apimachinery meta/v1 generated.proto) with the JSON
+// name and how the value is encoded. Only fields dralloc's API model has are
+// listed; the decoder skips every other field.
+
+enum class FieldKind {
+  kString,      // string
+  kBool,        // varint
+  kInt32,       // varint, two's complement
+  kInt64,       // varint, two's complement
+  kMessage,     // nested message → JSON object
+  kTime,        // meta/v1 Time{seconds=1, nanos=2} → RFC 3339, seconds
+  kMicroTime,   // meta/v1 MicroTime{seconds=1, nanos=2} → RFC 3339, µs
+  kQuantity,    // resource.Quantity{string=1} → its string
+  kFieldsV1,    // meta/v1 FieldsV1{Raw=1 bytes holding JSON} → that JSON
+  kStringMap,   // map<string, string>: repeated {key=1, value=2}
+  kQuantityMap  // map<string, Quantity>: repeated {key=1, value=2}
+};
+
+enum class Cardinality {
+  // A Go value field tagged `omitempty`: absent from JSON when empty, zero
+  // or false, even though gogo-protobuf writes it on the wire.
+  kOmitEmpty,
+  // A Go pointer field, or a value field without `omitempty`: present in
+  // JSON whenever it is present on the wire.
+  kKeepEmpty,
+  // A repeated field → JSON array (absent when it has no elements).
+  kRepeated,
+};
+
+struct MessageSchema;
+
+struct FieldSchema {
+  uint32_t number = 0;
+  std::string_view json_name;
+  FieldKind kind = FieldKind::kString;
+  Cardinality cardinality = Cardinality::kOmitEmpty;
+  const MessageSchema* message = nullptr;  // for kMessage
+};
+
+struct MessageSchema {
+  std::string_view name;
+  std::span<const FieldSchema> fields;
+};
+
+constexpr FieldSchema Scalar(uint32_t number, std::string_view json_name,
+                             FieldKind kind = FieldKind::kString) {
+  return {number, json_name, kind, Cardinality::kOmitEmpty, nullptr};
+}
+constexpr FieldSchema Kept(uint32_t number, std::string_view json_name,
+                           FieldKind kind = FieldKind::kString) {
+  return {number, json_name, kind, Cardinality::kKeepEmpty, nullptr};
+}
+constexpr FieldSchema Repeated(uint32_t number, std::string_view json_name,
+                               FieldKind kind = FieldKind::kString) {
+  return {number, json_name, kind, Cardinality::kRepeated, nullptr};
+}
+constexpr FieldSchema Nested(uint32_t number, std::string_view json_name,
+                             const MessageSchema& message) {
+  return {number, json_name, FieldKind::kMessage, Cardinality::kKeepEmpty,
+          &message};
+}
+constexpr FieldSchema RepeatedNested(uint32_t number,
+                                     std::string_view json_name,
+                                     const MessageSchema& message) {
+  return {number, json_name, FieldKind::kMessage, Cardinality::kRepeated,
+          &message};
+}
+
+// Building blocks of the wire format itself.
+constexpr FieldSchema kTimestampFields[] = {
+    Kept(1, "seconds", FieldKind::kInt64), Kept(2, "nanos", FieldKind::kInt32)};
+constexpr MessageSchema kTimestamp{"Time", kTimestampFields};
+
+constexpr FieldSchema kQuantityFields[] = {Kept(1, "string")};
+constexpr MessageSchema kQuantity{"Quantity", kQuantityFields};
+
+constexpr FieldSchema kFieldsV1Fields[] = {Kept(1, "Raw")};
+constexpr MessageSchema kFieldsV1{"FieldsV1", kFieldsV1Fields};
+
+constexpr FieldSchema kStringMapEntryFields[] = {Kept(1, "key"),
+                                                 Kept(2, "value")};
+constexpr MessageSchema kStringMapEntry{"map entry", kStringMapEntryFields};
+
+constexpr FieldSchema kQuantityMapEntryFields[] = {
+    Kept(1, "key"), Kept(2, "value", FieldKind::kQuantity)};
+constexpr MessageSchema kQuantityMapEntry{"map entry", kQuantityMapEntryFields};
+
+// runtime.TypeMeta inside the runtime.Unknown envelope.
+constexpr FieldSchema kEnvelopeTypeMetaFields[] = {Kept(1, "apiVersion"),
+                                                   Kept(2, "kind")};
+constexpr MessageSchema kEnvelopeTypeMeta{"TypeMeta", kEnvelopeTypeMetaFields};
+
+// runtime.Unknown: `raw` holds the object's own encoding.
+constexpr FieldSchema kEnvelopeFields[] = {
+    Nested(1, "typeMeta", kEnvelopeTypeMeta), Kept(2, "raw"),
+    Kept(3, "contentEncoding"), Kept(4, "contentType")};
+constexpr MessageSchema kEnvelope{"Unknown", kEnvelopeFields};
+
+// meta/v1.
+constexpr FieldSchema kOwnerReferenceFields[] = {
+    Kept(5, "apiVersion"),
+    Kept(1, "kind"),
+    Kept(3, "name"),
+    Kept(4, "uid"),
+    Kept(6, "controller", FieldKind::kBool),
+    Kept(7, "blockOwnerDeletion", FieldKind::kBool)};
+constexpr MessageSchema kOwnerReference{"OwnerReference",
+                                        kOwnerReferenceFields};
+
+constexpr FieldSchema kManagedFieldsEntryFields[] = {
+    Scalar(1, "manager"),    Scalar(2, "operation"),
+    Scalar(3, "apiVersion"), Kept(4, "time", FieldKind::kTime),
+    Scalar(6, "fieldsType"), Kept(7, "fieldsV1", FieldKind::kFieldsV1),
+    Scalar(8, "subresource")};
+constexpr MessageSchema kManagedFieldsEntry{"ManagedFieldsEntry",
+                                            kManagedFieldsEntryFields};
+
+constexpr FieldSchema kObjectMetaFields[] = {
+    Scalar(1, "name"),
+    Scalar(2, "generateName"),
+    Scalar(3, "namespace"),
+    Scalar(4, "selfLink"),
+    Scalar(5, "uid"),
+    Scalar(6, "resourceVersion"),
+    Scalar(7, "generation", FieldKind::kInt64),
+    Kept(8, "creationTimestamp", FieldKind::kTime),
+    Kept(9, "deletionTimestamp", FieldKind::kTime),
+    Kept(10, "deletionGracePeriodSeconds", FieldKind::kInt64),
+    Kept(11, "labels", FieldKind::kStringMap),
+    Kept(12, "annotations", FieldKind::kStringMap),
+    RepeatedNested(13, "ownerReferences", kOwnerReference),
+    Repeated(14, "finalizers"),
+    RepeatedNested(17, "managedFields", kManagedFieldsEntry)};
+constexpr MessageSchema kObjectMeta{"ObjectMeta", kObjectMetaFields};
+
+// core/v1 shared types.
+constexpr FieldSchema kNodeSelectorRequirementFields[] = {
+    Kept(1, "key"), Kept(2, "operator"), Repeated(3, "values")};
+constexpr MessageSchema kNodeSelectorRequirement{
+    "NodeSelectorRequirement", kNodeSelectorRequirementFields};
+
+constexpr FieldSchema kNodeSelectorTermFields[] = {
+    RepeatedNested(1, "matchExpressions", kNodeSelectorRequirement),
+    RepeatedNested(2, "matchFields", kNodeSelectorRequirement)};
+constexpr MessageSchema kNodeSelectorTerm{"NodeSelectorTerm",
+                                          kNodeSelectorTermFields};
+
+constexpr FieldSchema kNodeSelectorFields[] = {
+    RepeatedNested(1, "nodeSelectorTerms", kNodeSelectorTerm)};
+constexpr MessageSchema kNodeSelector{"NodeSelector", kNodeSelectorFields};
+
+constexpr FieldSchema kPreferredSchedulingTermFields[] = {
+    Kept(1, "weight", FieldKind::kInt32),
+    Nested(2, "preference", kNodeSelectorTerm)};
+constexpr MessageSchema kPreferredSchedulingTerm{
+    "PreferredSchedulingTerm", kPreferredSchedulingTermFields};
+
+constexpr FieldSchema kTolerationFields[] = {
+    Scalar(1, "key"), Scalar(2, "operator"), Scalar(3, "value"),
+    Scalar(4, "effect"), Kept(5, "tolerationSeconds", FieldKind::kInt64)};
+constexpr MessageSchema kToleration{"Toleration", kTolerationFields};
+
+constexpr FieldSchema kTaintFields[] = {Kept(1, "key"), Scalar(2, "value"),
+                                        Kept(3, "effect"),
+                                        Kept(4, "timeAdded", FieldKind::kTime)};
+constexpr MessageSchema kTaint{"Taint", kTaintFields};
+
+constexpr FieldSchema kObjectReferenceFields[] = {
+    Scalar(1, "kind"),       Scalar(2, "namespace"),
+    Scalar(3, "name"),       Scalar(4, "uid"),
+    Scalar(5, "apiVersion"), Scalar(6, "resourceVersion"),
+    Scalar(7, "fieldPath")};
+constexpr MessageSchema kObjectReference{"ObjectReference",
+                                         kObjectReferenceFields};
+
+// Namespace.
+constexpr FieldSchema kNamespaceSpecFields[] = {Repeated(1, "finalizers")};
+constexpr MessageSchema kNamespaceSpec{"NamespaceSpec", kNamespaceSpecFields};
+
+constexpr FieldSchema kNamespaceConditionFields[] = {
+    Kept(1, "type"), Kept(2, "status"),
+    Kept(4, "lastTransitionTime", FieldKind::kTime), Scalar(5, "reason"),
+    Scalar(6, "message")};
+constexpr MessageSchema kNamespaceCondition{"NamespaceCondition",
+                                            kNamespaceConditionFields};
+
+constexpr FieldSchema kNamespaceStatusFields[] = {
+    Scalar(1, "phase"), RepeatedNested(2, "conditions", kNamespaceCondition)};
+constexpr MessageSchema kNamespaceStatus{"NamespaceStatus",
+                                         kNamespaceStatusFields};
+
+constexpr FieldSchema kNamespaceFields[] = {
+    Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kNamespaceSpec),
+    Nested(3, "status", kNamespaceStatus)};
+constexpr MessageSchema kNamespace{"Namespace", kNamespaceFields};
+
+// Node.
+constexpr FieldSchema kNodeSpecFields[] = {
+    Scalar(3, "providerID"), Scalar(4, "unschedulable", FieldKind::kBool),
+    RepeatedNested(5, "taints", kTaint)};
+constexpr MessageSchema kNodeSpec{"NodeSpec", kNodeSpecFields};
+
+constexpr FieldSchema kNodeStatusFields[] = {
+    Kept(1, "capacity", FieldKind::kQuantityMap),
+    Kept(2, "allocatable", FieldKind::kQuantityMap)};
+constexpr MessageSchema kNodeStatus{"NodeStatus", kNodeStatusFields};
+
+constexpr FieldSchema kNodeFields[] = {Nested(1, "metadata", kObjectMeta),
+                                       Nested(2, "spec", kNodeSpec),
+                                       Nested(3, "status", kNodeStatus)};
+constexpr MessageSchema kNode{"Node", kNodeFields};
+
+// Pod.
+constexpr FieldSchema kContainerResourceClaimFields[] = {Kept(1, "name"),
+                                                         Scalar(2, "request")};
+constexpr MessageSchema kContainerResourceClaim{"ResourceClaim",
+                                                kContainerResourceClaimFields};
+
+constexpr FieldSchema kResourceRequirementsFields[] = {
+    Kept(1, "limits", FieldKind::kQuantityMap),
+    Kept(2, "requests", FieldKind::kQuantityMap),
+    RepeatedNested(3, "claims", kContainerResourceClaim)};
+constexpr MessageSchema kResourceRequirements{"ResourceRequirements",
+                                              kResourceRequirementsFields};
+
+constexpr FieldSchema kContainerFields[] = {
+    Kept(1, "name"), Scalar(2, "image"),
+    Nested(8, "resources", kResourceRequirements)};
+constexpr MessageSchema kContainer{"Container", kContainerFields};
+
+constexpr FieldSchema kPodResourceClaimFields[] = {
+    Kept(1, "name"), Kept(3, "resourceClaimName"),
+    Kept(4, "resourceClaimTemplateName")};
+constexpr MessageSchema kPodResourceClaim{"PodResourceClaim",
+                                          kPodResourceClaimFields};
+
+constexpr FieldSchema kNodeAffinityFields[] = {
+    Nested(1, "requiredDuringSchedulingIgnoredDuringExecution", kNodeSelector),
+    RepeatedNested(2, "preferredDuringSchedulingIgnoredDuringExecution",
+                   kPreferredSchedulingTerm)};
+constexpr MessageSchema kNodeAffinity{"NodeAffinity", kNodeAffinityFields};
+
+constexpr FieldSchema kAffinityFields[] = {
+    Nested(1, "nodeAffinity", kNodeAffinity)};
+constexpr MessageSchema kAffinity{"Affinity", kAffinityFields};
+
+constexpr FieldSchema kPodSpecFields[] = {
+    RepeatedNested(20, "initContainers", kContainer),
+    RepeatedNested(2, "containers", kContainer),
+    Kept(7, "nodeSelector", FieldKind::kStringMap),
+    Scalar(10, "nodeName"),
+    Nested(18, "affinity", kAffinity),
+    Scalar(19, "schedulerName"),
+    RepeatedNested(22, "tolerations", kToleration),
+    RepeatedNested(39, "resourceClaims", kPodResourceClaim)};
+constexpr MessageSchema kPodSpec{"PodSpec", kPodSpecFields};
+
+constexpr FieldSchema kPodConditionFields[] = {
+    Kept(1, "type"),
+    Kept(2, "status"),
+    Kept(3, "lastProbeTime", FieldKind::kTime),
+    Kept(4, "lastTransitionTime", FieldKind::kTime),
+    Scalar(5, "reason"),
+    Scalar(6, "message")};
+constexpr MessageSchema kPodCondition{"PodCondition", kPodConditionFields};
+
+constexpr FieldSchema kPodResourceClaimStatusFields[] = {
+    Kept(1, "name"), Kept(2, "resourceClaimName")};
+constexpr MessageSchema kPodResourceClaimStatus{"PodResourceClaimStatus",
+                                                kPodResourceClaimStatusFields};
+
+constexpr FieldSchema kPodStatusFields[] = {
+    Scalar(1, "phase"), RepeatedNested(2, "conditions", kPodCondition),
+    Scalar(11, "nominatedNodeName"),
+    RepeatedNested(15, "resourceClaimStatuses", kPodResourceClaimStatus)};
+constexpr MessageSchema kPodStatus{"PodStatus", kPodStatusFields};
+
+constexpr FieldSchema kPodFields[] = {Nested(1, "metadata", kObjectMeta),
+                                      Nested(2, "spec", kPodSpec),
+                                      Nested(3, "status", kPodStatus)};
+constexpr MessageSchema kPod{"Pod", kPodFields};
+
+// Event.
+constexpr FieldSchema kEventSourceFields[] = {Scalar(1, "component"),
+                                              Scalar(2, "host")};
+constexpr MessageSchema kEventSource{"EventSource", kEventSourceFields};
+
+constexpr FieldSchema kEventFields[] = {
+    Nested(1, "metadata", kObjectMeta),
+    Nested(2, "involvedObject", kObjectReference),
+    Scalar(3, "reason"),
+    Scalar(4, "message"),
+    Nested(5, "source", kEventSource),
+    Kept(6, "firstTimestamp", FieldKind::kTime),
+    Kept(7, "lastTimestamp", FieldKind::kTime),
+    Scalar(8, "count", FieldKind::kInt32),
+    Scalar(9, "type"),
+    Kept(10, "eventTime", FieldKind::kMicroTime),
+    Scalar(12, "action"),
+    Scalar(14, "reportingComponent"),
+    Scalar(15, "reportingInstance")};
+constexpr MessageSchema kEvent{"Event", kEventFields};
+
+// meta/v1 DeleteOptions, the body of a DELETE from a typed client.
+constexpr FieldSchema kPreconditionsFields[] = {Kept(1, "uid"),
+                                                Kept(2, "resourceVersion")};
+constexpr MessageSchema kPreconditions{"Preconditions", kPreconditionsFields};
+
+constexpr FieldSchema kDeleteOptionsFields[] = {
+    Kept(1, "gracePeriodSeconds", FieldKind::kInt64),
+    Nested(2, "preconditions", kPreconditions),
+    Kept(3, "orphanDependents", FieldKind::kBool), Kept(4, "propagationPolicy"),
+    Repeated(5, "dryRun")};
+constexpr MessageSchema kDeleteOptions{"DeleteOptions", kDeleteOptionsFields};
+
+// The kinds a protobuf body may carry.
+const MessageSchema* SchemaForKind(std::string_view kind) {
+  for (const MessageSchema* schema :
+       {&kNamespace, &kNode, &kPod, &kEvent, &kDeleteOptions}) {
+    if (schema->name == kind) return schema;
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Decoding.
+
+// Seconds from 0001-01-01T00:00:00Z to the Unix epoch: Go's zero time.Time,
+// which JSON encodes as null.
+constexpr int64_t kGoZeroTimeUnixSeconds = -62135596800;
+// Seconds from 0000-01-01 to 9999-12-31T23:59:59Z relative to the epoch: the
+// range Go's RFC 3339 JSON encoding accepts.
+constexpr int64_t kMinRfc3339Seconds = -62167219200;
+constexpr int64_t kMaxRfc3339Seconds = 253402300799;
+
+Status Malformed(std::string_view path, std::string_view problem) {
+  return InvalidArgumentError(fmt::format(
+      "the protobuf body is malformed at {}: {}",
+      path.empty() ? std::string_view("the top level") : path, problem));
+}
+
+std::string Child(std::string_view path, std::string_view name) {
+  if (path.empty()) return std::string(name);
+  return fmt::format("{}.{}", path, name);
+}
+
+WireFormatLite::WireType WireTypeOf(FieldKind kind) {
+  switch (kind) {
+    case FieldKind::kBool:
+    case FieldKind::kInt32:
+    case FieldKind::kInt64:
+      return WireFormatLite::WIRETYPE_VARINT;
+    default:
+      return WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+  }
+}
+
+// "2026-11-22T14:05:09Z" (seconds) or "2026-11-22T14:05:09.123456Z" (µs).
+StatusOr<std::string> FormatTime(int64_t seconds, int64_t nanos,
+                                 bool microseconds, std::string_view path) {
+  // Go normalises nanoseconds outside [0, 1e9) into the seconds.
+  seconds += nanos / 1'000'000'000;
+  nanos %= 1'000'000'000;
+  if (nanos < 0) {
+    nanos += 1'000'000'000;
+    seconds -= 1;
+  }
+  if (seconds < kMinRfc3339Seconds || seconds > kMaxRfc3339Seconds) {
+    return Malformed(path, fmt::format("the timestamp {}s is outside the "
+                                       "years 0-9999 RFC 3339 can express",
+                                       seconds));
+  }
+  using std::chrono::days;
+  using std::chrono::floor;
+  const std::chrono::sys_seconds instant{std::chrono::seconds(seconds)};
+  const auto day = floor<days>(instant);
+  const std::chrono::year_month_day date{day};
+  const std::chrono::hh_mm_ss time_of_day{instant - day};
+  std::string text = fmt::format(
+      "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", static_cast<int>(date.year()),
+      static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+      time_of_day.hours().count(), time_of_day.minutes().count(),
+      time_of_day.seconds().count());
+  if (microseconds) text += fmt::format(".{:06}", nanos / 1000);
+  text += 'Z';
+  return text;
+}
+
+class Decoder {
+ public:
+  explicit Decoder(std::string_view bytes)
+      : input_(reinterpret_cast<const uint8_t*>(bytes.data()),
+               static_cast<int>(bytes.size())) {}
+
+  // Decodes the whole buffer as one message of `schema` into `out`.
+  Status DecodeAll(const MessageSchema& schema, Json& out) {
+    return DecodeFields(schema, "", out);
+  }
+
+ private:
+  // Decodes fields until the current limit into `out` (an object).
+  Status DecodeFields(const MessageSchema& schema, const std::string& path,
+                      Json& out) {
+    if (!out.is_object()) out = Json::object();
+    while (input_.BytesUntilLimit() > 0) {
+      const uint32_t tag = input_.ReadTag();
+      if (tag == 0) {
+        return Malformed(path, "a truncated or invalid field tag");
+      }
+      const int number = WireFormatLite::GetTagFieldNumber(tag);
+      const WireFormatLite::WireType wire_type =
+          WireFormatLite::GetTagWireType(tag);
+      const FieldSchema* field = nullptr;
+      for (const FieldSchema& candidate : schema.fields) {
+        if (static_cast<int>(candidate.number) == number) field = &candidate;
+      }
+      if (field == nullptr) {
+        // A field dralloc does not model: skip it by its wire type.
+        if (!WireFormatLite::SkipField(&input_, tag)) {
+          return Malformed(
+              path,
+              fmt::format("field {} of {} (wire type {}) is truncated "
+                          "or invalid",
+                          number, schema.name, static_cast<int>(wire_type)));
+        }
+        continue;
+      }
+      std::string field_path = Child(path, field->json_name);
+      if (field->cardinality == Cardinality::kRepeated) {
+        Json& list = out[std::string(field->json_name)];
+        if (!list.is_array()) list = Json::array();
+        field_path += fmt::format("[{}]", list.size());
+      }
+      if (wire_type != WireTypeOf(field->kind)) {
+        return Malformed(
+            field_path, fmt::format("wire type {} where {} was expected",
+                                    static_cast<int>(wire_type),
+                                    static_cast<int>(WireTypeOf(field->kind))));
+      }
+      RETURN_IF_ERROR(DecodeField(*field, field_path, out));
+    }
+    return OkStatus();
+  }
+
+  // Decodes one occurrence of `field` and merges it into `out`.
+  Status DecodeField(const FieldSchema& field, const std::string& path,
+                     Json& out) {
+    const std::string name(field.json_name);
+    Json value;
+    switch (field.kind) {
+      case FieldKind::kStringMap:
+      case FieldKind::kQuantityMap: {
+        // One map entry per occurrence; the last value of a key wins.
+        Json entry;
+        RETURN_IF_ERROR(DecodeNested(field.kind == FieldKind::kStringMap
+                                         ? kStringMapEntry
+                                         : kQuantityMapEntry,
+                                     path, entry));
+        Json& map = out[name];
+        if (!map.is_object()) map = Json::object();
+        const std::string key = entry.value("key", std::string());
+        if (entry.contains("value")) {
+          map[key] = std::move(entry["value"]);
+        } else {
+          map[key] = field.kind == FieldKind::kStringMap ? "" : "0";
+        }
+        return OkStatus();
+      }
+      case FieldKind::kMessage:
+        if (field.cardinality != Cardinality::kRepeated && out.contains(name)) {
+          // A repeated occurrence of a singular message merges into it.
+          value = std::move(out[name]);
+        }
+        RETURN_IF_ERROR(DecodeNested(*field.message, path, value));
+        break;
+      default:
+        RETURN_IF_ERROR(DecodeScalar(field.kind, path, value));
+        break;
+    }
+    if (field.cardinality == Cardinality::kRepeated) {
+      if (!value.is_null()) out[name].push_back(std::move(value));
+      return OkStatus();
+    }
+    if (value.is_null() ||
+        (field.cardinality == Cardinality::kOmitEmpty && IsEmpty(value))) {
+      out.erase(name);  // a later empty occurrence replaces an earlier value
+      return OkStatus();
+    }
+    out[name] = std::move(value);
+    return OkStatus();
+  }
+
+  static bool IsEmpty(const Json& value) {
+    if (value.is_string()) return value.get_ref<const std::string&>().empty();
+    if (value.is_boolean()) return !value.get<bool>();
+    if (value.is_number_integer()) return value.get<int64_t>() == 0;
+    return false;
+  }
+
+  // Reads a length prefix and checks it against the bytes left.
+  Status ReadLength(const std::string& path, int& length) {
+    uint32_t raw = 0;
+    if (!input_.ReadVarint32(&raw)) {
+      return Malformed(path, "a truncated length");
+    }
+    const int left = input_.BytesUntilLimit();
+    if (raw > static_cast<uint32_t>(left)) {
+      return Malformed(path, fmt::format("a length of {} bytes where only {} "
+                                         "are left",
+                                         raw, left));
+    }
+    length = static_cast<int>(raw);
+    return OkStatus();
+  }
+
+  Status DecodeNested(const MessageSchema& schema, const std::string& path,
+                      Json& out) {
+    int length = 0;
+    RETURN_IF_ERROR(ReadLength(path, length));
+    const CodedInputStream::Limit limit = input_.PushLimit(length);
+    Status status = DecodeFields(schema, path, out);
+    input_.PopLimit(limit);
+    return status;
+  }
+
+  // Decodes a scalar (or a message with a scalar JSON form) into `value`;
+  // null means "absent from JSON" (a zero Time).
+  Status DecodeScalar(FieldKind kind, const std::string& path, Json& value) {
+    switch (kind) {
+      case FieldKind::kBool:
+      case FieldKind::kInt32:
+      case FieldKind::kInt64: {
+        uint64_t raw = 0;
+        if (!input_.ReadVarint64(&raw)) {
+          return Malformed(path, "a truncated varint");
+        }
+        if (kind == FieldKind::kBool) {
+          value = raw != 0;
+        } else if (kind == FieldKind::kInt32) {
+          value = static_cast<int32_t>(static_cast<uint32_t>(raw));
+        } else {
+          value = static_cast<int64_t>(raw);
+        }
+        return OkStatus();
+      }
+      case FieldKind::kString: {
+        int length = 0;
+        RETURN_IF_ERROR(ReadLength(path, length));
+        std::string text;
+        if (!input_.ReadString(&text, length)) {
+          return Malformed(path, "a truncated string");
+        }
+        value = std::move(text);
+        return OkStatus();
+      }
+      case FieldKind::kQuantity: {
+        Json quantity;
+        RETURN_IF_ERROR(DecodeNested(kQuantity, path, quantity));
+        // A Quantity without its string is zero.
+        value = quantity.value("string", std::string("0"));
+        return OkStatus();
+      }
+      case FieldKind::kTime:
+      case FieldKind::kMicroTime: {
+        Json timestamp;
+        RETURN_IF_ERROR(DecodeNested(kTimestamp, path, timestamp));
+        const int64_t seconds = timestamp.value("seconds", int64_t{0});
+        const int64_t nanos = timestamp.value("nanos", int64_t{0});
+        // Go writes a zero time as an empty message; both it and an
+        // explicit zero time read back as the zero time, JSON null.
+        if (timestamp.empty() ||
+            (seconds == kGoZeroTimeUnixSeconds && nanos == 0)) {
+          value = nullptr;
+          return OkStatus();
+        }
+        ASSIGN_OR_RETURN(
+            std::string text,
+            FormatTime(seconds, nanos, kind == FieldKind::kMicroTime, path));
+        value = std::move(text);
+        return OkStatus();
+      }
+      case FieldKind::kFieldsV1: {
+        Json fields;
+        RETURN_IF_ERROR(DecodeNested(kFieldsV1, path, fields));
+        if (!fields.contains("Raw")) {
+          value = Json::object();
+          return OkStatus();
+        }
+        value = Json::parse(fields["Raw"].get_ref<const std::string&>(),
+                            nullptr, /*allow_exceptions=*/false);
+        if (value.is_discarded()) {
+          return Malformed(path, "the managed fields are not JSON");
+        }
+        return OkStatus();
+      }
+      default:
+        return InternalError(fmt::format("{}: unexpected field kind", path));
+    }
+  }
+
+  CodedInputStream input_;
+};
+
+constexpr std::string_view kMagic("k8s\0", 4);
+
+}  // namespace
+
+bool IsProtobufContentType(std::string_view content_type) {
+  std::string_view type = content_type.substr(0, content_type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) {
+    type.remove_suffix(1);
+  }
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) {
+    type.remove_prefix(1);
+  }
+  if (type.size() != kProtobufMediaType.size()) return false;
+  for (size_t i = 0; i < type.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(type[i])) !=
+        kProtobufMediaType[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool CanDecodeProtobufKind(std::string_view kind) {
+  return SchemaForKind(kind) != nullptr;
+}
+
+StatusOr<nlohmann::ordered_json> DecodeProtobufBody(
+    std::string_view body, std::string_view expected_kind) {
+  const MessageSchema* schema = SchemaForKind(expected_kind);
+  if (schema == nullptr) {
+    return UnimplementedError(fmt::format(
+        "{} cannot be sent as {}: this server decodes protobuf bodies only "
+        "for the core/v1 kinds Namespace, Node, Pod and Event (and "
+        "DeleteOptions); send {} as application/json",
+        expected_kind, kProtobufMediaType, expected_kind));
+  }
+  if (!body.starts_with(kMagic)) {
+    return InvalidArgumentError(
+        "the protobuf body does not start with the Kubernetes magic number "
+        "\"k8s\\x00\"");
+  }
+  body.remove_prefix(kMagic.size());
+  if (body.size() > static_cast<size_t>(INT_MAX)) {
+    return InvalidArgumentError("the protobuf body is too large");
+  }
+
+  Json envelope;
+  RETURN_IF_ERROR(Decoder(body).DecodeAll(kEnvelope, envelope));
+  const std::string encoding = envelope.value("contentEncoding", std::string());
+  if (!encoding.empty()) {
+    return UnimplementedError(fmt::format(
+        "the protobuf body declares content encoding \"{}\", which this "
+        "server does not support",
+        encoding));
+  }
+  const Json type_meta = envelope.value("typeMeta", Json::object());
+  const std::string api_version = type_meta.value("apiVersion", std::string());
+  const std::string kind = type_meta.value("kind", std::string());
+  if (!kind.empty() && kind != expected_kind) {
+    return InvalidArgumentError(fmt::format(
+        "the kind in the data ({}) does not match the expected kind ({})", kind,
+        expected_kind));
+  }
+
+  Json object = Json::object();
+  if (!api_version.empty()) object["apiVersion"] = api_version;
+  object["kind"] = std::string(expected_kind);
+  const std::string raw = envelope.value("raw", std::string());
+  RETURN_IF_ERROR(Decoder(raw).DecodeAll(*schema, object));
+  return object;
+}
+
+}  // namespace dralloc::apiserver
