@@ -10,16 +10,9 @@
 
 #include "api/types/resource_claim.h"
 #include "common/quantity.h"
+#include "common/string_hash.h"
 
 namespace dralloc::allocator {
-
-// Transparent hashing so lookups by string_view do not allocate.
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const {
-    return std::hash<std::string_view>{}(s);
-  }
-};
 
 // Device keys are "<driver>/<pool>/<device>". Admin-access results hold no
 // device (upstream: they are not counted as allocated). Results with a

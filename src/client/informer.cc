@@ -162,7 +162,7 @@ bool Informer::WaitForSync(std::chrono::milliseconds timeout) {
 
 ObjectPtr Informer::Get(std::string_view key) const {
   std::shared_lock lock(cache_mu_);
-  auto it = cache_.find(std::string(key));
+  auto it = cache_.find(key);
   return it == cache_.end() ? nullptr : it->second;
 }
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "client/api_client.h"
+#include "common/string_hash.h"
 
 namespace dralloc::client {
 
@@ -76,7 +77,8 @@ class Informer {
   std::vector<Handler> handlers_;
 
   mutable std::shared_mutex cache_mu_;
-  std::unordered_map<std::string, ObjectPtr> cache_;
+  std::unordered_map<std::string, ObjectPtr, StringHash, std::equal_to<>>
+      cache_;
   std::atomic<int64_t> revision_{0};
 
   std::unique_ptr<WatchStream> watch_;

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "apiserver/resource_storage.h"
 #include "client/informer.h"
+#include "common/string_hash.h"
 
 namespace dralloc::client {
 namespace {
@@ -38,8 +40,10 @@ constexpr std::string_view kStale =
 }  // namespace
 
 struct MemoryApiClient::Collection {
-  std::map<std::string, ObjectPtr> objects;  // by ObjectKey
-  std::vector<WatchEvent> log;               // revision order
+  // By ObjectKey; hashed because every write looks a key up.
+  std::unordered_map<std::string, ObjectPtr, StringHash, std::equal_to<>>
+      objects;
+  std::vector<WatchEvent> log;  // revision order
 };
 
 class MemoryWatchStream : public WatchStream {
@@ -132,10 +136,14 @@ StatusOr<ObjectList> MemoryApiClient::List(const api::ResourceInfo& resource) {
   Collection& collection = CollectionFor(resource);
   ObjectList out;
   out.resource_version = revision_;
-  out.items.reserve(collection.objects.size());
-  for (const auto& [key, object] : collection.objects) {
-    out.items.push_back(object);
-  }
+  std::vector<const std::pair<const std::string, ObjectPtr>*> sorted;
+  sorted.reserve(collection.objects.size());
+  for (const auto& entry : collection.objects) sorted.push_back(&entry);
+  // Key order, so that offline runs are reproducible.
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  out.items.reserve(sorted.size());
+  for (const auto* entry : sorted) out.items.push_back(entry->second);
   return out;
 }
 
@@ -295,6 +303,7 @@ Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
         dependents.push_back(other_key);
       }
     }
+    std::sort(dependents.begin(), dependents.end());
     for (const std::string& dependent : dependents) {
       (void)DeleteLocked(info, dependent, "");
     }
