@@ -764,7 +764,14 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       return Respond(scope, 200, WithRevision(text, kv->mod_revision),
                      std::move(desired->warnings));
     }
+    // The device index matters only when the claim was or becomes
+    // allocated; other claim writes (labels, finalizers, a pending claim's
+    // spec) must not queue behind it across the store write.
     const auto* claim = std::get_if<api::ResourceClaim>(&next);
+    if (claim != nullptr && !claim->status.allocation) {
+      const auto* before = std::get_if<api::ResourceClaim>(&*current);
+      if (before == nullptr || !before->status.allocation) claim = nullptr;
+    }
     std::unique_lock<std::mutex> claim_lock;
     if (claim != nullptr) {
       claim_lock = allocations_.Lock();
@@ -1034,12 +1041,14 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
     }
     if (dry_run) return Respond(scope, 200, *kv->value, {});
     std::unique_lock<std::mutex> claim_lock;
-    const bool is_claim = std::holds_alternative<api::ResourceClaim>(*current);
-    if (is_claim) claim_lock = allocations_.Lock();
+    const auto* deleted_claim = std::get_if<api::ResourceClaim>(&*current);
+    const bool allocated =
+        deleted_claim != nullptr && deleted_claim->status.allocation;
+    if (allocated) claim_lock = allocations_.Lock();
     auto deleted =
         store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
     if (deleted.ok()) {
-      if (is_claim) allocations_.Record(key, nullptr);
+      if (allocated) allocations_.Record(key, nullptr);
       return Respond(scope, 200, *kv->value, {});
     }
     if (deleted.status().code() == StatusCode::kAborted) continue;
