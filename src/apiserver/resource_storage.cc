@@ -728,16 +728,6 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
     m.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
     m.generation = old_meta.generation;
     m.self_link.clear();
-    bool spec_changed = false;
-    std::visit(
-        [&](const auto& target) {
-          using T = std::decay_t<decltype(target)>;
-          if constexpr (kHasSpec<T>) {
-            spec_changed = !(target.spec == std::get<T>(*current).spec);
-          }
-        },
-        next);
-    if (spec_changed) ++m.generation;
     if (old_meta.deletion_timestamp) {
       for (const std::string& finalizer : m.finalizers) {
         if (std::find(old_meta.finalizers.begin(), old_meta.finalizers.end(),
@@ -751,6 +741,18 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       }
     }
     if (auto error = Admit(scope, next, &*current)) return *error;
+    // After defaulting: a client that omits defaulted fields (kubectl's
+    // client-side apply of an atomic list) has not changed the spec.
+    bool spec_changed = false;
+    std::visit(
+        [&](const auto& target) {
+          using T = std::decay_t<decltype(target)>;
+          if constexpr (kHasSpec<T>) {
+            spec_changed = !(target.spec == std::get<T>(*current).spec);
+          }
+        },
+        next);
+    if (spec_changed) ++m.generation;
     m.resource_version = old_meta.resource_version;
     if (m.managed_fields.empty()) m.managed_fields = old_meta.managed_fields;
     if (next == *current) {

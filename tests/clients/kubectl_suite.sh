@@ -179,4 +179,24 @@ check "content with a finalizer is marked for deletion" eventually bash -c \
 k patch resourceclaim kept -n team-y --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
 check "the namespace goes once its content is gone" k wait --for=delete namespace/team-y --timeout=20s
 
+# kubectl's client-side apply re-sends atomic lists without the fields the
+# server defaulted; that is not a change, so nothing may be written.
+claim_versions() {
+  k get resourceclaims -n ml -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.resourceVersion}/{.metadata.generation} {end}'
+}
+reapply_changes_nothing() {
+  k apply -f "$repo/examples/claims" >/dev/null
+  local before after
+  before=$(claim_versions)
+  k apply -f "$repo/examples/claims" >/dev/null
+  after=$(claim_versions)
+  [[ -n "$before" && "$before" == "$after" ]] || {
+    echo "before: $before"
+    echo "after:  $after"
+    return 1
+  }
+}
+check "re-applying examples/claims keeps resourceVersions and generations" \
+  reapply_changes_nothing
+
 finish
