@@ -259,4 +259,31 @@ StatusOr<Json> EncodeObject(const Object& object,
   return WithTypeHeader(std::move(body), api_version, kind);
 }
 
+StatusOr<std::string> EncodeObjectText(const Object& object,
+                                       std::string_view api_version) {
+  const std::string_view kind = KindOf(object);
+  if (!IsServed(api_version, kind)) {
+    return InvalidArgumentError(
+        fmt::format("{} is not served in version \"{}\"", kind, api_version));
+  }
+  if (api_version == kResourceV1beta1) {
+    ASSIGN_OR_RETURN(Json tree, v1beta1::Encode(object));
+    return tree.dump();
+  }
+  std::string out;
+  out.reserve(1024);
+  out += "{\"apiVersion\":";
+  codec_internal::AppendJsonString(api_version, out);
+  out += ",\"kind\":";
+  codec_internal::AppendJsonString(kind, out);
+  bool first = false;
+  std::visit(
+      [&](const auto& hub) {
+        AppendJsonMembers(hub, out, first, /*skip_type_meta=*/true);
+      },
+      object);
+  out += '}';
+  return out;
+}
+
 }  // namespace dralloc::api

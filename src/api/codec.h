@@ -54,6 +54,10 @@ std::vector<DecodeResult> DecodeElement(JsonElement root,
 // Errors: the kind is not served in that version, or the object uses a
 // field that version cannot express.
 StatusOr<Json> EncodeObject(const Object& object, std::string_view api_version);
+// The same as compact JSON text: exactly EncodeObject(...)->dump(), written
+// without building the tree.
+StatusOr<std::string> EncodeObjectText(const Object& object,
+                                       std::string_view api_version);
 
 // The version we emit by default for an object's kind (v1 for resource kinds
 // that have it, v1alpha3 for ResourceSlicePatch, v1 for core kinds).

@@ -311,6 +311,27 @@ TEST(CodecUnknownFieldsTest, PodRoundTripsLosslessly) {
   const DecodeResult again = DecodeOne(encoded->dump());
   ASSERT_TRUE(again.object.has_value()) << ToString(again.errors);
   EXPECT_TRUE(*again.object == *result.object);
+  EXPECT_EQ(*EncodeObjectText(*result.object, kCoreV1), encoded->dump());
+}
+
+TEST(CodecTextTest, TextEncodingEscapesAsTheTreeDoes) {
+  const std::string claim = R"({
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+    "metadata": {"name": "c", "namespace": "n",
+      "annotations": {"quote\"back\\slash": "tab\tnl\ncr\rbs\bff\fctl\u0001\u001f del\u007f é ✓ 😀 /"}},
+    "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu",
+      "selectors": [{"cel": {"expression": "device.attributes[\"x\"].v == 'a\\b'"}}]}}]}}
+  })";
+  const DecodeResult result = DecodeOne(claim);
+  ASSERT_TRUE(result.object.has_value()) << ToString(result.errors);
+  StatusOr<Json> tree = EncodeObject(*result.object, "resource.k8s.io/v1");
+  ASSERT_TRUE(tree.ok());
+  StatusOr<std::string> text =
+      EncodeObjectText(*result.object, "resource.k8s.io/v1");
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, tree->dump());
+  EXPECT_EQ(EncodeObjectText(*result.object, "v1").status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 // ---- Documents, lists and versions ----

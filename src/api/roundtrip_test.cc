@@ -78,6 +78,9 @@ TEST_P(RoundTripTest, EveryServedVersionIsLossless) {
                      std::string(version));
         StatusOr<Json> encoded = EncodeObject(original, version);
         if (!encoded.ok()) continue;  // The version cannot express this object.
+        StatusOr<std::string> text = EncodeObjectText(original, version);
+        ASSERT_TRUE(text.ok()) << text.status();
+        EXPECT_EQ(*text, encoded->dump());
         const Object from_json = DecodeOne(encoded->dump(), "json");
         EXPECT_TRUE(from_json == original);
         const Object from_yaml = DecodeOne(encoding::ToYaml(*encoded), "yaml");

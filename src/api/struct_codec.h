@@ -335,6 +335,102 @@ Json EncodeValue(const T& v) {
   }
 }
 
+// ---- Encoding straight to text ----
+//
+// AppendJson writes exactly the compact text that EncodeValue(v).dump()
+// would, without building a JSON tree (the tree's ordered map makes each
+// member insertion a linear search): the hot path of every stored write.
+
+namespace codec_internal {
+// `text` as a JSON string literal, escaped as nlohmann::json::dump() does.
+void AppendJsonString(std::string_view text, std::string& out);
+void AppendRaw(const RawJson& raw, std::string& out);
+void AppendInteger(int64_t value, std::string& out);
+void AppendUnsigned(uint64_t value, std::string& out);
+}  // namespace codec_internal
+
+template <typename T>
+void AppendJson(const T& v, std::string& out);
+
+// The members of struct `v`, each preceded by a comma unless `first`;
+// `skip_type_meta` leaves out apiVersion and kind (written by the caller).
+template <typename T>
+void AppendJsonMembers(const T& v, std::string& out, bool& first,
+                       bool skip_type_meta) {
+  static_assert(Reflected<T>, "type has no field table (FieldsOf)");
+  const auto member_key = [&](std::string_view key) {
+    if (!first) out += ',';
+    first = false;
+    codec_internal::AppendJsonString(key, out);
+    out += ':';
+  };
+  ForEachField<T>([&](const auto& field) {
+    const auto& member = v.*(field.member);
+    if ((field.flags & kAlways) == 0 && IsEmptyValue(member)) return;
+    if (skip_type_meta &&
+        (field.name == "apiVersion" || field.name == "kind")) {
+      return;
+    }
+    member_key(field.name);
+    AppendJson(member, out);
+  });
+  if constexpr (KeepsUnknownFields<T>) {
+    for (const auto& [key, raw] : v.unknown_fields) {
+      if (skip_type_meta && (key == "apiVersion" || key == "kind")) continue;
+      member_key(key);
+      codec_internal::AppendRaw(raw, out);
+    }
+  }
+}
+
+template <typename T>
+void AppendJson(const T& v, std::string& out) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    codec_internal::AppendJsonString(v, out);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    out += v ? "true" : "false";
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    codec_internal::AppendInteger(v, out);
+  } else if constexpr (std::is_integral_v<T>) {
+    codec_internal::AppendUnsigned(v, out);
+  } else if constexpr (std::is_same_v<T, Quantity>) {
+    codec_internal::AppendJsonString(v.ToString(), out);
+  } else if constexpr (std::is_same_v<T, RawJson>) {
+    codec_internal::AppendRaw(v, out);
+  } else if constexpr (IsOptional<T>::value) {
+    if (v.has_value()) {
+      AppendJson(*v, out);
+    } else {
+      out += "null";
+    }
+  } else if constexpr (IsVector<T>::value) {
+    out += '[';
+    bool first = true;
+    for (const auto& item : v) {
+      if (!first) out += ',';
+      first = false;
+      AppendJson(item, out);
+    }
+    out += ']';
+  } else if constexpr (IsStringMap<T>::value) {
+    out += '{';
+    bool first = true;
+    for (const auto& [key, value] : v) {
+      if (!first) out += ',';
+      first = false;
+      codec_internal::AppendJsonString(key, out);
+      out += ':';
+      AppendJson(value, out);
+    }
+    out += '}';
+  } else {
+    out += '{';
+    bool first = true;
+    AppendJsonMembers(v, out, first, /*skip_type_meta=*/false);
+    out += '}';
+  }
+}
+
 }  // namespace dralloc::api
 
 #endif  // DRALLOC_API_STRUCT_CODEC_H_

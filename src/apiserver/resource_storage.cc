@@ -239,9 +239,12 @@ std::string ResourceStorage::StoredText(const RequestScope& scope,
                                         api::Object& next,
                                         const std::string& manager) const {
   api::MetaOf(next).resource_version = "@revision@";
+  if (manager.empty()) {
+    auto text = api::EncodeObjectText(next, api::PreferredVersion(next));
+    return text.ok() ? std::move(*text) : "{}";
+  }
   auto after = api::EncodeObject(next, api::PreferredVersion(next));
   if (!after.ok()) return "{}";
-  if (manager.empty()) return after->dump();
   Json before = nullptr;
   if (old != nullptr) {
     auto encoded = api::EncodeObject(*old, api::PreferredVersion(*old));
@@ -285,15 +288,15 @@ ApiOr<std::string> ResourceStorage::ToVersion(const RequestScope& scope,
   if (IsStorageVersion(scope)) return stored;
   auto object = DecodeStored(scope, stored);
   if (!object.ok()) return object.error();
-  auto json =
-      api::EncodeObject(*object, scope.info->GroupVersion(scope.version));
-  if (!json.ok()) {
+  auto text =
+      api::EncodeObjectText(*object, scope.info->GroupVersion(scope.version));
+  if (!text.ok()) {
     return ApiError{500, "InternalError",
                     fmt::format("converting to {}: {}", scope.version,
-                                json.status().message()),
+                                text.status().message()),
                     nullptr};
   }
-  return json->dump();
+  return std::move(*text);
 }
 
 ApiOr<api::Object> ResourceStorage::DecodeStored(
@@ -488,12 +491,90 @@ ApiOr<WriteResult> ResourceStorage::Respond(
   return WriteResult{code, std::move(*body), std::move(warnings)};
 }
 
+ApiOr<WriteResult> ResourceStorage::Written(
+    const RequestScope& scope, const WriteOptions& options, int code,
+    const store::KeyValue& stored, api::Object* object,
+    std::vector<std::string> warnings) const {
+  if (!options.want_object)
+    return Respond(scope, code, *stored.value, warnings);
+  WriteResult result{code, {}, std::move(warnings), nullptr};
+  if (object != nullptr) {
+    api::MetaOf(*object).resource_version = std::to_string(stored.mod_revision);
+    result.object = std::make_shared<const api::Object>(std::move(*object));
+#ifndef NDEBUG
+    // The cache stands for the stored bytes: they must decode to it.
+    auto decoded = DecodeStored(scope, *stored.value);
+    if (!decoded.ok() || !(*decoded == *result.object)) {
+      fmt::print(stderr, "decoded-object cache: {} differs from its bytes {}\n",
+                 stored.key, *stored.value);
+      std::abort();
+    }
+#endif
+  } else {
+    auto decoded = DecodeStored(scope, *stored.value);
+    if (!decoded.ok()) return decoded.error();
+    result.object = std::make_shared<const api::Object>(std::move(*decoded));
+  }
+  if (stored.mod_revision != 0) {
+    decoded_.Insert(stored.key, stored.mod_revision, result.object);
+  }
+  return result;
+}
+
+ApiOr<SharedObject> ResourceStorage::Current(const RequestScope& scope,
+                                             const store::KeyValue& kv,
+                                             bool cache) const {
+  if (SharedObject hit = decoded_.Find(kv.key, kv.mod_revision)) return hit;
+  auto decoded = DecodeStored(scope, *kv.value);
+  if (!decoded.ok()) return decoded.error();
+  auto object = std::make_shared<const api::Object>(std::move(*decoded));
+  if (cache) decoded_.Insert(kv.key, kv.mod_revision, object);
+  return SharedObject(std::move(object));
+}
+
+ApiOr<SharedObject> ResourceStorage::GetObject(
+    const RequestScope& scope) const {
+  auto kv = store_.Get(Key(*scope.info, scope.namespace_, scope.name));
+  if (!kv) return NotFound(*scope.info, scope.name);
+  return Current(scope, *kv, true);
+}
+
+StatusOr<SharedObject> ResourceStorage::ObjectOf(const store::KeyValue& kv,
+                                                 bool cache) const {
+  if (cache) {
+    if (SharedObject hit = decoded_.Find(kv.key, kv.mod_revision)) return hit;
+  }
+  auto results = api::DecodeDocument(*kv.value, {.strict = false});
+  if (results.size() != 1 || !results[0].object) {
+    return InternalError(
+        fmt::format("stored object {} cannot be decoded: {}", kv.key,
+                    results.empty() ? std::string("no object")
+                                    : api::ToString(results[0].errors)));
+  }
+  auto object =
+      std::make_shared<const api::Object>(std::move(*results[0].object));
+  if (cache) decoded_.Insert(kv.key, kv.mod_revision, object);
+  return SharedObject(std::move(object));
+}
+
 ApiOr<WriteResult> ResourceStorage::Create(const RequestScope& scope,
                                            std::string_view body,
                                            const WriteOptions& options) {
   auto decoded = DecodeBody(scope, body, options.field_validation);
   if (!decoded.ok()) return decoded.error();
-  api::Object& object = decoded->object;
+  return CreateDecoded(scope, std::move(*decoded), options);
+}
+
+ApiOr<WriteResult> ResourceStorage::CreateObject(const RequestScope& scope,
+                                                 api::Object object,
+                                                 const WriteOptions& options) {
+  return CreateDecoded(scope, Decoded{std::move(object), {}}, options);
+}
+
+ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
+                                                  Decoded decoded,
+                                                  const WriteOptions& options) {
+  api::Object& object = decoded.object;
   api::ObjectMeta& meta = api::MetaOf(object);
   const api::ResourceInfo& info = *scope.info;
   if (info.namespaced) {
@@ -552,15 +633,20 @@ ApiOr<WriteResult> ResourceStorage::Create(const RequestScope& scope,
   if (auto error = Admit(scope, object, nullptr)) return *error;
   const std::string text =
       StoredText(scope, nullptr, object, options.field_manager);
-  if (options.dry_run) {
-    return Respond(scope, 201, WithRevision(text, 0), decoded->warnings);
-  }
   const std::string key = Key(info, meta.namespace_, meta.name);
+  if (options.dry_run) {
+    store::KeyValue unwritten{
+        key, std::make_shared<const std::string>(WithRevision(text, 0)), 0, 0};
+    return Written(scope, options, 201, unwritten, nullptr,
+                   std::move(decoded.warnings));
+  }
   auto written = store_.Put(
       key, store::Precondition::MustNotExist(),
       [&](int64_t revision) { return WithRevision(text, revision); });
   if (!written.ok()) return StorageError(info, meta.name, written.status());
-  return Respond(scope, 201, *written->value, std::move(decoded->warnings));
+  const bool exact = options.field_manager.empty();
+  return Written(scope, options, 201, *written, exact ? &object : nullptr,
+                 std::move(decoded.warnings));
 }
 
 ApiOr<std::string> ResourceStorage::Get(const RequestScope& scope) const {
@@ -660,13 +746,14 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       }
       return NotFound(info, scope.name);
     }
-    auto current = DecodeStored(scope, *kv->value);
-    if (!current.ok()) return current.error();
-    auto desired = compute(*current, *kv->value);
+    auto shared_current = Current(scope, *kv, options.want_object);
+    if (!shared_current.ok()) return shared_current.error();
+    const api::Object& current = **shared_current;
+    auto desired = compute(current, *kv->value);
     if (!desired.ok()) return desired.error();
     api::Object next = std::move(desired->object);
     api::ObjectMeta& meta = api::MetaOf(next);
-    const api::ObjectMeta& old_meta = api::MetaOf(*current);
+    const api::ObjectMeta& old_meta = api::MetaOf(current);
     if (meta.name != scope.name) {
       return BadRequest(fmt::format(
           "the name of the object ({}) does not match the name on the URL ({})",
@@ -690,7 +777,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
     }
     if (status_only) {
       // Only status changes; everything else stays as stored.
-      api::Object merged = *current;
+      api::Object merged = current;
       std::visit(
           [&](auto& target) {
             using T = std::decay_t<decltype(target)>;
@@ -707,7 +794,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
             using T = std::decay_t<decltype(target)>;
             if constexpr (kHasStatus<T>) {
               if (info.has_status && scope.subresource != "binding") {
-                target.status = std::get<T>(*current).status;
+                target.status = std::get<T>(current).status;
               }
             }
           },
@@ -716,8 +803,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
           ns != nullptr && scope.subresource != "finalize") {
         // As upstream: spec.finalizers change only through
         // namespaces/<name>/finalize.
-        ns->spec.finalizers =
-            std::get<api::Namespace>(*current).spec.finalizers;
+        ns->spec.finalizers = std::get<api::Namespace>(current).spec.finalizers;
       }
     }
     api::ObjectMeta& m = api::MetaOf(next);
@@ -740,7 +826,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
         }
       }
     }
-    if (auto error = Admit(scope, next, &*current)) return *error;
+    if (auto error = Admit(scope, next, &current)) return *error;
     // After defaulting: a client that omits defaulted fields (kubectl's
     // client-side apply of an atomic list) has not changed the spec.
     bool spec_changed = false;
@@ -748,22 +834,32 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
         [&](const auto& target) {
           using T = std::decay_t<decltype(target)>;
           if constexpr (kHasSpec<T>) {
-            spec_changed = !(target.spec == std::get<T>(*current).spec);
+            spec_changed = !(target.spec == std::get<T>(current).spec);
           }
         },
         next);
     if (spec_changed) ++m.generation;
     m.resource_version = old_meta.resource_version;
     if (m.managed_fields.empty()) m.managed_fields = old_meta.managed_fields;
-    if (next == *current) {
+    if (next == current) {
+      if (options.want_object) {
+        return WriteResult{
+            200, {}, std::move(desired->warnings), *shared_current};
+      }
       return Respond(scope, 200, *kv->value, std::move(desired->warnings));
     }
+    const bool managed_fields_set = m.managed_fields != old_meta.managed_fields;
     const std::string text =
-        m.managed_fields != old_meta.managed_fields
+        managed_fields_set
             ? StoredText(scope, nullptr, next, "")  // apply set them
-            : StoredText(scope, &*current, next, options.field_manager);
+            : StoredText(scope, &current, next, options.field_manager);
+    const bool exact = managed_fields_set || options.field_manager.empty();
     if (options.dry_run) {
-      return Respond(scope, 200, WithRevision(text, kv->mod_revision),
+      store::KeyValue unwritten{key,
+                                std::make_shared<const std::string>(
+                                    WithRevision(text, kv->mod_revision)),
+                                0, 0};
+      return Written(scope, options, 200, unwritten, nullptr,
                      std::move(desired->warnings));
     }
     // The device index matters only when the claim was or becomes
@@ -771,7 +867,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
     // spec) must not queue behind it across the store write.
     const auto* claim = std::get_if<api::ResourceClaim>(&next);
     if (claim != nullptr && !claim->status.allocation) {
-      const auto* before = std::get_if<api::ResourceClaim>(&*current);
+      const auto* before = std::get_if<api::ResourceClaim>(&current);
       if (before == nullptr || !before->status.allocation) claim = nullptr;
     }
     std::unique_lock<std::mutex> claim_lock;
@@ -787,7 +883,12 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
           store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
       if (deleted.ok()) {
         if (claim != nullptr) allocations_.Record(key, nullptr);
-        return Respond(scope, 200, WithRevision(text, deleted->mod_revision),
+        decoded_.Erase(key);
+        store::KeyValue gone{key,
+                             std::make_shared<const std::string>(
+                                 WithRevision(text, deleted->mod_revision)),
+                             0, 0};
+        return Written(scope, options, 200, gone, nullptr,
                        std::move(desired->warnings));
       }
       if (deleted.status().code() == StatusCode::kAborted) continue;
@@ -798,7 +899,8 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
         [&](int64_t revision) { return WithRevision(text, revision); });
     if (written.ok()) {
       if (claim != nullptr) allocations_.Record(key, claim);
-      return Respond(scope, 200, *written->value, std::move(desired->warnings));
+      return Written(scope, options, 200, *written, exact ? &next : nullptr,
+                     std::move(desired->warnings));
     }
     if (written.status().code() != StatusCode::kAborted) {
       return StorageError(info, scope.name, written.status());
@@ -880,6 +982,18 @@ ApiOr<WriteResult> ResourceStorage::Update(const RequestScope& scope,
         return *decoded;
       },
       /*create_if_missing=*/false, body);
+}
+
+ApiOr<WriteResult> ResourceStorage::UpdateObject(const RequestScope& scope,
+                                                 api::Object object,
+                                                 const WriteOptions& options) {
+  const Decoded decoded{std::move(object), {}};
+  return UpdateLoop(
+      scope, options,
+      [&](const api::Object&, const std::string&) -> ApiOr<Decoded> {
+        return decoded;
+      },
+      /*create_if_missing=*/false, "");
 }
 
 ApiOr<WriteResult> ResourceStorage::RemoveNamespaceFinalizer(
@@ -1051,6 +1165,7 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
         store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
     if (deleted.ok()) {
       if (allocated) allocations_.Record(key, nullptr);
+      decoded_.Erase(key);
       return Respond(scope, 200, *kv->value, {});
     }
     if (deleted.status().code() == StatusCode::kAborted) continue;

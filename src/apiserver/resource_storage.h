@@ -19,6 +19,7 @@
 #include "api/object.h"
 #include "api/resource_registry.h"
 #include "apiserver/api_error.h"
+#include "apiserver/decoded_object_cache.h"
 #include "apiserver/device_allocation_index.h"
 #include "apiserver/selectors.h"
 #include "store/store.h"
@@ -41,13 +42,19 @@ struct WriteOptions {
   std::string field_manager;
   FieldValidation field_validation = FieldValidation::kWarn;
   bool force = false;  // server-side apply: take over conflicting fields
+  // In-process callers: return the written object decoded
+  // (WriteResult::object) instead of a body, and share it through the
+  // decoded-object cache.
+  bool want_object = false;
 };
 
-// A successful write: the object in the request's version.
+// A successful write: the object in the request's version (`body`), or
+// decoded in the storage version (`object`) for WriteOptions::want_object.
 struct WriteResult {
   int code = 200;  // 200 or 201
   std::string body;
   std::vector<std::string> warnings;
+  SharedObject object;
 };
 
 struct ListOptions {
@@ -69,6 +76,18 @@ class ResourceStorage {
 
   ApiOr<WriteResult> Create(const RequestScope& scope, std::string_view body,
                             const WriteOptions& options);
+  // Create and update of an already decoded object (in-process clients):
+  // the same admission and semantics as a body, without its decoding.
+  ApiOr<WriteResult> CreateObject(const RequestScope& scope, api::Object object,
+                                  const WriteOptions& options);
+  ApiOr<WriteResult> UpdateObject(const RequestScope& scope, api::Object object,
+                                  const WriteOptions& options);
+  // The stored object decoded (shared with in-process watchers and writers).
+  ApiOr<SharedObject> GetObject(const RequestScope& scope) const;
+  // The object of a stored key-value (a list item or a watch event's state),
+  // decoded once and shared through the cache; `cache` false for a state
+  // that is gone (a deletion event).
+  StatusOr<SharedObject> ObjectOf(const store::KeyValue& kv, bool cache) const;
   ApiOr<std::string> Get(const RequestScope& scope) const;
   // A `<Kind>List` document in the request's version.
   ApiOr<std::string> List(const RequestScope& scope,
@@ -126,6 +145,18 @@ class ResourceStorage {
                             FieldValidation validation) const;
   ApiOr<api::Object> DecodeStored(const RequestScope& scope,
                                   const std::string& stored) const;
+  // The current object of `kv` (from the cache when it holds that
+  // revision; inserted there after decoding when `cache`).
+  ApiOr<SharedObject> Current(const RequestScope& scope,
+                              const store::KeyValue& kv, bool cache) const;
+  ApiOr<WriteResult> CreateDecoded(const RequestScope& scope, Decoded decoded,
+                                   const WriteOptions& options);
+  // The reply to a successful write of `stored` (the text), whose decoded
+  // form is `object` when the text is its exact encoding (else null).
+  ApiOr<WriteResult> Written(const RequestScope& scope,
+                             const WriteOptions& options, int code,
+                             const store::KeyValue& stored, api::Object* object,
+                             std::vector<std::string> warnings) const;
   // Defaulting, validation and admission of an object about to be stored.
   std::optional<ApiError> Admit(const RequestScope& scope, api::Object& object,
                                 const api::Object* old) const;
@@ -148,6 +179,7 @@ class ResourceStorage {
 
   store::Store& store_;
   DeviceAllocationIndex allocations_;
+  mutable DecodedObjectCache decoded_;
 };
 
 // The spec.finalizers entry every new namespace gets; the namespace

@@ -397,10 +397,7 @@ StatusOr<api::Object> DecodeServerText(std::string_view text,
 
 StatusOr<std::string> EncodeForServer(const api::Object& object,
                                       const api::ResourceInfo& info) {
-  ASSIGN_OR_RETURN(
-      api::Json json,
-      api::EncodeObject(object, info.GroupVersion(info.versions[0])));
-  return json.dump();
+  return api::EncodeObjectText(object, info.GroupVersion(info.versions[0]));
 }
 
 // Percent-encodes one path segment.

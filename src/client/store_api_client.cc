@@ -19,14 +19,6 @@ RequestScope ScopeFor(const api::ResourceInfo& info,
   return scope;
 }
 
-StatusOr<std::string> EncodeForStorage(const api::Object& object) {
-  const api::ResourceInfo& info = ResourceOf(object);
-  ASSIGN_OR_RETURN(
-      api::Json json,
-      api::EncodeObject(object, info.GroupVersion(info.versions.front())));
-  return json.dump(-1, ' ', false, api::Json::error_handler_t::replace);
-}
-
 WatchEvent::Type EventType(const store::WatchEvent& event) {
   if (event.type == store::WatchEvent::Type::kDelete) {
     return WatchEvent::Type::kDeleted;
@@ -37,8 +29,9 @@ WatchEvent::Type EventType(const store::WatchEvent& event) {
 
 class StoreWatchStream : public WatchStream {
  public:
-  explicit StoreWatchStream(std::unique_ptr<store::Watcher> watcher)
-      : watcher_(std::move(watcher)) {}
+  StoreWatchStream(const apiserver::ResourceStorage& storage,
+                   std::unique_ptr<store::Watcher> watcher)
+      : storage_(storage), watcher_(std::move(watcher)) {}
 
   StatusOr<std::vector<WatchEvent>> Next(
       std::chrono::milliseconds timeout) override {
@@ -47,16 +40,18 @@ class StoreWatchStream : public WatchStream {
     std::vector<WatchEvent> events;
     events.reserve(raw.size());
     for (const store::WatchEvent& event : raw) {
-      ASSIGN_OR_RETURN(api::Object object, DecodeObject(*event.kv.value));
-      events.push_back({EventType(event),
-                        std::make_shared<const api::Object>(std::move(object)),
-                        event.kv.mod_revision});
+      // A deletion's state is gone: decoded, not cached.
+      const bool live = event.type != store::WatchEvent::Type::kDelete;
+      ASSIGN_OR_RETURN(ObjectPtr object, storage_.ObjectOf(event.kv, live));
+      events.push_back(
+          {EventType(event), std::move(object), event.kv.mod_revision});
     }
     return events;
   }
   void Stop() override { watcher_->Stop(); }
 
  private:
+  const apiserver::ResourceStorage& storage_;
   std::unique_ptr<store::Watcher> watcher_;
 };
 
@@ -93,8 +88,8 @@ StatusOr<ObjectList> StoreApiClient::List(const api::ResourceInfo& resource) {
   out.resource_version = listed.revision;
   out.items.reserve(listed.items.size());
   for (const store::KeyValue& kv : listed.items) {
-    ASSIGN_OR_RETURN(api::Object object, DecodeObject(*kv.value));
-    out.items.push_back(std::make_shared<const api::Object>(std::move(object)));
+    ASSIGN_OR_RETURN(ObjectPtr object, storage_.ObjectOf(kv, true));
+    out.items.push_back(std::move(object));
   }
   return out;
 }
@@ -106,48 +101,49 @@ StatusOr<std::unique_ptr<WatchStream>> StoreApiClient::Watch(
       storage_.store().Watch(apiserver::ResourceStorage::Prefix(resource, ""),
                              resource_version));
   return std::unique_ptr<WatchStream>(
-      std::make_unique<StoreWatchStream>(std::move(watcher)));
+      std::make_unique<StoreWatchStream>(storage_, std::move(watcher)));
 }
 
 StatusOr<api::Object> StoreApiClient::Get(const api::ResourceInfo& resource,
                                           std::string_view namespace_,
                                           std::string_view name) {
-  auto body = storage_.Get(ScopeFor(resource, namespace_, name));
-  if (!body.ok()) return ToStatus(body.error());
-  return DecodeObject(*body);
+  auto object = storage_.GetObject(ScopeFor(resource, namespace_, name));
+  if (!object.ok()) return ToStatus(object.error());
+  return api::Object(**object);
+}
+
+apiserver::WriteOptions StoreApiClient::Options() const {
+  apiserver::WriteOptions options;
+  options.field_manager = RecordedManager();
+  options.want_object = true;
+  return options;
 }
 
 StatusOr<api::Object> StoreApiClient::Create(api::Object object) {
   const api::ResourceInfo& info = ResourceOf(object);
-  ASSIGN_OR_RETURN(std::string body, EncodeForStorage(object));
-  apiserver::WriteOptions options;
-  options.field_manager = RecordedManager();
-  auto written = storage_.Create(
-      ScopeFor(info, api::MetaOf(object).namespace_, ""), body, options);
+  const RequestScope scope = ScopeFor(info, api::MetaOf(object).namespace_, "");
+  auto written = storage_.CreateObject(scope, std::move(object), Options());
   if (!written.ok()) return ToStatus(written.error());
-  return DecodeObject(written->body);
+  return api::Object(*written->object);
 }
 
-StatusOr<api::Object> StoreApiClient::Write(const api::Object& object,
+StatusOr<api::Object> StoreApiClient::Write(api::Object object,
                                             std::string_view subresource) {
   const api::ResourceInfo& info = ResourceOf(object);
   const api::ObjectMeta& meta = api::MetaOf(object);
-  ASSIGN_OR_RETURN(std::string body, EncodeForStorage(object));
   RequestScope scope = ScopeFor(info, meta.namespace_, meta.name);
   scope.subresource = std::string(subresource);
-  apiserver::WriteOptions options;
-  options.field_manager = RecordedManager();
-  auto written = storage_.Update(scope, body, options);
+  auto written = storage_.UpdateObject(scope, std::move(object), Options());
   if (!written.ok()) return ToStatus(written.error());
-  return DecodeObject(written->body);
+  return api::Object(*written->object);
 }
 
 StatusOr<api::Object> StoreApiClient::Update(api::Object object) {
-  return Write(object, "");
+  return Write(std::move(object), "");
 }
 
 StatusOr<api::Object> StoreApiClient::UpdateStatus(api::Object object) {
-  return Write(object, "status");
+  return Write(std::move(object), "status");
 }
 
 Status StoreApiClient::Delete(const api::ResourceInfo& resource,
@@ -174,9 +170,7 @@ Status StoreApiClient::Bind(std::string_view namespace_, std::string_view name,
                        {"metadata", {{"name", name}}},
                        {"target", {{"kind", "Node"}, {"name", node}}}};
   if (!uid.empty()) binding["metadata"]["uid"] = uid;
-  apiserver::WriteOptions options;
-  options.field_manager = RecordedManager();
-  auto bound = storage_.Bind(scope, binding.dump(), options);
+  auto bound = storage_.Bind(scope, binding.dump(), Options());
   if (!bound.ok()) return ToStatus(bound.error());
   return OkStatus();
 }

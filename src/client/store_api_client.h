@@ -38,8 +38,9 @@ class StoreApiClient : public ApiClient {
   Status CreateEvent(const api::Event& event) override;
 
  private:
-  StatusOr<api::Object> Write(const api::Object& object,
-                              std::string_view subresource);
+  StatusOr<api::Object> Write(api::Object object, std::string_view subresource);
+  // In-process writes: typed, answered with the decoded object.
+  apiserver::WriteOptions Options() const;
 
   std::string RecordedManager() const {
     return record_managed_fields_ ? field_manager_ : std::string();
