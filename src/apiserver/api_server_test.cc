@@ -1,7 +1,11 @@
 // Runs the request scenarios under tests/golden/apiserver/ against an
 // in-process server on an in-memory store.
 //
-// A scenario file is YAML: `steps:` is a list of
+// A scenario file is YAML: `options:` (optional) sets
+//   windowEvents: N                  (the store's watch/list event window)
+//   tooLargeResourceVersionWaitMs: M (how long a list waits for a newer
+//                                     resourceVersion before its 504)
+// and `steps:` is a list of
 //   request: "METHOD /path?query"
 //   contentType: ...          (optional; default application/json)
 //   body: <object or string>  (optional; a string is sent verbatim)
@@ -136,9 +140,16 @@ TEST_P(ScenarioTest, Run) {
   ASSERT_EQ(documents->size(), 1u);
   const Json scenario = Json::parse((*documents)[0].json);
 
-  store::MemoryStore store;
+  const Json settings = scenario.value("options", Json::object());
+  store::StoreOptions store_options;
+  if (settings.contains("windowEvents")) {
+    store_options.window_events = settings["windowEvents"].get<size_t>();
+  }
+  store::MemoryStore store(store_options);
   ApiServerOptions options;
   options.max_watch_seconds = 1;
+  options.too_large_resource_version_wait = std::chrono::milliseconds(
+      settings.value("tooLargeResourceVersionWaitMs", 3000));
   ApiServer server(options, store);
   options.port = 0;  // the collector runs; requests bypass the network
   ASSERT_TRUE(server.Start().ok());
