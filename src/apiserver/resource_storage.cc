@@ -718,7 +718,9 @@ ApiOr<std::string> ResourceStorage::List(const RequestScope& scope,
   // Pages are filled after filtering: read in batches until `limit` items
   // pass the selectors or the collection ends. Every batch reads the
   // revision of the first, so the page is one snapshot.
-  const size_t batch =
+  // Like upstream, a batch that selectors thin out is followed by larger
+  // ones (up to 10000).
+  size_t batch =
       options.limit == 0
           ? 0
           : (filtered ? std::max<size_t>(options.limit, 256) : options.limit);
@@ -766,6 +768,7 @@ ApiOr<std::string> ResourceStorage::List(const RequestScope& scope,
     // The next batch starts right after the last key read.
     start = page->items.back().key;
     start.push_back('\0');
+    batch = std::max(batch, std::min<size_t>(batch * 2, 10000));
   }
   Json metadata = {{"resourceVersion", std::to_string(revision)}};
   if (more) {
