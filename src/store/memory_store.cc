@@ -53,6 +53,7 @@ MemoryStore::MemoryStore(StoreOptions options,
     : options_(options),
       persistence_(std::move(persistence)),
       revision_(initial_revision),
+      assigned_revision_(initial_revision),
       window_start_(initial_revision) {
   SeedWindow(initial, initial_revision);
   for (KeyValue& kv : initial) {
@@ -125,7 +126,8 @@ Status MemoryStore::CheckPrecondition(const Entry* current,
 StatusOr<KeyValue> MemoryStore::Put(std::string_view key,
                                     Precondition precondition,
                                     const ValueEncoder& encode) {
-  std::lock_guard writer(write_mutex_);
+  std::unique_lock writer(write_mutex_);
+  AwaitKeySettled(writer, key);
   // Only writers modify objects_, and they hold write_mutex_: reading it
   // here without data_mutex_ is safe.
   auto it = objects_.find(key);
@@ -133,38 +135,26 @@ StatusOr<KeyValue> MemoryStore::Put(std::string_view key,
   if (Status s = CheckPrecondition(current, precondition, key); !s.ok()) {
     return s;
   }
-  const int64_t revision = revision_ + 1;
-  KeyValue kv;
-  kv.key = std::string(key);
-  kv.value = std::make_shared<const std::string>(encode(revision));
-  kv.create_revision = current ? current->create_revision : revision;
-  kv.mod_revision = revision;
-  Value previous = current ? current->value : nullptr;
-  const int64_t previous_mod_revision = current ? current->mod_revision : 0;
-  if (persistence_) {
-    Status s = persistence_->Write(
-        {kv.key, kv.value.get(), kv.create_revision, revision});
-    if (!s.ok()) return s;
+  const int64_t revision = assigned_revision_ + 1;
+  WatchEvent event;
+  event.type = WatchEvent::Type::kPut;
+  event.kv.key = std::string(key);
+  event.kv.value = std::make_shared<const std::string>(encode(revision));
+  event.kv.create_revision = current ? current->create_revision : revision;
+  event.kv.mod_revision = revision;
+  if (current) {
+    event.previous = current->value;
+    event.previous_mod_revision = current->mod_revision;
   }
-  {
-    std::unique_lock data(data_mutex_);
-    if (it == objects_.end()) {
-      objects_.emplace(kv.key,
-                       Entry{kv.value, kv.create_revision, kv.mod_revision});
-    } else {
-      it->second = Entry{kv.value, kv.create_revision, kv.mod_revision};
-    }
-    revision_ = revision;
-  }
-  std::lock_guard window(window_mutex_);
-  RecordEventLocked(
-      {WatchEvent::Type::kPut, kv, std::move(previous), previous_mod_revision});
+  KeyValue kv = event.kv;
+  if (Status s = Commit(writer, std::move(event)); !s.ok()) return s;
   return kv;
 }
 
 StatusOr<KeyValue> MemoryStore::Delete(std::string_view key,
                                        Precondition precondition) {
-  std::lock_guard writer(write_mutex_);
+  std::unique_lock writer(write_mutex_);
+  AwaitKeySettled(writer, key);
   auto it = objects_.find(key);
   if (it == objects_.end()) {
     return NotFoundError(fmt::format("key {} not found", key));
@@ -172,24 +162,100 @@ StatusOr<KeyValue> MemoryStore::Delete(std::string_view key,
   if (Status s = CheckPrecondition(&it->second, precondition, key); !s.ok()) {
     return s;
   }
-  const int64_t revision = revision_ + 1;
-  KeyValue kv{std::string(key), it->second.value, it->second.create_revision,
-              revision};
-  const int64_t previous_mod_revision = it->second.mod_revision;
-  if (persistence_) {
-    Status s =
-        persistence_->Write({kv.key, nullptr, kv.create_revision, revision});
-    if (!s.ok()) return s;
-  }
+  const int64_t revision = assigned_revision_ + 1;
+  WatchEvent event;
+  event.type = WatchEvent::Type::kDelete;
+  event.kv = KeyValue{std::string(key), it->second.value,
+                      it->second.create_revision, revision};
+  event.previous_mod_revision = it->second.mod_revision;
+  KeyValue kv = event.kv;
+  if (Status s = Commit(writer, std::move(event)); !s.ok()) return s;
+  return kv;
+}
+
+void MemoryStore::AwaitKeySettled(std::unique_lock<std::mutex>& writer,
+                                  std::string_view key) {
+  // The writer of the in-flight write waits for (or leads) its batch's
+  // commit, which clears the key.
+  while (in_flight_.find(key) != in_flight_.end()) batch_done_.wait(writer);
+}
+
+void MemoryStore::ApplyLocked(std::span<WatchEvent> events) {
+  if (events.empty()) return;
   {
     std::unique_lock data(data_mutex_);
-    objects_.erase(it);
-    revision_ = revision;
+    for (const WatchEvent& event : events) {
+      const KeyValue& kv = event.kv;
+      if (event.type == WatchEvent::Type::kDelete) {
+        objects_.erase(kv.key);
+        continue;
+      }
+      Entry entry{kv.value, kv.create_revision, kv.mod_revision};
+      auto [it, inserted] = objects_.try_emplace(kv.key, entry);
+      if (!inserted) it->second = std::move(entry);
+    }
+    revision_ = events.back().kv.mod_revision;
   }
   std::lock_guard window(window_mutex_);
-  RecordEventLocked(
-      {WatchEvent::Type::kDelete, kv, nullptr, previous_mod_revision});
-  return kv;
+  for (WatchEvent& event : events) RecordEventLocked(std::move(event));
+}
+
+Status MemoryStore::Commit(std::unique_lock<std::mutex>& writer,
+                           WatchEvent event) {
+  assigned_revision_ = event.kv.mod_revision;
+  if (!persistence_) {
+    ApplyLocked(std::span<WatchEvent>(&event, 1));
+    return OkStatus();
+  }
+  if (!open_batch_) open_batch_ = std::make_shared<Batch>();
+  std::shared_ptr<Batch> batch = open_batch_;
+  in_flight_.insert(event.kv.key);
+  batch->writes.push_back(std::move(event));
+  while (!batch->done) {
+    if (committing_) {
+      batch_done_.wait(writer);
+    } else {
+      CommitOpenBatch(writer);
+    }
+  }
+  return batch->status;
+}
+
+void MemoryStore::CommitOpenBatch(std::unique_lock<std::mutex>& writer) {
+  committing_ = true;
+  std::shared_ptr<Batch> batch = std::move(open_batch_);
+  open_batch_.reset();
+  std::vector<Persistence::Record> records;
+  records.reserve(batch->writes.size());
+  for (const WatchEvent& event : batch->writes) {
+    const KeyValue& kv = event.kv;
+    const bool deleted = event.type == WatchEvent::Type::kDelete;
+    records.push_back({kv.key, deleted ? nullptr : kv.value.get(),
+                       kv.create_revision, kv.mod_revision});
+  }
+  writer.unlock();
+  Status status = persistence_->Write(records);
+  writer.lock();
+  if (status.ok()) {
+    for (const WatchEvent& event : batch->writes)
+      in_flight_.erase(event.kv.key);
+    ApplyLocked(batch->writes);
+  } else {
+    // Writes queued meanwhile were numbered after the failed ones; they
+    // fail too, so that revisions stay contiguous.
+    for (const std::shared_ptr<Batch>& failed : {batch, open_batch_}) {
+      if (!failed) continue;
+      failed->status = status;
+      failed->done = true;
+    }
+    open_batch_.reset();
+    in_flight_.clear();
+    assigned_revision_ = revision_;
+  }
+  batch->status = status;
+  batch->done = true;
+  committing_ = false;
+  batch_done_.notify_all();
 }
 
 void MemoryStore::RecordEventLocked(WatchEvent event) {

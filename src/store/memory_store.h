@@ -5,6 +5,13 @@
 // persists (SQLite) plugs in a Persistence, written through before a write
 // becomes visible, so an acknowledged write is durable and a failed one
 // changes nothing.
+//
+// Group commit: with a Persistence, concurrent writers are checked and given
+// revisions one at a time, then written to the log together, one batch per
+// log transaction; a batch becomes visible (to reads, lists and watches) and
+// is acknowledged only once it is durable. A write to a key with a write
+// still in flight waits for that write first, so every precondition is
+// checked against visible state.
 #ifndef DRALLOC_STORE_MEMORY_STORE_H_
 #define DRALLOC_STORE_MEMORY_STORE_H_
 
@@ -15,7 +22,10 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
+#include <unordered_set>
 
+#include "common/string_hash.h"
 #include "store/store.h"
 
 namespace dralloc::store {
@@ -30,8 +40,9 @@ class Persistence {
     int64_t revision = 0;  // the new store revision
   };
   virtual ~Persistence() = default;
-  // Makes the record durable, or fails and leaves the log unchanged.
-  virtual Status Write(const Record& record) = 0;
+  // Makes the records (in revision order) durable together, or fails and
+  // leaves the log unchanged.
+  virtual Status Write(std::span<const Record> records) = 0;
 };
 
 struct StoreOptions {
@@ -74,9 +85,28 @@ class MemoryStore : public Store {
     int64_t mod_revision = 0;
   };
 
+  // Writes checked and numbered, waiting to be durable together.
+  struct Batch {
+    std::vector<WatchEvent> writes;  // revision order
+    bool done = false;
+    Status status;
+  };
+
   static Status CheckPrecondition(const Entry* current,
                                   Precondition precondition,
                                   std::string_view key);
+  // Waits (releasing `writer`) until no write to `key` is in flight.
+  void AwaitKeySettled(std::unique_lock<std::mutex>& writer,
+                       std::string_view key);
+  // Makes `events` (revision order) visible: the object map, the revision
+  // and the window. Requires write_mutex_.
+  void ApplyLocked(std::span<WatchEvent> events);
+  // Queues `event` (numbered, checked) in the open batch and returns once
+  // its batch is durable and visible, or failed.
+  Status Commit(std::unique_lock<std::mutex>& writer, WatchEvent event);
+  // Writes the open batch to the log (releasing `writer` meanwhile) and
+  // applies it, or fails it and every write queued behind it.
+  void CommitOpenBatch(std::unique_lock<std::mutex>& writer);
   // Puts the newest writes of `initial` that are known exactly back into
   // the event window (after a restart).
   void SeedWindow(const std::vector<KeyValue>& initial, int64_t revision);
@@ -93,10 +123,20 @@ class MemoryStore : public Store {
   const StoreOptions options_;
   const std::unique_ptr<Persistence> persistence_;
 
-  std::mutex write_mutex_;  // serialises writers (held across persistence)
+  // Serialises writers' checks and numbering, and the application of
+  // committed batches; not held while the log is written.
+  std::mutex write_mutex_;
   mutable std::shared_mutex data_mutex_;  // guards objects_ and revision_
   std::map<std::string, Entry, std::less<>> objects_;
-  int64_t revision_ = 0;
+  int64_t revision_ = 0;  // the newest visible revision
+
+  // Group commit state, guarded by write_mutex_.
+  int64_t assigned_revision_ = 0;  // the newest revision handed out
+  std::shared_ptr<Batch> open_batch_;
+  bool committing_ = false;
+  std::condition_variable batch_done_;
+  // Keys with a write in flight (in the open or the committing batch).
+  std::unordered_set<std::string, StringHash, std::equal_to<>> in_flight_;
 
   // A watcher blocked in EventsAfter. Writes wake only the waiters whose
   // prefix they match, so a busy prefix does not wake every watch thread.

@@ -92,26 +92,19 @@ class Database {
     return OkStatus();
   }
 
-  Status Write(const Persistence::Record& record) {
+  // One transaction for all `records`. A put's revision is its row's
+  // mod_revision; the meta revision is written only when the newest record
+  // is a deletion, which leaves no row (one page fewer per commit).
+  Status Write(std::span<const Persistence::Record> records) {
+    if (records.empty()) return OkStatus();
     if (!Run(begin_)) return Error("begin");
-    bool ok;
-    if (record.value != nullptr) {
-      sqlite3_bind_text(upsert_, 1, record.key.data(),
-                        static_cast<int>(record.key.size()), SQLITE_STATIC);
-      sqlite3_bind_blob(upsert_, 2, record.value->data(),
-                        static_cast<int>(record.value->size()), SQLITE_STATIC);
-      sqlite3_bind_int64(upsert_, 3, record.create_revision);
-      sqlite3_bind_int64(upsert_, 4, record.revision);
-      ok = Run(upsert_);
-    } else {
-      sqlite3_bind_text(remove_, 1, record.key.data(),
-                        static_cast<int>(record.key.size()), SQLITE_STATIC);
-      ok = Run(remove_);
+    bool ok = true;
+    for (const Persistence::Record& record : records) {
+      ok = WriteRow(record);
+      if (!ok) break;
     }
-    // A put's revision is its row's mod_revision; only a deletion, which
-    // leaves no row, records the revision separately.
-    if (ok && record.value == nullptr) {
-      sqlite3_bind_int64(set_revision_, 1, record.revision);
+    if (ok && records.back().value == nullptr) {
+      sqlite3_bind_int64(set_revision_, 1, records.back().revision);
       ok = Run(set_revision_);
     }
     if (!ok) {
@@ -128,6 +121,20 @@ class Database {
   }
 
  private:
+  bool WriteRow(const Persistence::Record& record) {
+    if (record.value == nullptr) {
+      sqlite3_bind_text(remove_, 1, record.key.data(),
+                        static_cast<int>(record.key.size()), SQLITE_STATIC);
+      return Run(remove_);
+    }
+    sqlite3_bind_text(upsert_, 1, record.key.data(),
+                      static_cast<int>(record.key.size()), SQLITE_STATIC);
+    sqlite3_bind_blob(upsert_, 2, record.value->data(),
+                      static_cast<int>(record.value->size()), SQLITE_STATIC);
+    sqlite3_bind_int64(upsert_, 3, record.create_revision);
+    sqlite3_bind_int64(upsert_, 4, record.revision);
+    return Run(upsert_);
+  }
   bool Prepare(const char* sql, sqlite3_stmt** stmt) {
     return sqlite3_prepare_v2(db_, sql, -1, stmt, nullptr) == SQLITE_OK;
   }
@@ -173,7 +180,9 @@ class SqlitePersistence : public Persistence {
  public:
   explicit SqlitePersistence(std::unique_ptr<Database> db)
       : db_(std::move(db)) {}
-  Status Write(const Record& record) override { return db_->Write(record); }
+  Status Write(std::span<const Record> records) override {
+    return db_->Write(records);
+  }
 
  private:
   std::unique_ptr<Database> db_;

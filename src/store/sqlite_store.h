@@ -1,8 +1,9 @@
 // The embedded durable backend: a MemoryStore written through to SQLite.
 //
-// The database is DIR/dralloc.db in WAL mode. Every write commits one
-// transaction before it is acknowledged, so an acknowledged write survives
-// the process being killed. The store revision is the largest row
+// The database is DIR/dralloc.db in WAL mode. Every write is committed
+// before it is acknowledged (concurrent writes share one transaction; see
+// MemoryStore's group commit), so an acknowledged write survives the process
+// being killed. The store revision is the largest row
 // mod_revision, or the revision of the last deletion when that is larger.
 // `synchronous=NORMAL` does not fsync each commit: a power loss may lose the
 // last commits; `full_sync` makes every commit fsync at a large cost in
