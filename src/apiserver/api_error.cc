@@ -46,9 +46,12 @@ std::string_view CauseReason(api::FieldErrorType type) {
 }  // namespace
 
 Json ApiError::ToStatus() const {
-  Json status = {{"kind", "Status"},           {"apiVersion", "v1"},
-                 {"metadata", Json::object()}, {"status", "Failure"},
-                 {"message", message},         {"reason", reason}};
+  Json status = {{"kind", "Status"},
+                 {"apiVersion", "v1"},
+                 {"metadata", metadata.is_null() ? Json::object() : metadata},
+                 {"status", "Failure"},
+                 {"message", message},
+                 {"reason", reason}};
   if (!details.is_null()) status["details"] = details;
   status["code"] = code;
   return status;
@@ -130,6 +133,16 @@ ApiError NamespaceTerminating(const api::ResourceInfo& info,
 }
 ApiError Gone(std::string message) {
   return {410, "Expired", std::move(message), nullptr};
+}
+ApiError TooLargeResourceVersion(int64_t requested, int64_t current) {
+  Json details = {
+      {"causes", Json::array({{{"reason", "ResourceVersionTooLarge"},
+                               {"message", "Too large resource version"}}})},
+      {"retryAfterSeconds", 1}};
+  return {504, "Timeout",
+          fmt::format("Timeout: Too large resource version: {}, current: {}",
+                      requested, current),
+          std::move(details)};
 }
 ApiError MethodNotAllowed(std::string message) {
   return {405, "MethodNotAllowed", std::move(message), nullptr};

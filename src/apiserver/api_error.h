@@ -21,6 +21,9 @@ struct ApiError {
   std::string reason;  // "NotFound", "AlreadyExists", "Invalid", ...
   std::string message;
   Json details = nullptr;  // Status.details, or null
+  // Status.metadata (a ListMeta: an expired list's fresh continue token),
+  // or null for {}.
+  Json metadata = nullptr;
 
   // The Status object sent as the response body.
   Json ToStatus() const;
@@ -60,6 +63,9 @@ ApiError NamespaceTerminating(const api::ResourceInfo& info,
                               std::string_view name,
                               std::string_view namespace_);
 ApiError Gone(std::string message);
+// 504 for a read at a resourceVersion the store has not reached, as
+// upstream reports it (cause ResourceVersionTooLarge, retry after 1 s).
+ApiError TooLargeResourceVersion(int64_t requested, int64_t current);
 ApiError MethodNotAllowed(std::string message);
 ApiError UnsupportedMediaType(std::string message);
 ApiError NotFoundPath(std::string_view path);

@@ -40,6 +40,10 @@ void SendJson(ResponseWriter& writer, int code, std::string body,
 }
 
 void SendError(ResponseWriter& writer, const ApiError& error) {
+  if (error.details.is_object() &&
+      error.details.contains("retryAfterSeconds")) {
+    writer.AddHeader("Retry-After", error.details["retryAfterSeconds"].dump());
+  }
   SendJson(writer, error.code, error.ToStatus().dump());
 }
 
@@ -116,7 +120,10 @@ ApiServer::ApiServer(ApiServerOptions options, store::Store& store)
       store_(store, metrics_),
       storage_(store_),
       garbage_collector_(storage_),
-      namespace_finalizer_(storage_) {}
+      namespace_finalizer_(storage_) {
+  storage_.set_too_large_resource_version_wait(
+      options_.too_large_resource_version_wait);
+}
 
 ApiServer::~ApiServer() { Stop(); }
 
@@ -402,6 +409,9 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
         list.limit = static_cast<size_t>(value);
       }
       list.continue_token = request.Query("continue");
+      list.resource_version = request.Query("resourceVersion");
+      list.resource_version_match = request.Query("resourceVersionMatch");
+      list.send_initial_events = request.HasQuery("sendInitialEvents");
       auto body = storage_.List(scope, list);
       if (!body.ok()) return SendError(writer, body.error());
       if (WantsTable(request.accept)) *body = AsTable(*scope.info, *body);

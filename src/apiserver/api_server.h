@@ -3,6 +3,7 @@
 #ifndef DRALLOC_APISERVER_API_SERVER_H_
 #define DRALLOC_APISERVER_API_SERVER_H_
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,6 +27,9 @@ struct ApiServerOptions {
   std::string version_minor = "33";
   // Upper bound of a watch that asks for no timeout.
   int max_watch_seconds = 1800;
+  // How long a list waits for the store to reach a resourceVersion newer
+  // than its revision before it fails with 504 (upstream: 3 s).
+  std::chrono::milliseconds too_large_resource_version_wait{3000};
 };
 
 class ApiServer {

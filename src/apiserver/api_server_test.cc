@@ -1,7 +1,11 @@
 // Runs the request scenarios under tests/golden/apiserver/ against an
 // in-process server on an in-memory store.
 //
-// A scenario file is YAML: `steps:` is a list of
+// A scenario file is YAML: `options:` (optional) sets
+//   windowEvents: N                  (the store's watch/list event window)
+//   tooLargeResourceVersionWaitMs: M (how long a list waits for a newer
+//                                     resourceVersion before its 504)
+// and `steps:` is a list of
 //   request: "METHOD /path?query"
 //   contentType: ...          (optional; default application/json)
 //   body: <object or string>  (optional; a string is sent verbatim)
@@ -20,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "encoding/document_reader.h"
 #include "store/memory_store.h"
@@ -136,9 +141,16 @@ TEST_P(ScenarioTest, Run) {
   ASSERT_EQ(documents->size(), 1u);
   const Json scenario = Json::parse((*documents)[0].json);
 
-  store::MemoryStore store;
+  const Json settings = scenario.value("options", Json::object());
+  store::StoreOptions store_options;
+  if (settings.contains("windowEvents")) {
+    store_options.window_events = settings["windowEvents"].get<size_t>();
+  }
+  store::MemoryStore store(store_options);
   ApiServerOptions options;
   options.max_watch_seconds = 1;
+  options.too_large_resource_version_wait = std::chrono::milliseconds(
+      settings.value("tooLargeResourceVersionWaitMs", 3000));
   ApiServer server(options, store);
   options.port = 0;  // the collector runs; requests bypass the network
   ASSERT_TRUE(server.Start().ok());
@@ -227,6 +239,49 @@ TEST_P(ScenarioTest, Run) {
       vars[var] = value.is_string() ? value.get<std::string>() : value.dump();
     }
   }
+}
+
+// A list at a resourceVersion the store reaches while the list waits is
+// served (the too-large wait ends early), at that revision or later.
+TEST(ListWaitTest, ServesAResourceVersionReachedDuringTheWait) {
+  store::MemoryStore store;
+  ApiServerOptions options;
+  options.port = 0;
+  options.too_large_resource_version_wait = std::chrono::seconds(5);
+  ApiServer server(options, store);
+  ASSERT_TRUE(server.Start().ok());
+  const int64_t target = store.Revision() + 1;
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    HttpRequest create;
+    create.method = "POST";
+    create.path = "/apis/resource.k8s.io/v1/deviceclasses";
+    create.content_type = "application/json";
+    create.accept = "application/json";
+    create.body =
+        R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"late.example.com"}})";
+    RecordingWriter created;
+    server.Handle(create, created);
+    EXPECT_EQ(created.code, 201) << created.body;
+  });
+  HttpRequest list;
+  list.method = "GET";
+  list.path = "/apis/resource.k8s.io/v1/deviceclasses";
+  list.accept = "application/json";
+  list.query.emplace("resourceVersion", std::to_string(target));
+  list.query.emplace("resourceVersionMatch", "Exact");
+  const auto start = std::chrono::steady_clock::now();
+  RecordingWriter listed;
+  server.Handle(list, listed);
+  writer.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
+  EXPECT_EQ(listed.code, 200) << listed.body;
+  const Json body = Json::parse(listed.body, nullptr, false);
+  ASSERT_FALSE(body.is_discarded());
+  EXPECT_EQ(body["metadata"]["resourceVersion"], std::to_string(target));
+  ASSERT_EQ(body["items"].size(), 1u);
+  EXPECT_EQ(body["items"][0]["metadata"]["name"], "late.example.com");
+  server.Stop();
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, ScenarioTest,

@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <random>
+#include <thread>
 
 #include "api/codec.h"
 #include "api/validation/validation.h"
+#include "apiserver/continue_token.h"
 #include "encoding/document_reader.h"
 #include "patch/json_patch.h"
 #include "patch/merge_patch.h"
@@ -655,38 +658,183 @@ ApiOr<std::string> ResourceStorage::Get(const RequestScope& scope) const {
   return ToVersion(scope, *kv->value);
 }
 
+namespace {
+
+// The kind upstream names in a 422 for bad list parameters.
+const api::ResourceInfo& ListOptionsInfo() {
+  static const api::ResourceInfo info{.group = "meta.k8s.io",
+                                      .kind = "ListOptions"};
+  return info;
+}
+
+// Upstream's ValidateListOptions for a list (watches validate their own).
+api::ErrorList ValidateListOptions(const ListOptions& options) {
+  api::ErrorList errors;
+  const api::FieldPath match_path("resourceVersionMatch");
+  const std::string& match = options.resource_version_match;
+  if (!match.empty()) {
+    if (options.resource_version.empty()) {
+      errors.push_back(api::Forbidden(
+          match_path,
+          "resourceVersionMatch is forbidden unless resourceVersion is "
+          "provided"));
+    }
+    if (!options.continue_token.empty()) {
+      errors.push_back(api::Forbidden(
+          match_path,
+          "resourceVersionMatch is forbidden when continue is provided"));
+    }
+    if (match != "Exact" && match != "NotOlderThan") {
+      errors.push_back(
+          api::NotSupported(match_path, match, {"Exact", "NotOlderThan", ""}));
+    }
+    if (match == "Exact" && options.resource_version == "0") {
+      errors.push_back(api::Forbidden(
+          match_path,
+          "resourceVersionMatch \"exact\" is forbidden for resourceVersion "
+          "\"0\""));
+    }
+  }
+  if (options.send_initial_events) {
+    errors.push_back(api::Forbidden(api::FieldPath("sendInitialEvents"),
+                                    "sendInitialEvents is forbidden for list"));
+  }
+  return errors;
+}
+
+constexpr std::string_view kListTooOld =
+    "The resourceVersion for the provided list is too old.";
+constexpr std::string_view kContinueTooOld =
+    "The provided continue parameter is too old to display a consistent list "
+    "result. You can start a new list without the continue parameter.";
+constexpr std::string_view kInconsistentContinue =
+    "The provided continue parameter is too old to display a consistent list "
+    "result. You can start a new list without the continue parameter, or use "
+    "the continue token in this response to retrieve the remainder of the "
+    "results. Continuing with the provided token results in an inconsistent "
+    "list - objects that were created, modified, or deleted between the time "
+    "the first chunk was returned and now may show up in the list.";
+
+}  // namespace
+
+std::optional<ApiError> ResourceStorage::WaitForRevision(
+    int64_t revision) const {
+  if (store_.Revision() >= revision) return std::nullopt;
+  const auto deadline =
+      std::chrono::steady_clock::now() + too_large_resource_version_wait_;
+  // Any write wakes the wait; the revision is checked after each.
+  auto watcher = store_.Watch("", store_.Revision());
+  while (store_.Revision() < revision) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      return TooLargeResourceVersion(revision, store_.Revision());
+    }
+    const auto step = std::min(left, std::chrono::milliseconds(100));
+    if (!watcher.ok() || !(*watcher)->Next(step).ok()) {
+      std::this_thread::sleep_for(
+          std::min(step, std::chrono::milliseconds(10)));
+      watcher = store_.Watch("", store_.Revision());
+    }
+  }
+  return std::nullopt;
+}
+
 ApiOr<std::string> ResourceStorage::List(const RequestScope& scope,
                                          const ListOptions& options) const {
-  const std::string prefix = Prefix(*scope.info, scope.namespace_);
-  std::string start_after;
-  if (!options.continue_token.empty()) {
-    // The token is the last key of the previous page (opaque to clients).
-    if (!options.continue_token.starts_with(prefix)) {
-      return BadRequest("invalid continue token");
-    }
-    start_after = options.continue_token;
+  if (api::ErrorList errors = ValidateListOptions(options); !errors.empty()) {
+    return Invalid(ListOptionsInfo(), "", errors);
   }
+  const std::string prefix = Prefix(*scope.info, scope.namespace_);
+  // The requested resourceVersion; 0 for none and for "0" (any).
+  int64_t requested = 0;
+  if (!options.resource_version.empty()) {
+    char* end = nullptr;
+    const long long value =
+        std::strtoll(options.resource_version.c_str(), &end, 10);
+    if (*end != '\0' || value < 0 || options.resource_version[0] == '+' ||
+        options.resource_version[0] == '-' ||
+        std::isspace(static_cast<unsigned char>(options.resource_version[0]))) {
+      return BadRequest(fmt::format(
+          "invalid resource version: resourceVersion: Invalid value: \"{}\": "
+          "must be a non-negative integer",
+          options.resource_version));
+    }
+    requested = value;
+  }
+  // The revision to read (0: the current one) and the first key.
+  int64_t revision = 0;
+  std::string start;
+  std::optional<ContinueToken> token;
+  if (!options.continue_token.empty()) {
+    if (requested != 0) {
+      return BadRequest(
+          "specifying resource version is not allowed when using continue");
+    }
+    auto decoded = ContinueToken::Decode(options.continue_token, prefix);
+    if (!decoded.ok()) {
+      return BadRequest(fmt::format("invalid continue token: {}",
+                                    decoded.status().message()));
+    }
+    token = std::move(*decoded);
+    start = token->start;
+    if (token->revision > 0) {
+      if (auto error = WaitForRevision(token->revision)) return *error;
+      revision = token->revision;
+    }
+  } else if (requested > 0) {
+    if (auto error = WaitForRevision(requested)) return *error;
+    // Exact, or the legacy form with a limit, reads at that revision;
+    // NotOlderThan (and the legacy form without a limit) reads the latest,
+    // which is not older.
+    const std::string& match = options.resource_version_match;
+    if (match == "Exact" || (match.empty() && options.limit > 0)) {
+      revision = requested;
+    }
+  }
+
   // Selected items, kept as shared stored values: in the storage version
   // the response is the stored bytes concatenated, with no copy before the
   // final one.
   std::vector<store::Value> items;
   std::string last_key;
   bool more = false;
-  int64_t revision = 0;
+  size_t remaining = 0;
+  const bool filtered = !options.labels.empty() || !options.fields.empty();
   // Pages are filled after filtering: read in batches until `limit` items
-  // pass the selectors or the collection ends.
-  const size_t batch =
-      options.limit == 0 ? 0 : std::max<size_t>(options.limit, 256);
+  // pass the selectors or the collection ends. Every batch reads the
+  // revision of the first, so the page is one snapshot.
+  // Like upstream, a batch that selectors thin out is followed by larger
+  // ones (up to 10000).
+  size_t batch =
+      options.limit == 0
+          ? 0
+          : (filtered ? std::max<size_t>(options.limit, 256) : options.limit);
   const auto full = [&] {
     return options.limit != 0 && items.size() == options.limit;
   };
   for (;;) {
-    store::ListResult page = store_.List(prefix, start_after, batch);
-    if (revision == 0) revision = page.revision;
+    auto page = store_.ListAt(prefix, start, batch, revision);
+    if (!page.ok()) {
+      if (page.status().code() != StatusCode::kOutOfRange) {
+        return StorageError(*scope.info, "", page.status());
+      }
+      if (!token) return Gone(std::string(kListTooOld));
+      // Like upstream: the remainder can still be read, at the latest
+      // revision, with the token this error carries.
+      ApiError gone = Gone(std::string(kContinueTooOld));
+      auto fresh =
+          ContinueToken{ContinueToken::kLatest, token->start}.Encode(prefix);
+      if (fresh.ok()) {
+        gone.message = std::string(kInconsistentContinue);
+        gone.metadata = {{"continue", *fresh}};
+      }
+      return gone;
+    }
+    revision = page->revision;
     size_t consumed = 0;
-    for (store::KeyValue& kv : page.items) {
+    for (store::KeyValue& kv : page->items) {
       ++consumed;
-      start_after = kv.key;
       if (!Selected(scope, *kv.value, options.labels, options.fields)) continue;
       if (!IsStorageVersion(scope)) {
         auto converted = ToVersion(scope, *kv.value);
@@ -698,13 +846,28 @@ ApiOr<std::string> ResourceStorage::List(const RequestScope& scope,
       if (full()) break;
     }
     if (full()) {
-      more = consumed < page.items.size() || page.more;
+      more = consumed < page->items.size() || page->more;
+      remaining = page->remaining + (page->items.size() - consumed);
       break;
     }
-    if (!page.more) break;
+    if (!page->more || page->items.empty()) break;
+    // The next batch starts right after the last key read.
+    start = page->items.back().key;
+    start.push_back('\0');
+    batch = std::max(batch, std::min<size_t>(batch * 2, 10000));
   }
   Json metadata = {{"resourceVersion", std::to_string(revision)}};
-  if (more) metadata["continue"] = last_key;
+  if (more) {
+    std::string next = last_key;
+    next.push_back('\0');
+    auto encoded = ContinueToken{revision, std::move(next)}.Encode(prefix);
+    if (!encoded.ok()) {
+      return StorageError(*scope.info, "", encoded.status());
+    }
+    metadata["continue"] = *encoded;
+    // The count of what follows is exact only without selectors.
+    if (!filtered) metadata["remainingItemCount"] = remaining;
+  }
   std::string out = fmt::format(
       R"({{"kind":"{}List","apiVersion":"{}","metadata":{},"items":[)",
       scope.info->kind, scope.info->GroupVersion(scope.version),

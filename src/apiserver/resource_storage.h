@@ -10,6 +10,7 @@
 #ifndef DRALLOC_APISERVER_RESOURCE_STORAGE_H_
 #define DRALLOC_APISERVER_RESOURCE_STORAGE_H_
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -62,6 +63,10 @@ struct ListOptions {
   FieldSelector fields;
   size_t limit = 0;
   std::string continue_token;
+  // As sent ("" when absent); List applies upstream's rules to them.
+  std::string resource_version;
+  std::string resource_version_match;
+  bool send_initial_events = false;  // the parameter was present
 };
 
 // One decoded stored object with what selectors look at.
@@ -89,9 +94,20 @@ class ResourceStorage {
   // that is gone (a deletion event).
   StatusOr<SharedObject> ObjectOf(const store::KeyValue& kv, bool cache) const;
   ApiOr<std::string> Get(const RequestScope& scope) const;
-  // A `<Kind>List` document in the request's version.
+  // A `<Kind>List` document in the request's version, with Kubernetes'
+  // list semantics: `resourceVersion`/`resourceVersionMatch` choose the
+  // revision read (most recent, not older than, or exact: 410 Gone when it
+  // is no longer available), every page of a paginated list is read at the
+  // first page's revision (the continue token carries it), and a
+  // resourceVersion the store has not reached is waited for (504 after
+  // too_large_resource_version_wait). Invalid combinations are 422.
   ApiOr<std::string> List(const RequestScope& scope,
                           const ListOptions& options) const;
+  // How long a read waits for the store to reach a requested
+  // resourceVersion (upstream: 3 s).
+  void set_too_large_resource_version_wait(std::chrono::milliseconds wait) {
+    too_large_resource_version_wait_ = wait;
+  }
   ApiOr<WriteResult> Update(const RequestScope& scope, std::string_view body,
                             const WriteOptions& options);
   ApiOr<WriteResult> Patch(const RequestScope& scope,
@@ -176,8 +192,12 @@ class ResourceStorage {
   std::string StoredText(const RequestScope& scope, const api::Object* old,
                          api::Object& next, const std::string& manager) const;
   static std::string WithRevision(std::string text, int64_t revision);
+  // Waits until the store's revision reaches `revision` (a 504 once
+  // too_large_resource_version_wait_ has passed).
+  std::optional<ApiError> WaitForRevision(int64_t revision) const;
 
   store::Store& store_;
+  std::chrono::milliseconds too_large_resource_version_wait_{3000};
   DeviceAllocationIndex allocations_;
   mutable DecodedObjectCache decoded_;
 };

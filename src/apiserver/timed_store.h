@@ -36,6 +36,15 @@ class TimedStore : public store::Store {
     return Timed("list",
                  [&] { return inner_.List(prefix, start_after, limit); });
   }
+  StatusOr<store::ListResult> ListAt(std::string_view prefix,
+                                     std::string_view start, size_t limit,
+                                     int64_t revision) const override {
+    return Timed("list",
+                 [&] { return inner_.ListAt(prefix, start, limit, revision); });
+  }
+  int64_t OldestListableRevision() const override {
+    return inner_.OldestListableRevision();
+  }
   size_t Count(std::string_view prefix) const override {
     return inner_.Count(prefix);
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 #include <utility>
 
 namespace dralloc::store {
@@ -83,6 +84,8 @@ void MemoryStore::SeedWindow(const std::vector<KeyValue>& initial,
     WatchEvent event;
     event.type = WatchEvent::Type::kPut;
     event.kv = *recent.at(r);
+    // An update's previous state is unknown: no list can go back past it.
+    if (!event.created()) list_floor_ = r;
     RecordEventLocked(std::move(event));
   }
 }
@@ -139,7 +142,10 @@ StatusOr<KeyValue> MemoryStore::Put(std::string_view key,
   event.kv.value = std::make_shared<const std::string>(encode(revision));
   event.kv.create_revision = current ? current->create_revision : revision;
   event.kv.mod_revision = revision;
-  if (current) event.previous = current->value;
+  if (current) {
+    event.previous = current->value;
+    event.previous_mod_revision = current->mod_revision;
+  }
   KeyValue kv = event.kv;
   if (Status s = Commit(writer, std::move(event)); !s.ok()) return s;
   return kv;
@@ -161,6 +167,7 @@ StatusOr<KeyValue> MemoryStore::Delete(std::string_view key,
   event.type = WatchEvent::Type::kDelete;
   event.kv = KeyValue{std::string(key), it->second.value,
                       it->second.create_revision, revision};
+  event.previous_mod_revision = it->second.mod_revision;
   KeyValue kv = event.kv;
   if (Status s = Commit(writer, std::move(event)); !s.ok()) return s;
   return kv;
@@ -381,6 +388,117 @@ void MemoryStore::Shutdown() {
   std::lock_guard window(window_mutex_);
   shutdown_ = true;
   for (Waiter& waiter : waiters_) waiter.wake->notify_all();
+}
+
+// Lists as of an earlier revision ---------------------------------------
+
+StatusOr<ListResult> MemoryStore::ListAt(std::string_view prefix,
+                                         std::string_view start, size_t limit,
+                                         int64_t revision) const {
+  // A writer updates objects_ and then records its event: a reader holding
+  // both locks sees a consistent pair only when the window has caught up
+  // with revision_. A writer between the two steps is quick, so retry;
+  // after a few tries, hold off writers altogether.
+  auto& window_mutex = const_cast<std::mutex&>(window_mutex_);
+  auto& write_mutex = const_cast<std::mutex&>(write_mutex_);
+  std::unique_lock writer(write_mutex, std::defer_lock);
+  std::shared_lock data(data_mutex_, std::defer_lock);
+  std::unique_lock window(window_mutex, std::defer_lock);
+  for (int attempt = 0;; ++attempt) {
+    if (attempt == 64) writer.lock();
+    data.lock();
+    window.lock();
+    const int64_t recorded =
+        window_.empty() ? window_start_ : window_.back().kv.mod_revision;
+    if (recorded == revision_) break;
+    window.unlock();
+    data.unlock();
+    std::this_thread::yield();
+  }
+  if (writer.owns_lock()) writer.unlock();
+
+  if (revision == 0) revision = revision_;
+  if (revision > revision_) {
+    return InvalidArgumentError(fmt::format(
+        "revision {} is newer than the store ({})", revision, revision_));
+  }
+  const int64_t oldest = std::max(window_start_, list_floor_);
+  if (revision < oldest) {
+    return OutOfRangeError(
+        fmt::format("too old resource version: {} ({})", revision, oldest));
+  }
+  const std::string_view from = start < prefix ? prefix : start;
+
+  // The state at `revision` of every key written since: the state the
+  // first later event replaced (nullopt: the key did not exist).
+  struct Before {
+    Value value;  // null: absent at `revision`
+    int64_t create_revision = 0;
+    int64_t mod_revision = 0;
+  };
+  std::map<std::string_view, Before, std::less<>> undone;
+  if (revision < revision_ && !window_.empty()) {
+    const int64_t first = window_.front().kv.mod_revision;
+    for (size_t i =
+             static_cast<size_t>(std::max<int64_t>(revision + 1 - first, 0));
+         i < window_.size(); ++i) {
+      const WatchEvent& event = window_[i];
+      const std::string& key = event.kv.key;
+      if (!HasPrefix(key, prefix) || key < from || undone.contains(key)) {
+        continue;
+      }
+      Before before;
+      if (event.type == WatchEvent::Type::kDelete) {
+        before = {event.kv.value, event.kv.create_revision,
+                  event.previous_mod_revision};
+      } else if (event.previous) {
+        before = {event.previous, event.kv.create_revision,
+                  event.previous_mod_revision};
+      }
+      undone.emplace(key, std::move(before));
+    }
+  }
+  // Only a writer changes the window, after objects_: holding `data` keeps
+  // both (and the keys `undone` views) as they are.
+  window.unlock();
+
+  ListResult result;
+  result.revision = revision;
+  const auto emit = [&](std::string_view key, const Value& value,
+                        int64_t create_revision, int64_t mod_revision) {
+    if (limit != 0 && result.items.size() == limit) {
+      result.more = true;
+      ++result.remaining;
+      return;
+    }
+    result.items.push_back(
+        KeyValue{std::string(key), value, create_revision, mod_revision});
+  };
+  auto it = objects_.lower_bound(from);
+  auto past = undone.begin();
+  for (;;) {
+    const bool current = it != objects_.end() && HasPrefix(it->first, prefix);
+    const bool earlier = past != undone.end();
+    if (!current && !earlier) break;
+    if (earlier && (!current || past->first <= it->first)) {
+      if (current && past->first == it->first) ++it;
+      if (past->second.value) {
+        emit(past->first, past->second.value, past->second.create_revision,
+             past->second.mod_revision);
+      }
+      ++past;
+    } else {
+      emit(it->first, it->second.value, it->second.create_revision,
+           it->second.mod_revision);
+      ++it;
+    }
+  }
+  return result;
+}
+
+int64_t MemoryStore::OldestListableRevision() const {
+  std::lock_guard window(const_cast<std::mutex&>(window_mutex_));
+  return std::max(window_start_, list_floor_);
 }
 
 }  // namespace dralloc::store

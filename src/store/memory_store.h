@@ -67,6 +67,9 @@ class MemoryStore : public Store {
   std::optional<KeyValue> Get(std::string_view key) const override;
   ListResult List(std::string_view prefix, std::string_view start_after,
                   size_t limit) const override;
+  StatusOr<ListResult> ListAt(std::string_view prefix, std::string_view start,
+                              size_t limit, int64_t revision) const override;
+  int64_t OldestListableRevision() const override;
   size_t Count(std::string_view prefix) const override;
   int64_t Revision() const override;
   StatusOr<std::unique_ptr<Watcher>> Watch(std::string prefix,
@@ -147,6 +150,9 @@ class MemoryStore : public Store {
   std::vector<Waiter> waiters_;
   std::deque<WatchEvent> window_;  // contiguous revisions
   int64_t window_start_ = 0;       // watches may start after this revision
+  // Lists as of a revision need every later event to carry the state it
+  // replaced; events seeded after a restart may not (see SeedWindow).
+  int64_t list_floor_ = 0;
   size_t window_bytes_ = 0;
   bool shutdown_ = false;
 };

@@ -10,6 +10,9 @@
 // delete of a missing key), kAborted (a revision precondition failed:
 // HTTP 409 Conflict), kOutOfRange (revision compacted), kUnavailable or
 // kInternal (the backend failed; nothing was written).
+//
+// The same window serves lists as of an earlier revision (ListAt), which
+// make paginated lists one consistent snapshot.
 #ifndef DRALLOC_STORE_STORE_H_
 #define DRALLOC_STORE_STORE_H_
 
@@ -44,6 +47,10 @@ struct WatchEvent {
   // For a put that replaced a value: that value (selector-filtered watches
   // turn an object that stops matching into a deletion).
   Value previous;
+  // The mod_revision of the state this event replaced or deleted (0 when
+  // the key did not exist); lists as of an earlier revision undo the event
+  // with it. For a delete, the previous state is `kv` with this revision.
+  int64_t previous_mod_revision = 0;
   // True for a put that created the key.
   bool created() const {
     return type == Type::kPut && kv.create_revision == kv.mod_revision;
@@ -73,6 +80,9 @@ struct ListResult {
   std::vector<KeyValue> items;  // key order
   int64_t revision = 0;         // the store revision the list reflects
   bool more = false;            // items remain after the last one returned
+  // From ListAt: how many keys under the prefix follow the last item
+  // returned (0 unless `more`).
+  size_t remaining = 0;
 };
 
 // A stream of events for keys under one prefix, after a start revision.
@@ -106,6 +116,16 @@ class Store {
   // start), at most `limit` (0: no limit).
   virtual ListResult List(std::string_view prefix, std::string_view start_after,
                           size_t limit) const = 0;
+  // Keys with `prefix`, from `start` on (inclusive; empty: from the
+  // start), at most `limit` (0: no limit), as they were at `revision` (0:
+  // the current revision), with `remaining` counted. kOutOfRange when
+  // `revision` is older than OldestListableRevision(); kInvalidArgument
+  // when it is newer than Revision().
+  virtual StatusOr<ListResult> ListAt(std::string_view prefix,
+                                      std::string_view start, size_t limit,
+                                      int64_t revision) const = 0;
+  // The oldest revision ListAt can serve.
+  virtual int64_t OldestListableRevision() const = 0;
   // Number of keys under `prefix`.
   virtual size_t Count(std::string_view prefix) const = 0;
   virtual int64_t Revision() const = 0;

@@ -199,4 +199,37 @@ reapply_changes_nothing() {
 check "re-applying examples/claims keeps resourceVersions and generations" \
   reapply_changes_nothing
 
+# Paginated lists are one snapshot (continue tokens carry the revision), and
+# resourceVersionMatch=Exact reads an earlier state, as upstream does.
+k create namespace pages >/dev/null
+for i in $(seq -w 1 12); do claim "page-$i" pages; echo ---; done | k create -f - >/dev/null
+pages=/apis/resource.k8s.io/v1/namespaces/pages/resourceclaims
+raw_field() {  # raw_field PATH EXPR: EXPR over the JSON at PATH (as d)
+  k get --raw "$1" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"
+}
+check "chunked get of many claims returns them all" bash -c \
+  "[[ \$('$kubectl_bin' --cache-dir '$work/cache' get resourceclaims -n pages --chunk-size=2 -o name | sort -u | wc -l) == 12 ]]"
+check "chunked get as a table returns them all" bash -c \
+  "[[ \$('$kubectl_bin' --cache-dir '$work/cache' get resourceclaims -n pages --chunk-size=5 --no-headers | wc -l) == 12 ]]"
+pages_rv=$(raw_field "$pages" "d['metadata']['resourceVersion']")
+k delete resourceclaim page-01 -n pages >/dev/null
+exact_sees_the_deleted_claim() {
+  local names
+  names=$(raw_field "$pages?resourceVersion=$pages_rv&resourceVersionMatch=Exact" "[i['metadata']['name'] for i in d['items']]")
+  grep -q "page-01" <<<"$names" && [[ $(raw_field "$pages" "len(d['items'])") == 11 ]] || { echo "$names"; return 1; }
+}
+check "get --raw with resourceVersionMatch=Exact reads the earlier state" exact_sees_the_deleted_claim
+remaining_is() { [[ $(raw_field "$1" "d['metadata'].get('remainingItemCount')") == "$2" ]]; }
+check "a limited list counts the remaining items" remaining_is "$pages?limit=5" 6
+pages_token=$(raw_field "$pages?limit=5" "d['metadata']['continue']")
+k delete resourceclaim page-12 -n pages >/dev/null
+last_item_is() { [[ $(raw_field "$1" "d['items'][-1]['metadata']['name']") == "$2" ]]; }
+check "the next page is read at the first page's snapshot" \
+  last_item_is "$pages?limit=100&continue=$pages_token" page-12
+check "resourceVersionMatch without resourceVersion is Invalid" \
+  fails_with "resourceVersionMatch is forbidden unless resourceVersion is provided" \
+  k get --raw "$pages?resourceVersionMatch=Exact"
+check "a malformed continue token is a bad request" \
+  fails_with "invalid continue token" k get --raw "$pages?limit=2&continue=garbage"
+
 finish
