@@ -71,6 +71,9 @@ using FlatMap = boost::container::flat_map<std::string, V>;
 // fields of core objects that we pass through). Holds compact JSON text.
 struct RawJson {
   std::string json;
+  // True when `json` is byte for byte what nlohmann::json::dump() makes of
+  // its value (decoded raw JSON is): the text encoder then copies it as is.
+  bool canonical = false;
   bool empty() const { return json.empty(); }
   // Semantic equality: the same JSON value, whatever the spacing.
   friend bool operator==(const RawJson& a, const RawJson& b);

@@ -121,7 +121,63 @@ void DecodeQuantity(JsonElement e, Quantity& out, const FieldPath& path,
   out = *std::move(parsed);
 }
 
-void DecodeRaw(JsonElement e, RawJson& out) { out.json = simdjson::minify(e); }
+namespace {
+
+// `e` as nlohmann::json::dump() would print it.
+void AppendCanonical(JsonElement e, std::string& out) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      out += '{';
+      bool first = true;
+      for (auto [key, value] : simdjson::dom::object(e)) {
+        if (!first) out += ',';
+        first = false;
+        AppendJsonString(key, out);
+        out += ':';
+        AppendCanonical(value, out);
+      }
+      out += '}';
+      return;
+    }
+    case simdjson::dom::element_type::ARRAY: {
+      out += '[';
+      bool first = true;
+      for (JsonElement item : simdjson::dom::array(e)) {
+        if (!first) out += ',';
+        first = false;
+        AppendCanonical(item, out);
+      }
+      out += ']';
+      return;
+    }
+    case simdjson::dom::element_type::STRING:
+      AppendJsonString(std::string_view(e), out);
+      return;
+    case simdjson::dom::element_type::INT64:
+      AppendInteger(int64_t(e), out);
+      return;
+    case simdjson::dom::element_type::UINT64:
+      AppendUnsigned(uint64_t(e), out);
+      return;
+    case simdjson::dom::element_type::DOUBLE:
+      out += Json(double(e)).dump();
+      return;
+    case simdjson::dom::element_type::BOOL:
+      out += bool(e) ? "true" : "false";
+      return;
+    case simdjson::dom::element_type::NULL_VALUE:
+      out += "null";
+      return;
+  }
+}
+
+}  // namespace
+
+void DecodeRaw(JsonElement e, RawJson& out) {
+  out.json.clear();
+  AppendCanonical(e, out.json);
+  out.canonical = true;
+}
 
 void AppendJsonString(std::string_view text, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -165,7 +221,11 @@ void AppendJsonString(std::string_view text, std::string& out) {
 }
 
 void AppendRaw(const RawJson& raw, std::string& out) {
-  out += EncodeRaw(raw).dump();
+  if (raw.canonical) {
+    out += raw.json;
+  } else {
+    out += EncodeRaw(raw).dump();
+  }
 }
 
 void AppendInteger(int64_t value, std::string& out) {

@@ -86,6 +86,9 @@ void DecodeValue(JsonElement e, T& out, const FieldPath& path,
 
 namespace codec_internal {
 
+// `e` kept verbatim, in the canonical compact form (RawJson::canonical).
+void DecodeRaw(JsonElement e, RawJson& out);
+
 // Sets the field of `out` named `key`; false when T has no such field.
 template <Reflected T>
 bool DecodeNamedField(std::string_view key, JsonElement value, T& out,
@@ -121,8 +124,9 @@ void DecodeStruct(JsonElement e, T& out, const FieldPath& path,
   for (auto [key, value] : object) {
     if (DecodeNamedField(key, value, out, path, ctx, seen)) continue;
     if constexpr (KeepsUnknownFields<T>) {
-      out.unknown_fields.emplace_back(
-          std::string(key), RawJson{std::string(simdjson::minify(value))});
+      RawJson raw;
+      codec_internal::DecodeRaw(value, raw);
+      out.unknown_fields.emplace_back(std::string(key), std::move(raw));
     } else {
       ctx.UnknownField(path.Child(key));
     }
