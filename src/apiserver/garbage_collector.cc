@@ -33,6 +33,18 @@ Ownership ReadOwnership(const std::string& value) {
   return out;
 }
 
+// The text of metadata.ownerReferences in stored (compact) JSON, "" when
+// there is none: enough to tell whether a write changed the owners.
+std::string_view OwnerReferencesText(std::string_view value) {
+  static constexpr std::string_view kField = "\"ownerReferences\":[";
+  const size_t start = value.find(kField);
+  if (start == std::string_view::npos) return {};
+  // Owner references hold no arrays: the first ']' closes the list.
+  const size_t end = value.find(']', start + kField.size());
+  if (end == std::string_view::npos) return value.substr(start);
+  return value.substr(start, end + 1 - start);
+}
+
 }  // namespace
 
 GarbageCollector::GarbageCollector(ResourceStorage& storage)
@@ -108,7 +120,12 @@ void GarbageCollector::Run(std::unique_ptr<store::Watcher> watcher) {
       // parsed for the uid whose dependents go with it.
       const std::string& value = *event.kv.value;
       if (event.type == store::WatchEvent::Type::kPut) {
-        if (value.find("\"ownerReferences\"") == std::string::npos) continue;
+        const std::string_view owners = OwnerReferencesText(value);
+        if (owners.empty()) continue;
+        // Most updates (status, finalizers) leave the owners as they were.
+        if (event.previous && OwnerReferencesText(*event.previous) == owners) {
+          continue;
+        }
         Track(event.kv.key, value);
       } else {
         const std::string uid = ReadOwnership(value).uid;
