@@ -9,6 +9,9 @@ namespace dralloc::api {
 
 bool operator==(const RawJson& a, const RawJson& b) {
   if (a.json == b.json) return true;
+  // Canonical texts are the dump of their values: different texts are
+  // different values (up to the spelling of numbers, 1 against 1.0).
+  if (a.canonical && b.canonical) return false;
   Json left = Json::parse(a.json, nullptr, /*allow_exceptions=*/false);
   Json right = Json::parse(b.json, nullptr, /*allow_exceptions=*/false);
   return !left.is_discarded() && left == right;
