@@ -322,7 +322,7 @@ void AddResource(SchemaBuilder& builder, Json& paths,
        Operation(info, version, "post", "create" + scope + kind, item, true)},
       {"delete", Operation(info, version, "deletecollection",
                            "deleteCollection" + scope + kind, list, false)}};
-  if (info.namespaced) collection_ops["parameters"] = {ns_param};
+  if (info.namespaced) collection_ops["parameters"] = Json::array({ns_param});
   paths[collection] = std::move(collection_ops);
   Json item_ops = {
       {"get",

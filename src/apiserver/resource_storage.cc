@@ -503,13 +503,25 @@ ApiOr<WriteResult> ResourceStorage::Written(
   WriteResult result{code, {}, std::move(warnings), nullptr};
   if (object != nullptr) {
     api::MetaOf(*object).resource_version = std::to_string(stored.mod_revision);
+    // As decoding the stored bytes would set them.
+    const std::string_view version = api::PreferredVersion(*object);
+    std::visit(
+        [&](auto& typed) {
+          typed.api_version = std::string(version);
+          typed.kind = std::string(scope.info->kind);
+        },
+        *object);
     result.object = std::make_shared<const api::Object>(std::move(*object));
 #ifndef NDEBUG
     // The cache stands for the stored bytes: they must decode to it.
     auto decoded = DecodeStored(scope, *stored.value);
     if (!decoded.ok() || !(*decoded == *result.object)) {
-      fmt::print(stderr, "decoded-object cache: {} differs from its bytes {}\n",
-                 stored.key, *stored.value);
+      auto text = api::EncodeObjectText(*result.object,
+                                        api::PreferredVersion(*result.object));
+      fmt::print(stderr,
+                 "decoded-object cache: {} (encoding {}) differs from its "
+                 "bytes {}\n",
+                 stored.key, text.ok() ? *text : "?", *stored.value);
       std::abort();
     }
 #endif
