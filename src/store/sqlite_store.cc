@@ -33,7 +33,7 @@ class Database {
         "PRAGMA journal_mode=WAL;"
         "PRAGMA synchronous={};"
         "PRAGMA wal_autocheckpoint=4000;"
-        "PRAGMA cache_size=-16384;"
+        "PRAGMA cache_size=-32768;"
         // A rowid table: rows up to a page stay in their leaf (a WITHOUT
         // ROWID leaf keeps only ~1 KiB of a row and spills the rest to
         // overflow pages, so every object write dirtied several pages).
