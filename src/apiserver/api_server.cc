@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <random>
 
@@ -474,7 +476,11 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
   }
   if (method == "GET") {
     verb = "GET";
-    auto body = storage_.Get(scope);
+    // Only a revision number counts; "0" and unset read the latest state.
+    int64_t min_revision = 0;
+    const std::string rv = request.Query("resourceVersion");
+    std::from_chars(rv.data(), rv.data() + rv.size(), min_revision);
+    auto body = storage_.Get(scope, std::max<int64_t>(min_revision, 0));
     if (!body.ok()) return SendError(writer, body.error());
     if (WantsTable(request.accept)) *body = AsTable(*scope.info, *body);
     return SendJson(writer, 200, std::move(*body));

@@ -664,7 +664,11 @@ ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
                  std::move(decoded.warnings));
 }
 
-ApiOr<std::string> ResourceStorage::Get(const RequestScope& scope) const {
+ApiOr<std::string> ResourceStorage::Get(const RequestScope& scope,
+                                        int64_t min_revision) const {
+  if (min_revision > 0) {
+    if (auto error = WaitForRevision(min_revision)) return *error;
+  }
   auto kv = store_.Get(Key(*scope.info, scope.namespace_, scope.name));
   if (!kv) return NotFound(*scope.info, scope.name);
   return ToVersion(scope, *kv->value);

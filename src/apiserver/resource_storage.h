@@ -93,7 +93,11 @@ class ResourceStorage {
   // decoded once and shared through the cache; `cache` false for a state
   // that is gone (a deletion event).
   StatusOr<SharedObject> ObjectOf(const store::KeyValue& kv, bool cache) const;
-  ApiOr<std::string> Get(const RequestScope& scope) const;
+  // `min_revision` (from a GET's resourceVersion; 0: none) is served not
+  // older than asked: a revision the store has not reached is waited for,
+  // then 504, as upstream.
+  ApiOr<std::string> Get(const RequestScope& scope,
+                         int64_t min_revision = 0) const;
   // A `<Kind>List` document in the request's version, with Kubernetes'
   // list semantics: `resourceVersion`/`resourceVersionMatch` choose the
   // revision read (most recent, not older than, or exact: 410 Gone when it
