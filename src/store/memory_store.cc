@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <thread>
 #include <utility>
 
 namespace dralloc::store {
@@ -182,20 +181,20 @@ void MemoryStore::AwaitKeySettled(std::unique_lock<std::mutex>& writer,
 
 void MemoryStore::ApplyLocked(std::span<WatchEvent> events) {
   if (events.empty()) return;
-  {
-    std::unique_lock data(data_mutex_);
-    for (const WatchEvent& event : events) {
-      const KeyValue& kv = event.kv;
-      if (event.type == WatchEvent::Type::kDelete) {
-        objects_.erase(kv.key);
-        continue;
-      }
-      Entry entry{kv.value, kv.create_revision, kv.mod_revision};
-      auto [it, inserted] = objects_.try_emplace(kv.key, entry);
-      if (!inserted) it->second = std::move(entry);
+  // The map and the window change together (data_mutex_, then
+  // window_mutex_): a reader holding both never sees half a batch.
+  std::unique_lock data(data_mutex_);
+  for (const WatchEvent& event : events) {
+    const KeyValue& kv = event.kv;
+    if (event.type == WatchEvent::Type::kDelete) {
+      objects_.erase(kv.key);
+      continue;
     }
-    revision_ = events.back().kv.mod_revision;
+    Entry entry{kv.value, kv.create_revision, kv.mod_revision};
+    auto [it, inserted] = objects_.try_emplace(kv.key, entry);
+    if (!inserted) it->second = std::move(entry);
   }
+  revision_ = events.back().kv.mod_revision;
   std::lock_guard window(window_mutex_);
   for (WatchEvent& event : events) RecordEventLocked(std::move(event));
 }
@@ -395,27 +394,10 @@ void MemoryStore::Shutdown() {
 StatusOr<ListResult> MemoryStore::ListAt(std::string_view prefix,
                                          std::string_view start, size_t limit,
                                          int64_t revision) const {
-  // A writer updates objects_ and then records its event: a reader holding
-  // both locks sees a consistent pair only when the window has caught up
-  // with revision_. A writer between the two steps is quick, so retry;
-  // after a few tries, hold off writers altogether.
-  auto& window_mutex = const_cast<std::mutex&>(window_mutex_);
-  auto& write_mutex = const_cast<std::mutex&>(write_mutex_);
-  std::unique_lock writer(write_mutex, std::defer_lock);
-  std::shared_lock data(data_mutex_, std::defer_lock);
-  std::unique_lock window(window_mutex, std::defer_lock);
-  for (int attempt = 0;; ++attempt) {
-    if (attempt == 64) writer.lock();
-    data.lock();
-    window.lock();
-    const int64_t recorded =
-        window_.empty() ? window_start_ : window_.back().kv.mod_revision;
-    if (recorded == revision_) break;
-    window.unlock();
-    data.unlock();
-    std::this_thread::yield();
-  }
-  if (writer.owns_lock()) writer.unlock();
+  // Writers update the map and the window under both locks (ApplyLocked):
+  // holding both here gives a consistent pair.
+  std::shared_lock data(data_mutex_);
+  std::unique_lock window(const_cast<std::mutex&>(window_mutex_));
 
   if (revision == 0) revision = revision_;
   if (revision > revision_) {
@@ -458,8 +440,8 @@ StatusOr<ListResult> MemoryStore::ListAt(std::string_view prefix,
       undone.emplace(key, std::move(before));
     }
   }
-  // Only a writer changes the window, after objects_: holding `data` keeps
-  // both (and the keys `undone` views) as they are.
+  // Writers change the window only while holding data_mutex_ exclusively:
+  // holding `data` keeps both (and the keys `undone` views) as they are.
   window.unlock();
 
   ListResult result;
