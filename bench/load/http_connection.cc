@@ -17,6 +17,8 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 
+constexpr std::size_t kReadBufferBytes = 1 << 20;
+
 Status TransportError(std::string_view what, const beast::error_code& error) {
   std::string message = fmt::format("{}: {}", what, error.message());
   if (error == beast::error::timeout) {
@@ -31,7 +33,12 @@ HttpConnection::HttpConnection(LoadTarget target,
                                std::chrono::milliseconds request_timeout)
     : target_(std::move(target)),
       request_timeout_(request_timeout),
-      stream_(io_) {}
+      stream_(io_) {
+  // Beast reads at most the buffer's free capacity (at least 512 bytes) per
+  // receive; a small buffer turns a 100 MiB list into ~10^5 reads, each
+  // re-arming the timeout, and the client, not the server, sets the pace.
+  buffer_.reserve(kReadBufferBytes);
+}
 
 HttpConnection::~HttpConnection() { Close(); }
 

@@ -1,7 +1,7 @@
 // ListBodyScanner: reads the parts of a Kubernetes List response the load
-// scenarios need (item count, list resourceVersion, continue token) with a
-// SAX pass, so a list of thousands of ResourceSlices (hundreds of MB) is never
-// held as a JSON tree.
+// scenarios need (item count, list resourceVersion, continue token), checking
+// that the whole body is JSON, fast enough (simdjson) that a list of thousands
+// of ResourceSlices (hundreds of MB) is timed at the server's pace.
 #ifndef DRALLOC_BENCH_LOAD_LIST_BODY_SCANNER_H_
 #define DRALLOC_BENCH_LOAD_LIST_BODY_SCANNER_H_
 

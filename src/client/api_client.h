@@ -69,18 +69,20 @@ class ApiClient {
   // bookmarks where the server sends them.
   virtual StatusOr<std::unique_ptr<WatchStream>> Watch(
       const api::ResourceInfo& resource, int64_t resource_version) = 0;
-  virtual StatusOr<api::Object> Get(const api::ResourceInfo& resource,
-                                    std::string_view namespace_,
-                                    std::string_view name) = 0;
+  // Objects come back shared and immutable: a caller that wants to change
+  // one copies it. Never null on success.
+  virtual StatusOr<ObjectPtr> Get(const api::ResourceInfo& resource,
+                                  std::string_view namespace_,
+                                  std::string_view name) = 0;
 
   // Creates `object` (metadata.generateName is honoured). Returns the stored
   // object.
-  virtual StatusOr<api::Object> Create(api::Object object) = 0;
+  virtual StatusOr<ObjectPtr> Create(api::Object object) = 0;
   // Replaces the object (everything but status); fails with kAborted when
   // metadata.resourceVersion is set and stale.
-  virtual StatusOr<api::Object> Update(api::Object object) = 0;
+  virtual StatusOr<ObjectPtr> Update(api::Object object) = 0;
   // Replaces the status (the `status` subresource), same precondition.
-  virtual StatusOr<api::Object> UpdateStatus(api::Object object) = 0;
+  virtual StatusOr<ObjectPtr> UpdateStatus(api::Object object) = 0;
   // Deletes the object; with a non-empty `uid` only if it still has that
   // uid (kAborted otherwise).
   virtual Status Delete(const api::ResourceInfo& resource,

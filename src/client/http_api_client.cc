@@ -395,6 +395,11 @@ StatusOr<api::Object> DecodeServerText(std::string_view text,
   return DecodeServerObject(root, info);
 }
 
+StatusOr<ObjectPtr> Shared(StatusOr<api::Object> decoded) {
+  if (!decoded.ok()) return decoded.status();
+  return std::make_shared<const api::Object>(std::move(*decoded));
+}
+
 StatusOr<std::string> EncodeForServer(const api::Object& object,
                                       const api::ResourceInfo& info) {
   return api::EncodeObjectText(object, info.GroupVersion(info.versions[0]));
@@ -602,16 +607,16 @@ class HttpApiClient : public ApiClient {
     return std::unique_ptr<WatchStream>(std::move(stream));
   }
 
-  StatusOr<api::Object> Get(const api::ResourceInfo& info,
-                            std::string_view namespace_,
-                            std::string_view name) override {
+  StatusOr<ObjectPtr> Get(const api::ResourceInfo& info,
+                          std::string_view namespace_,
+                          std::string_view name) override {
     ASSIGN_OR_RETURN(
         std::string body,
         Call(http::verb::get, ItemPath(info, namespace_, name), ""));
-    return DecodeServerText(body, info);
+    return Shared(DecodeServerText(body, info));
   }
 
-  StatusOr<api::Object> Create(api::Object object) override {
+  StatusOr<ObjectPtr> Create(api::Object object) override {
     const api::ResourceInfo& info = ResourceOf(object);
     const api::ObjectMeta& meta = api::MetaOf(object);
     RETURN_IF_ERROR(CheckNamespace(info, meta.namespace_));
@@ -621,11 +626,11 @@ class HttpApiClient : public ApiClient {
                          info);
   }
 
-  StatusOr<api::Object> Update(api::Object object) override {
+  StatusOr<ObjectPtr> Update(api::Object object) override {
     return Replace(object, "");
   }
 
-  StatusOr<api::Object> UpdateStatus(api::Object object) override {
+  StatusOr<ObjectPtr> UpdateStatus(api::Object object) override {
     return Replace(object, "/status");
   }
 
@@ -695,8 +700,8 @@ class HttpApiClient : public ApiClient {
                                 ": metadata.namespace is required");
   }
 
-  StatusOr<api::Object> Replace(const api::Object& object,
-                                std::string_view subresource) {
+  StatusOr<ObjectPtr> Replace(const api::Object& object,
+                              std::string_view subresource) {
     const api::ResourceInfo& info = ResourceOf(object);
     const api::ObjectMeta& meta = api::MetaOf(object);
     RETURN_IF_ERROR(CheckNamespace(info, meta.namespace_));
@@ -711,13 +716,12 @@ class HttpApiClient : public ApiClient {
         std::move(body), info);
   }
 
-  StatusOr<api::Object> CallForObject(http::verb method,
-                                      const std::string& target,
-                                      std::string body,
-                                      const api::ResourceInfo& info) {
+  StatusOr<ObjectPtr> CallForObject(http::verb method,
+                                    const std::string& target, std::string body,
+                                    const api::ResourceInfo& info) {
     ASSIGN_OR_RETURN(std::string response,
                      Call(method, target, std::move(body)));
-    return DecodeServerText(response, info);
+    return Shared(DecodeServerText(response, info));
   }
 
   // The body of a 2xx response, else the error it stands for.

@@ -108,8 +108,8 @@ TEST_F(HttpApiClientTest, CreatesAndGetsObjectsOfEachGroup) {
   auto ns = client().Create(Decode(
       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}})"));
   ASSERT_TRUE(ns.ok()) << ns.status();
-  EXPECT_EQ(Meta(*ns).name, "team-a");
-  EXPECT_FALSE(Meta(*ns).uid.empty());
+  EXPECT_EQ(Meta(**ns).name, "team-a");
+  EXPECT_FALSE(Meta(**ns).uid.empty());
 
   auto node = client().Create(NodeObject("node-1"));
   ASSERT_TRUE(node.ok()) << node.status();
@@ -117,14 +117,14 @@ TEST_F(HttpApiClientTest, CreatesAndGetsObjectsOfEachGroup) {
   ASSERT_TRUE(pod.ok()) << pod.status();
   auto claim = client().Create(ClaimObject("gpu-claim"));
   ASSERT_TRUE(claim.ok()) << claim.status();
-  EXPECT_EQ(Meta(*claim).namespace_, "default");
+  EXPECT_EQ(Meta(**claim).namespace_, "default");
 
   auto got = client().Get(ResourceClaimsResource(), "default", "gpu-claim");
   ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(Meta(*got).uid, Meta(*claim).uid);
+  EXPECT_EQ(Meta(**got).uid, Meta(**claim).uid);
   auto got_node = client().Get(NodesResource(), "", "node-1");
   ASSERT_TRUE(got_node.ok()) << got_node.status();
-  EXPECT_TRUE(std::holds_alternative<api::Node>(*got_node));
+  EXPECT_TRUE(std::holds_alternative<api::Node>(**got_node));
 }
 
 TEST_F(HttpApiClientTest, CreateOfAnExistingNameIsAlreadyExists) {
@@ -138,8 +138,8 @@ TEST_F(HttpApiClientTest, HonoursGenerateName) {
   api::MetaOf(pod).generate_name = "web-";
   auto created = client().Create(pod);
   ASSERT_TRUE(created.ok()) << created.status();
-  EXPECT_TRUE(Meta(*created).name.starts_with("web-"));
-  EXPECT_GT(Meta(*created).name.size(), 4u);
+  EXPECT_TRUE(Meta(**created).name.starts_with("web-"));
+  EXPECT_GT(Meta(**created).name.size(), 4u);
 }
 
 TEST_F(HttpApiClientTest, GetOfAMissingObjectIsNotFound) {
@@ -155,7 +155,7 @@ TEST_F(HttpApiClientTest, ListReturnsItemsAndRevision) {
   auto list = client().List(ResourceClaimsResource());
   ASSERT_TRUE(list.ok()) << list.status();
   ASSERT_EQ(list->items.size(), 2u);
-  EXPECT_GE(list->resource_version, Revision(*second));
+  EXPECT_GE(list->resource_version, Revision(**second));
   EXPECT_EQ(Meta(*list->items[0]).name, "a");
   EXPECT_TRUE(std::holds_alternative<api::ResourceClaim>(*list->items[1]));
 }
@@ -163,21 +163,21 @@ TEST_F(HttpApiClientTest, ListReturnsItemsAndRevision) {
 TEST_F(HttpApiClientTest, UpdateWithStaleRevisionIsAborted) {
   auto created = client().Create(PodObject("web"));
   ASSERT_TRUE(created.ok()) << created.status();
-  api::Object changed = *created;
+  api::Object changed = **created;
   api::MetaOf(changed).labels["app"] = "demo";
   auto updated = client().Update(changed);
   ASSERT_TRUE(updated.ok()) << updated.status();
-  EXPECT_EQ(Meta(*updated).labels.at("app"), "demo");
-  EXPECT_GT(Revision(*updated), Revision(*created));
+  EXPECT_EQ(Meta(**updated).labels.at("app"), "demo");
+  EXPECT_GT(Revision(**updated), Revision(**created));
 
-  auto stale = client().Update(*created);
+  auto stale = client().Update(**created);
   EXPECT_EQ(stale.status().code(), StatusCode::kAborted) << stale.status();
 }
 
 TEST_F(HttpApiClientTest, UpdateStatusRoundTripsTheAllocation) {
   auto created = client().Create(ClaimObject("gpu-claim"));
   ASSERT_TRUE(created.ok()) << created.status();
-  api::Object with_status = *created;
+  api::Object with_status = **created;
   auto& claim = std::get<api::ResourceClaim>(with_status);
   claim.status.allocation.emplace();
   api::DeviceRequestAllocationResult result;
@@ -191,7 +191,7 @@ TEST_F(HttpApiClientTest, UpdateStatusRoundTripsTheAllocation) {
   ASSERT_TRUE(updated.ok()) << updated.status();
   auto got = client().Get(ResourceClaimsResource(), "default", "gpu-claim");
   ASSERT_TRUE(got.ok()) << got.status();
-  const auto& stored = std::get<api::ResourceClaim>(*got);
+  const auto& stored = std::get<api::ResourceClaim>(**got);
   ASSERT_TRUE(stored.status.allocation.has_value());
   EXPECT_EQ(stored.status.allocation->devices.results,
             claim.status.allocation->devices.results);
@@ -204,7 +204,7 @@ TEST_F(HttpApiClientTest, DeleteChecksTheUid) {
                                  "gpu-claim", "not-the-uid");
   EXPECT_EQ(wrong.code(), StatusCode::kAborted) << wrong;
   Status deleted = client().Delete(ResourceClaimsResource(), "default",
-                                   "gpu-claim", Meta(*created).uid);
+                                   "gpu-claim", Meta(**created).uid);
   ASSERT_TRUE(deleted.ok()) << deleted;
   EXPECT_EQ(client()
                 .Get(ResourceClaimsResource(), "default", "gpu-claim")
@@ -220,11 +220,11 @@ TEST_F(HttpApiClientTest, DeleteChecksTheUid) {
 TEST_F(HttpApiClientTest, BindSetsTheNodeOnce) {
   auto created = client().Create(PodObject("web"));
   ASSERT_TRUE(created.ok()) << created.status();
-  Status bound = client().Bind("default", "web", Meta(*created).uid, "node-1");
+  Status bound = client().Bind("default", "web", Meta(**created).uid, "node-1");
   ASSERT_TRUE(bound.ok()) << bound;
   auto got = client().Get(PodsResource(), "default", "web");
   ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(std::get<api::Pod>(*got).spec.node_name, "node-1");
+  EXPECT_EQ(std::get<api::Pod>(**got).spec.node_name, "node-1");
 
   Status again = client().Bind("default", "web", "", "node-2");
   EXPECT_EQ(again.code(), StatusCode::kAborted) << again;
@@ -267,7 +267,7 @@ TEST_F(HttpApiClientTest, WatchFromListRevisionSeesChangesInOrder) {
 
   auto created = client().Create(ClaimObject("gpu-claim"));
   ASSERT_TRUE(created.ok()) << created.status();
-  api::Object changed = *created;
+  api::Object changed = **created;
   api::MetaOf(changed).labels["app"] = "demo";
   auto updated = client().Update(changed);
   ASSERT_TRUE(updated.ok()) << updated.status();
@@ -278,12 +278,12 @@ TEST_F(HttpApiClientTest, WatchFromListRevisionSeesChangesInOrder) {
   std::vector<WatchEvent> events = CollectEvents(**watch, 3);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0].type, WatchEvent::Type::kAdded);
-  EXPECT_EQ(events[0].resource_version, Revision(*created));
+  EXPECT_EQ(events[0].resource_version, Revision(**created));
   EXPECT_EQ(events[1].type, WatchEvent::Type::kModified);
-  EXPECT_EQ(events[1].resource_version, Revision(*updated));
+  EXPECT_EQ(events[1].resource_version, Revision(**updated));
   EXPECT_EQ(Meta(*events[1].object).labels.at("app"), "demo");
   EXPECT_EQ(events[2].type, WatchEvent::Type::kDeleted);
-  EXPECT_GT(events[2].resource_version, Revision(*updated));
+  EXPECT_GT(events[2].resource_version, Revision(**updated));
   EXPECT_EQ(Meta(*events[2].object).name, "gpu-claim");
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 
 #include "apiserver/resource_storage.h"
@@ -43,20 +44,51 @@ struct MemoryApiClient::Collection {
   // By ObjectKey; hashed because every write looks a key up.
   std::unordered_map<std::string, ObjectPtr, StringHash, std::equal_to<>>
       objects;
-  std::vector<WatchEvent> log;  // revision order
+  // Revision order. Event i of the collection's history is log[i - trimmed];
+  // the first `trimmed` events are gone (Trim).
+  std::deque<WatchEvent> log;
+  size_t trimmed = 0;
+  // Revision of the newest trimmed event: watches must start at or after it.
+  int64_t trimmed_revision = 0;
+  // Open watches, each at the history index it reads next.
+  std::unordered_map<const void*, size_t> readers;
+
+  size_t end() const { return trimmed + log.size(); }
+  // Drops events every open watch has read, keeping the newest
+  // `kRetainedEvents` for watches that start later. Old object versions then
+  // go, so a long run does not grow without bound.
+  void Trim() {
+    constexpr size_t kRetainedEvents = 1024;
+    if (log.size() < 2 * kRetainedEvents) return;
+    size_t upto = end() - kRetainedEvents;
+    for (const auto& [reader, position] : readers) {
+      upto = std::min(upto, position);
+    }
+    if (upto <= trimmed) return;
+    trimmed_revision = log[upto - trimmed - 1].resource_version;
+    log.erase(log.begin(),
+              log.begin() + static_cast<ptrdiff_t>(upto - trimmed));
+    trimmed = upto;
+  }
 };
 
 class MemoryWatchStream : public WatchStream {
  public:
   MemoryWatchStream(MemoryApiClient& api, MemoryApiClient::Collection& c,
                     size_t position)
-      : api_(api), collection_(c), position_(position) {}
+      : api_(api), collection_(c), position_(position) {
+    collection_.readers[this] = position_;  // mu_ held by Watch
+  }
+  ~MemoryWatchStream() override {
+    std::lock_guard lock(api_.mu_);
+    collection_.readers.erase(this);
+  }
 
   StatusOr<std::vector<WatchEvent>> Next(
       std::chrono::milliseconds timeout) override {
     std::unique_lock lock(api_.mu_);
     auto ready = [&] {
-      return stopped_ || api_.shutdown_ || position_ < collection_.log.size();
+      return stopped_ || api_.shutdown_ || position_ < collection_.end();
     };
     if (!ready() && timeout.count() > 0) {
       api_.changed_.wait_for(lock, timeout, ready);
@@ -64,9 +96,11 @@ class MemoryWatchStream : public WatchStream {
     if (stopped_ || api_.shutdown_) {
       return Status(StatusCode::kCancelled, "watch stopped");
     }
-    std::vector<WatchEvent> events(collection_.log.begin() + position_,
-                                   collection_.log.end());
-    position_ = collection_.log.size();
+    const auto first = collection_.log.begin() +
+                       static_cast<ptrdiff_t>(position_ - collection_.trimmed);
+    std::vector<WatchEvent> events(first, collection_.log.end());
+    position_ = collection_.end();
+    collection_.readers[this] = position_;
     return events;
   }
 
@@ -108,9 +142,9 @@ MemoryApiClient::Collection& MemoryApiClient::CollectionFor(
   return *slot;
 }
 
-api::Object MemoryApiClient::StoreLocked(Collection& collection,
-                                         const std::string& key,
-                                         api::Object object, bool created) {
+ObjectPtr MemoryApiClient::StoreLocked(Collection& collection,
+                                       const std::string& key,
+                                       api::Object object, bool created) {
   ++revision_;
   api::MetaOf(object).resource_version = std::to_string(revision_);
   auto stored = std::make_shared<const api::Object>(std::move(object));
@@ -118,8 +152,9 @@ api::Object MemoryApiClient::StoreLocked(Collection& collection,
   collection.log.push_back(
       {created ? WatchEvent::Type::kAdded : WatchEvent::Type::kModified, stored,
        revision_});
+  collection.Trim();
   changed_.notify_all();
-  return *stored;
+  return stored;
 }
 
 void MemoryApiClient::RemoveLocked(Collection& collection,
@@ -128,6 +163,7 @@ void MemoryApiClient::RemoveLocked(Collection& collection,
   ++revision_;
   collection.objects.erase(key);
   collection.log.push_back({WatchEvent::Type::kDeleted, last, revision_});
+  collection.Trim();
   changed_.notify_all();
 }
 
@@ -151,25 +187,32 @@ StatusOr<std::unique_ptr<WatchStream>> MemoryApiClient::Watch(
     const api::ResourceInfo& resource, int64_t resource_version) {
   std::lock_guard lock(mu_);
   Collection& collection = CollectionFor(resource);
+  if (resource_version < collection.trimmed_revision) {
+    return OutOfRangeError(fmt::format("too old resource version: {} ({})",
+                                       resource_version,
+                                       collection.trimmed_revision));
+  }
   auto first = std::upper_bound(
       collection.log.begin(), collection.log.end(), resource_version,
       [](int64_t rv, const WatchEvent& e) { return rv < e.resource_version; });
-  return std::unique_ptr<WatchStream>(std::make_unique<MemoryWatchStream>(
-      *this, collection, first - collection.log.begin()));
+  const size_t position =
+      collection.trimmed + static_cast<size_t>(first - collection.log.begin());
+  return std::unique_ptr<WatchStream>(
+      std::make_unique<MemoryWatchStream>(*this, collection, position));
 }
 
-StatusOr<api::Object> MemoryApiClient::Get(const api::ResourceInfo& resource,
-                                           std::string_view namespace_,
-                                           std::string_view name) {
+StatusOr<ObjectPtr> MemoryApiClient::Get(const api::ResourceInfo& resource,
+                                         std::string_view namespace_,
+                                         std::string_view name) {
   std::lock_guard lock(mu_);
   Collection& collection = CollectionFor(resource);
   auto it = collection.objects.find(
       ObjectKey(resource.namespaced ? namespace_ : "", name));
   if (it == collection.objects.end()) return NotFound(resource, name);
-  return *it->second;
+  return it->second;
 }
 
-StatusOr<api::Object> MemoryApiClient::Create(api::Object object) {
+StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
   const api::ResourceInfo& info = ResourceOf(object);
   api::Object& copy = object;
   api::ObjectMeta& meta = api::MetaOf(copy);
@@ -208,8 +251,8 @@ StatusOr<api::Object> MemoryApiClient::Create(api::Object object) {
   return StoreLocked(collection, key, std::move(copy), true);
 }
 
-StatusOr<api::Object> MemoryApiClient::Write(api::Object object,
-                                             bool status_only) {
+StatusOr<ObjectPtr> MemoryApiClient::Write(api::Object object,
+                                           bool status_only) {
   const api::ResourceInfo& info = ResourceOf(object);
   const api::ObjectMeta& meta = api::MetaOf(object);
   std::lock_guard lock(mu_);
@@ -218,7 +261,8 @@ StatusOr<api::Object> MemoryApiClient::Write(api::Object object,
       ObjectKey(info.namespaced ? meta.namespace_ : "", meta.name);
   auto it = collection.objects.find(key);
   if (it == collection.objects.end()) return NotFound(info, meta.name);
-  const api::Object& current = *it->second;
+  const ObjectPtr current_ptr = it->second;
+  const api::Object& current = *current_ptr;
   const api::ObjectMeta& old_meta = api::MetaOf(current);
   if (!meta.resource_version.empty() &&
       meta.resource_version != old_meta.resource_version) {
@@ -227,20 +271,25 @@ StatusOr<api::Object> MemoryApiClient::Write(api::Object object,
   if (!meta.uid.empty() && meta.uid != old_meta.uid) {
     return Conflict(info, meta.name, "the object's uid changed");
   }
-  // One copy: of the current object for a status write, of the desired
-  // one otherwise.
-  api::Object next = status_only ? current : std::move(object);
+  // A status write changes only the status; an update everything else. So
+  // only that part is compared to tell a no-op.
+  bool unchanged = false;
   std::visit(
       [&](auto& target) {
         using T = std::decay_t<decltype(target)>;
+        const T& before = std::get<T>(current);
         if (status_only) {
           if constexpr (kHasStatus<T>) {
-            target.status = std::move(std::get<T>(object).status);
+            unchanged = target.status == before.status;
+          } else {
+            unchanged = true;
           }
           return;
         }
         if constexpr (kHasStatus<T> && !std::is_same_v<T, api::Namespace>) {
-          if (info.has_status) target.status = std::get<T>(current).status;
+          if (info.has_status && !(target.status == before.status)) {
+            target.status = before.status;
+          }
         }
         api::ObjectMeta& m = target.metadata;
         m.namespace_ = old_meta.namespace_;
@@ -248,27 +297,43 @@ StatusOr<api::Object> MemoryApiClient::Write(api::Object object,
         m.creation_timestamp = old_meta.creation_timestamp;
         m.deletion_timestamp = old_meta.deletion_timestamp;
         m.generation = old_meta.generation;
+        m.resource_version = old_meta.resource_version;
         if constexpr (kHasSpec<T>) {
-          if (!(target.spec == std::get<T>(current).spec)) ++m.generation;
+          if (!(target.spec == before.spec)) ++m.generation;
         }
+        unchanged = target == before;
       },
-      next);
-  api::MetaOf(next).resource_version = old_meta.resource_version;
-  if (next == current) return current;
+      object);
+  if (unchanged) return current_ptr;
+  api::Object next;
+  if (status_only) {
+    // The stored object with the new status: one copy of the rest.
+    next = current;
+    std::visit(
+        [&](auto& target) {
+          using T = std::decay_t<decltype(target)>;
+          if constexpr (kHasStatus<T>) {
+            target.status = std::move(std::get<T>(object).status);
+          }
+        },
+        next);
+  } else {
+    next = std::move(object);
+  }
   const api::ObjectMeta& next_meta = api::MetaOf(next);
   if (next_meta.deletion_timestamp && next_meta.finalizers.empty()) {
-    ObjectPtr last = std::make_shared<const api::Object>(next);
+    ObjectPtr last = std::make_shared<const api::Object>(std::move(next));
     RemoveLocked(collection, key, last);
-    return next;
+    return last;
   }
   return StoreLocked(collection, key, std::move(next), false);
 }
 
-StatusOr<api::Object> MemoryApiClient::Update(api::Object object) {
+StatusOr<ObjectPtr> MemoryApiClient::Update(api::Object object) {
   return Write(std::move(object), false);
 }
 
-StatusOr<api::Object> MemoryApiClient::UpdateStatus(api::Object object) {
+StatusOr<ObjectPtr> MemoryApiClient::UpdateStatus(api::Object object) {
   return Write(std::move(object), true);
 }
 

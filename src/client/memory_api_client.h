@@ -30,12 +30,12 @@ class MemoryApiClient : public ApiClient {
   StatusOr<ObjectList> List(const api::ResourceInfo& resource) override;
   StatusOr<std::unique_ptr<WatchStream>> Watch(
       const api::ResourceInfo& resource, int64_t resource_version) override;
-  StatusOr<api::Object> Get(const api::ResourceInfo& resource,
-                            std::string_view namespace_,
-                            std::string_view name) override;
-  StatusOr<api::Object> Create(api::Object object) override;
-  StatusOr<api::Object> Update(api::Object object) override;
-  StatusOr<api::Object> UpdateStatus(api::Object object) override;
+  StatusOr<ObjectPtr> Get(const api::ResourceInfo& resource,
+                          std::string_view namespace_,
+                          std::string_view name) override;
+  StatusOr<ObjectPtr> Create(api::Object object) override;
+  StatusOr<ObjectPtr> Update(api::Object object) override;
+  StatusOr<ObjectPtr> UpdateStatus(api::Object object) override;
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name, std::string_view uid) override;
   Status Bind(std::string_view namespace_, std::string_view name,
@@ -54,11 +54,11 @@ class MemoryApiClient : public ApiClient {
   Collection& CollectionFor(const api::ResourceInfo& resource);
   // Stores `object` (metadata.resourceVersion set to the next revision) and
   // records the event. mu_ held.
-  api::Object StoreLocked(Collection& collection, const std::string& key,
-                          api::Object object, bool created);
+  ObjectPtr StoreLocked(Collection& collection, const std::string& key,
+                        api::Object object, bool created);
   void RemoveLocked(Collection& collection, const std::string& key,
                     const ObjectPtr& last);
-  StatusOr<api::Object> Write(api::Object object, bool status_only);
+  StatusOr<ObjectPtr> Write(api::Object object, bool status_only);
   // Deletes or marks for deletion; collects dependents to delete. mu_ held.
   Status DeleteLocked(const api::ResourceInfo& resource, const std::string& key,
                       std::string_view uid);

@@ -38,21 +38,21 @@ TEST(MemoryApiClientTest, CreateDefaultsAndNames) {
   claim.status.reserved_for.push_back({.resource = "pods", .name = "x"});
   auto created = api.Create(claim);
   ASSERT_TRUE(created.ok()) << created.status();
-  const auto& stored = std::get<api::ResourceClaim>(*created);
+  const auto& stored = std::get<api::ResourceClaim>(**created);
   EXPECT_TRUE(stored.metadata.name.starts_with("pod-gpu-"));
   EXPECT_EQ(stored.metadata.name.size(), 13u);
   EXPECT_FALSE(stored.metadata.uid.empty());
   EXPECT_EQ(stored.metadata.generation, 1);
   EXPECT_TRUE(stored.status.reserved_for.empty());  // status is not created
   EXPECT_EQ(stored.spec.devices.requests[0].exactly->count, 1);  // defaulted
-  EXPECT_EQ(api.Create(*created).status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(api.Create(**created).status().code(), StatusCode::kAlreadyExists);
 }
 
 TEST(MemoryApiClientTest, StaleWritesConflictAndStatusIsSeparate) {
   MemoryApiClient api;
   auto created = api.Create(MakePod("web"));
   ASSERT_TRUE(created.ok());
-  api::Pod pod = std::get<api::Pod>(*created);
+  api::Pod pod = std::get<api::Pod>(**created);
   EXPECT_EQ(pod.status.phase, "Pending");
 
   api::Pod labelled = pod;
@@ -60,31 +60,31 @@ TEST(MemoryApiClientTest, StaleWritesConflictAndStatusIsSeparate) {
   labelled.status.phase = "Running";  // ignored by Update
   auto updated = api.Update(labelled);
   ASSERT_TRUE(updated.ok());
-  EXPECT_EQ(std::get<api::Pod>(*updated).status.phase, "Pending");
+  EXPECT_EQ(std::get<api::Pod>(**updated).status.phase, "Pending");
   EXPECT_EQ(api.Update(labelled).status().code(), StatusCode::kAborted);
 
-  api::Pod status = std::get<api::Pod>(*updated);
+  api::Pod status = std::get<api::Pod>(**updated);
   status.status.phase = "Running";
   status.metadata.labels.clear();  // ignored by UpdateStatus
   auto with_status = api.UpdateStatus(status);
   ASSERT_TRUE(with_status.ok());
-  EXPECT_EQ(std::get<api::Pod>(*with_status).status.phase, "Running");
-  EXPECT_EQ(std::get<api::Pod>(*with_status).metadata.labels.at("app"), "web");
+  EXPECT_EQ(std::get<api::Pod>(**with_status).status.phase, "Running");
+  EXPECT_EQ(std::get<api::Pod>(**with_status).metadata.labels.at("app"), "web");
 }
 
 TEST(MemoryApiClientTest, BindOnce) {
   MemoryApiClient api;
   auto created = api.Create(MakePod("web"));
   ASSERT_TRUE(created.ok());
-  const std::string uid = api::MetaOf(*created).uid;
+  const std::string uid = api::MetaOf(**created).uid;
   EXPECT_EQ(api.Bind("ns", "web", "other-uid", "n1").code(),
             StatusCode::kAborted);
   EXPECT_TRUE(api.Bind("ns", "web", uid, "n1").ok());
   EXPECT_EQ(api.Bind("ns", "web", uid, "n2").code(), StatusCode::kAborted);
   auto bound = api.Get(PodsResource(), "ns", "web");
   ASSERT_TRUE(bound.ok());
-  EXPECT_EQ(std::get<api::Pod>(*bound).spec.node_name, "n1");
-  EXPECT_EQ(std::get<api::Pod>(*bound).status.conditions.at(0).status, "True");
+  EXPECT_EQ(std::get<api::Pod>(**bound).spec.node_name, "n1");
+  EXPECT_EQ(std::get<api::Pod>(**bound).status.conditions.at(0).status, "True");
 }
 
 TEST(MemoryApiClientTest, FinalizersAndGarbageCollection) {
@@ -95,7 +95,7 @@ TEST(MemoryApiClientTest, FinalizersAndGarbageCollection) {
   claim.metadata.owner_references.push_back({.api_version = "v1",
                                              .kind = "Pod",
                                              .name = "owner",
-                                             .uid = api::MetaOf(*pod).uid,
+                                             .uid = api::MetaOf(**pod).uid,
                                              .controller = true});
   claim.metadata.finalizers.push_back("example.com/keep");
   ASSERT_TRUE(api.Create(claim).ok());
@@ -106,9 +106,10 @@ TEST(MemoryApiClientTest, FinalizersAndGarbageCollection) {
   // The dependent is marked for deletion and goes when its finalizer does.
   auto marked = api.Get(ResourceClaimsResource(), "ns", "owned");
   ASSERT_TRUE(marked.ok());
-  EXPECT_TRUE(api::MetaOf(*marked).deletion_timestamp.has_value());
-  api::MetaOf(*marked).finalizers.clear();
-  ASSERT_TRUE(api.Update(*marked).ok());
+  EXPECT_TRUE(api::MetaOf(**marked).deletion_timestamp.has_value());
+  api::Object unfinalized = **marked;
+  api::MetaOf(unfinalized).finalizers.clear();
+  ASSERT_TRUE(api.Update(unfinalized).ok());
   EXPECT_EQ(api.Get(ResourceClaimsResource(), "ns", "owned").status().code(),
             StatusCode::kNotFound);
 }
@@ -126,8 +127,9 @@ TEST(MemoryApiClientTest, InformerSeesEveryChangeInOrder) {
   ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
   auto after = api.Create(MakeClaim("after"));
   ASSERT_TRUE(after.ok());
-  api::MetaOf(*after).labels["x"] = "y";
-  ASSERT_TRUE(api.Update(*after).ok());
+  api::Object labelled = **after;
+  api::MetaOf(labelled).labels["x"] = "y";
+  ASSERT_TRUE(api.Update(labelled).ok());
   ASSERT_TRUE(api.Delete(ResourceClaimsResource(), "ns", "before", "").ok());
   while (*informer.Pump(std::chrono::milliseconds(0)) > 0) {
   }
@@ -135,6 +137,37 @@ TEST(MemoryApiClientTest, InformerSeesEveryChangeInOrder) {
                                             "update after", "delete before"}));
   EXPECT_EQ(informer.size(), 1u);
   EXPECT_NE(informer.Get("ns", "after"), nullptr);
+}
+
+TEST(MemoryApiClientTest, EventLogKeepsWhatOpenWatchesHaveNotRead) {
+  MemoryApiClient api;
+  auto reader = api.Watch(ResourceClaimsResource(), 0);
+  ASSERT_TRUE(reader.ok());
+  constexpr int kWrites = 5000;
+  for (int i = 0; i < kWrites; ++i) {
+    ASSERT_TRUE(api.Create(MakeClaim("c" + std::to_string(i))).ok());
+  }
+  // The open watch pins every event it has not read.
+  auto events = (*reader)->Next(std::chrono::milliseconds(0));
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), static_cast<size_t>(kWrites));
+  for (int i = 0; i < kWrites; ++i) {
+    ASSERT_EQ(api::MetaOf(*(*events)[i].object).name, "c" + std::to_string(i));
+  }
+  // Once read, old events go: a watch from the start is told to re-list,
+  // one from a recent revision still sees everything after it.
+  for (int i = 0; i < kWrites; ++i) {
+    ASSERT_TRUE(api.Create(MakeClaim("d" + std::to_string(i))).ok());
+  }
+  EXPECT_EQ(api.Watch(ResourceClaimsResource(), 1).status().code(),
+            StatusCode::kOutOfRange);
+  const int64_t recent = api.revision() - 10;
+  auto late = api.Watch(ResourceClaimsResource(), recent);
+  ASSERT_TRUE(late.ok()) << late.status();
+  auto tail = (*late)->Next(std::chrono::milliseconds(0));
+  ASSERT_TRUE(tail.ok());
+  EXPECT_EQ(tail->size(), 10u);
+  EXPECT_EQ(tail->front().resource_version, recent + 1);
 }
 
 TEST(AssumeCacheTest, AssumedUntilTheInformerCatchesUp) {
@@ -145,7 +178,7 @@ TEST(AssumeCacheTest, AssumedUntilTheInformerCatchesUp) {
   ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
   AssumeCache cache(informer);
 
-  api::ResourceClaim allocated = std::get<api::ResourceClaim>(*created);
+  api::ResourceClaim allocated = std::get<api::ResourceClaim>(**created);
   allocated.status.allocation.emplace();
   auto assumed = std::make_shared<const api::Object>(allocated);
   cache.Assume("ns/c", assumed);
@@ -155,7 +188,7 @@ TEST(AssumeCacheTest, AssumedUntilTheInformerCatchesUp) {
 
   auto written = api.UpdateStatus(allocated);
   ASSERT_TRUE(written.ok());
-  cache.Confirm("ns/c", AssumeCache::RevisionOf(*written));
+  cache.Confirm("ns/c", AssumeCache::RevisionOf(**written));
   EXPECT_TRUE(cache.IsAssumed("ns/c"));  // the informer is behind
   ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
   EXPECT_TRUE(cache.Observe("ns/c", informer.Get("ns/c")));

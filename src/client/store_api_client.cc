@@ -104,12 +104,12 @@ StatusOr<std::unique_ptr<WatchStream>> StoreApiClient::Watch(
       std::make_unique<StoreWatchStream>(storage_, std::move(watcher)));
 }
 
-StatusOr<api::Object> StoreApiClient::Get(const api::ResourceInfo& resource,
-                                          std::string_view namespace_,
-                                          std::string_view name) {
+StatusOr<ObjectPtr> StoreApiClient::Get(const api::ResourceInfo& resource,
+                                        std::string_view namespace_,
+                                        std::string_view name) {
   auto object = storage_.GetObject(ScopeFor(resource, namespace_, name));
   if (!object.ok()) return ToStatus(object.error());
-  return api::Object(**object);
+  return ObjectPtr(std::move(*object));
 }
 
 apiserver::WriteOptions StoreApiClient::Options() const {
@@ -119,30 +119,30 @@ apiserver::WriteOptions StoreApiClient::Options() const {
   return options;
 }
 
-StatusOr<api::Object> StoreApiClient::Create(api::Object object) {
+StatusOr<ObjectPtr> StoreApiClient::Create(api::Object object) {
   const api::ResourceInfo& info = ResourceOf(object);
   const RequestScope scope = ScopeFor(info, api::MetaOf(object).namespace_, "");
   auto written = storage_.CreateObject(scope, std::move(object), Options());
   if (!written.ok()) return ToStatus(written.error());
-  return api::Object(*written->object);
+  return ObjectPtr(std::move(written->object));
 }
 
-StatusOr<api::Object> StoreApiClient::Write(api::Object object,
-                                            std::string_view subresource) {
+StatusOr<ObjectPtr> StoreApiClient::Write(api::Object object,
+                                          std::string_view subresource) {
   const api::ResourceInfo& info = ResourceOf(object);
   const api::ObjectMeta& meta = api::MetaOf(object);
   RequestScope scope = ScopeFor(info, meta.namespace_, meta.name);
   scope.subresource = std::string(subresource);
   auto written = storage_.UpdateObject(scope, std::move(object), Options());
   if (!written.ok()) return ToStatus(written.error());
-  return api::Object(*written->object);
+  return ObjectPtr(std::move(written->object));
 }
 
-StatusOr<api::Object> StoreApiClient::Update(api::Object object) {
+StatusOr<ObjectPtr> StoreApiClient::Update(api::Object object) {
   return Write(std::move(object), "");
 }
 
-StatusOr<api::Object> StoreApiClient::UpdateStatus(api::Object object) {
+StatusOr<ObjectPtr> StoreApiClient::UpdateStatus(api::Object object) {
   return Write(std::move(object), "status");
 }
 

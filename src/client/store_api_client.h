@@ -25,12 +25,12 @@ class StoreApiClient : public ApiClient {
   StatusOr<ObjectList> List(const api::ResourceInfo& resource) override;
   StatusOr<std::unique_ptr<WatchStream>> Watch(
       const api::ResourceInfo& resource, int64_t resource_version) override;
-  StatusOr<api::Object> Get(const api::ResourceInfo& resource,
-                            std::string_view namespace_,
-                            std::string_view name) override;
-  StatusOr<api::Object> Create(api::Object object) override;
-  StatusOr<api::Object> Update(api::Object object) override;
-  StatusOr<api::Object> UpdateStatus(api::Object object) override;
+  StatusOr<ObjectPtr> Get(const api::ResourceInfo& resource,
+                          std::string_view namespace_,
+                          std::string_view name) override;
+  StatusOr<ObjectPtr> Create(api::Object object) override;
+  StatusOr<ObjectPtr> Update(api::Object object) override;
+  StatusOr<ObjectPtr> UpdateStatus(api::Object object) override;
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name, std::string_view uid) override;
   Status Bind(std::string_view namespace_, std::string_view name,
@@ -38,7 +38,7 @@ class StoreApiClient : public ApiClient {
   Status CreateEvent(const api::Event& event) override;
 
  private:
-  StatusOr<api::Object> Write(api::Object object, std::string_view subresource);
+  StatusOr<ObjectPtr> Write(api::Object object, std::string_view subresource);
   // In-process writes: typed, answered with the decoded object.
   apiserver::WriteOptions Options() const;
 

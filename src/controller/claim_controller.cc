@@ -276,7 +276,7 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
             fmt::format("creating claim {} of pod {}/{}", entry.name,
                         pod.metadata.namespace_, pod.metadata.name));
       }
-      name = api::MetaOf(*created).name;
+      name = api::MetaOf(**created).name;
       std::lock_guard lock(mu_);
       owned_[pod.metadata.uid][entry.name] = name;
     }
@@ -284,23 +284,31 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
   }
   if (added.empty()) return OkStatus();
 
-  api::Pod updated = pod;
+  const api::Pod* base = &pod;
+  ObjectPtr fresh;
   for (int attempt = 0; attempt < kWriteAttempts; ++attempt) {
+    // Only metadata (for the precondition) and status matter to a status
+    // write.
+    api::Pod updated;
+    updated.metadata = base->metadata;
+    updated.status = base->status;
     for (const auto& entry : added) {
       if (StatusEntry(updated, entry.name) == nullptr) {
         updated.status.resource_claim_statuses.push_back(entry);
       }
     }
-    auto written = client_.UpdateStatus(api::Object(updated));
+    auto written = client_.UpdateStatus(api::Object(std::move(updated)));
     if (written.ok()) return OkStatus();
     if (written.status().code() != StatusCode::kAborted) {
       return written.status();
     }
-    ASSIGN_OR_RETURN(api::Object fresh,
-                     client_.Get(client::PodsResource(),
-                                 pod.metadata.namespace_, pod.metadata.name));
-    updated = std::get<api::Pod>(std::move(fresh));
-    if (updated.metadata.uid != pod.metadata.uid) return OkStatus();
+    ASSIGN_OR_RETURN(
+        fresh, client_.Get(client::PodsResource(), pod.metadata.namespace_,
+                           pod.metadata.name));
+    base = As<api::Pod>(fresh);
+    if (base == nullptr || base->metadata.uid != pod.metadata.uid) {
+      return OkStatus();
+    }
   }
   return Status(StatusCode::kAborted, "pod status kept changing");
 }
@@ -329,13 +337,12 @@ bool ClaimController::PodStillUses(std::string_view namespace_,
                                    std::string_view uid) {
   ObjectPtr object = pods_.Get(namespace_, name);
   const api::Pod* pod = As<api::Pod>(object);
-  api::Object fetched;
   if (pod == nullptr) {
     // The cache may lag behind a pod created moments ago.
     auto got = client_.Get(client::PodsResource(), namespace_, name);
     if (!got.ok()) return got.status().code() != StatusCode::kNotFound;
-    fetched = std::move(*got);
-    pod = std::get_if<api::Pod>(&fetched);
+    object = std::move(*got);
+    pod = As<api::Pod>(object);
   }
   return pod != nullptr && pod->metadata.uid == uid && !PodIsDone(*pod);
 }
@@ -344,17 +351,27 @@ Status ClaimController::SyncClaim(const std::string& key) {
   ObjectPtr object = claims_.Get(key);
   const auto* cached = As<api::ResourceClaim>(object);
   if (cached == nullptr) return OkStatus();
-  api::ResourceClaim claim = *cached;
-  const std::string& ns = claim.metadata.namespace_;
+  const std::string& ns = cached->metadata.namespace_;
 
-  std::vector<api::ResourceClaimConsumerReference> valid;
-  for (const auto& ref : claim.status.reserved_for) {
-    if (ref.api_group.empty() && ref.resource == "pods" &&
-        !PodStillUses(ns, ref.name, ref.uid)) {
-      continue;
-    }
-    valid.push_back(ref);
+  const auto& reserved = cached->status.reserved_for;
+  std::vector<bool> still_used(reserved.size(), true);
+  size_t valid_count = 0;
+  for (size_t i = 0; i < reserved.size(); ++i) {
+    const auto& ref = reserved[i];
+    still_used[i] = !(ref.api_group.empty() && ref.resource == "pods" &&
+                      !PodStillUses(ns, ref.name, ref.uid));
+    if (still_used[i]) ++valid_count;
   }
+  if (valid_count == reserved.size() && !cached->metadata.deletion_timestamp) {
+    // The common case, a claim in use: nothing to write unless its owning
+    // pod is gone.
+    return DeleteIfOrphaned(*cached);
+  }
+  std::vector<api::ResourceClaimConsumerReference> valid;
+  for (size_t i = 0; i < reserved.size(); ++i) {
+    if (still_used[i]) valid.push_back(reserved[i]);
+  }
+  api::ResourceClaim claim = *cached;
   const bool protected_claim =
       HasFinalizer(claim.metadata, kDeleteProtectionFinalizer);
   if (valid.size() < claim.status.reserved_for.size()) {
@@ -366,9 +383,9 @@ Status ClaimController::SyncClaim(const std::string& key) {
       claim.status.allocation.reset();
       claim.status.devices.clear();
     }
-    ASSIGN_OR_RETURN(api::Object written,
+    ASSIGN_OR_RETURN(ObjectPtr written,
                      client_.UpdateStatus(api::Object(claim)));
-    claim = std::get<api::ResourceClaim>(std::move(written));
+    claim = std::get<api::ResourceClaim>(*written);
     {
       std::lock_guard lock(mu_);
       metrics_.reservations_removed += removed;
@@ -377,16 +394,16 @@ Status ClaimController::SyncClaim(const std::string& key) {
     if (deallocate) {
       RemoveFinalizer(claim.metadata, kDeleteProtectionFinalizer);
       ASSIGN_OR_RETURN(written, client_.Update(api::Object(claim)));
-      claim = std::get<api::ResourceClaim>(std::move(written));
+      claim = std::get<api::ResourceClaim>(*written);
     }
   } else if (claim.metadata.deletion_timestamp && valid.empty() &&
              protected_claim) {
     if (claim.status.allocation) {
       claim.status.allocation.reset();
       claim.status.devices.clear();
-      ASSIGN_OR_RETURN(api::Object written,
+      ASSIGN_OR_RETURN(ObjectPtr written,
                        client_.UpdateStatus(api::Object(claim)));
-      claim = std::get<api::ResourceClaim>(std::move(written));
+      claim = std::get<api::ResourceClaim>(*written);
       std::lock_guard lock(mu_);
       ++metrics_.deallocations;
     }
@@ -398,8 +415,13 @@ Status ClaimController::SyncClaim(const std::string& key) {
     return OkStatus();
   }
 
+  return DeleteIfOrphaned(claim);
+}
+
+Status ClaimController::DeleteIfOrphaned(const api::ResourceClaim& claim) {
   // A generated claim goes with its pod.
   const api::OwnerReference* owner = OwningPod(claim);
+  const std::string& ns = claim.metadata.namespace_;
   if (owner != nullptr && !claim.metadata.deletion_timestamp &&
       !PodStillUses(ns, owner->name, owner->uid)) {
     Status deleted = client_.Delete(client::ResourceClaimsResource(), ns,

@@ -79,6 +79,8 @@ class ClaimController {
   Status Sync(const std::string& key);
   Status SyncPod(const std::string& key);
   Status SyncClaim(const std::string& key);
+  // Deletes a claim generated for a pod that is gone or finished.
+  Status DeleteIfOrphaned(const api::ResourceClaim& claim);
   // Creates (or finds) the claims of the pod's template entries and
   // records them in its status.
   Status EnsureGeneratedClaims(const api::Pod& pod);

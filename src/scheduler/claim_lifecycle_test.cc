@@ -64,7 +64,7 @@ class ClaimLifecycleTest : public testing::Test {
     plane_ = std::make_unique<ControlPlane>(api_, options);
   }
   api::Pod GetPod(const std::string& name) {
-    return std::get<api::Pod>(*api_.Get(client::PodsResource(), "ns", name));
+    return std::get<api::Pod>(**api_.Get(client::PodsResource(), "ns", name));
   }
   std::vector<api::ResourceClaim> Claims() {
     std::vector<api::ResourceClaim> out;

@@ -664,37 +664,39 @@ Status Scheduler::Bind(const BindTask& task,
     const auto& base = std::get<api::ResourceClaim>(*write.base);
     const std::string& ns = base.metadata.namespace_;
     const std::string& name = base.metadata.name;
-    api::ResourceClaim current = base;
+    ObjectPtr current = write.base;
     const auto& assumed = std::get<api::ResourceClaim>(*write.assumed);
+    auto refetch = [&]() -> Status {
+      auto fresh = client_.Get(client::ResourceClaimsResource(), ns, name);
+      if (!fresh.ok()) return fresh.status();
+      current = std::move(*fresh);
+      return OkStatus();
+    };
     bool done = false;
     for (int attempt = 0; attempt < kWriteAttempts && !done; ++attempt) {
-      if (write.allocate && current.status.allocation) {
+      const auto* claim = As<api::ResourceClaim>(current);
+      if (write.allocate && claim->status.allocation) {
         return Status(StatusCode::kAborted,
-                      fmt::format("claim {} was allocated concurrently",
-                                  current.metadata.name));
+                      fmt::format("claim {} was allocated concurrently", name));
       }
-      if (!write.allocate && !current.status.allocation) {
+      if (!write.allocate && !claim->status.allocation) {
         // Another pod's binder may still be writing the allocation this
         // pod was scheduled against (a shared claim); give it a moment.
         std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
-        auto fresh =
-            client_.Get(client::ResourceClaimsResource(),
-                        current.metadata.namespace_, current.metadata.name);
-        if (!fresh.ok()) return fresh.status();
-        current = std::get<api::ResourceClaim>(std::move(*fresh));
-        if (!current.status.allocation) continue;
+        RETURN_IF_ERROR(refetch());
+        claim = As<api::ResourceClaim>(current);
+        if (!claim->status.allocation) continue;
       }
-      // `current` is fetched again before any retry, so it can be moved.
-      const bool add_finalizer =
-          write.allocate && !HasFinalizer(current.metadata);
-      if (add_finalizer) current.metadata.finalizers.emplace_back(kFinalizer);
-      StatusOr<api::Object> result =
-          add_finalizer
-              ? client_.Update(api::Object(std::move(current)))
-              : StatusOr<api::Object>(api::Object(std::move(current)));
+      // The finalizer first (metadata), then allocation and reservation
+      // (status), as upstream's PreBind.
+      StatusOr<ObjectPtr> result = current;
+      if (write.allocate && !HasFinalizer(claim->metadata)) {
+        api::ResourceClaim with_finalizer = *claim;
+        with_finalizer.metadata.finalizers.emplace_back(kFinalizer);
+        result = client_.Update(api::Object(std::move(with_finalizer)));
+      }
       if (result.ok()) {
-        api::ResourceClaim next =
-            std::get<api::ResourceClaim>(std::move(*result));
+        api::ResourceClaim next = std::get<api::ResourceClaim>(**result);
         if (write.allocate) next.status.allocation = assumed.status.allocation;
         if (!ReservedFor(next, pod.metadata.uid)) {
           next.status.reserved_for.push_back(ConsumerRef(pod));
@@ -702,15 +704,13 @@ Status Scheduler::Bind(const BindTask& task,
         const std::string sent_version = next.metadata.resource_version;
         result = client_.UpdateStatus(api::Object(std::move(next)));
         if (result.ok()) {
-          written.emplace_back(write.key, RevisionOf(*result));
+          written.emplace_back(write.key, RevisionOf(**result));
           done = true;
           break;
         }
         if (result.status().code() == StatusCode::kAborted) {
-          auto fresh = client_.Get(client::ResourceClaimsResource(), ns, name);
-          if (!fresh.ok()) return fresh.status();
-          current = std::get<api::ResourceClaim>(std::move(*fresh));
-          if (current.metadata.resource_version == sent_version) {
+          RETURN_IF_ERROR(refetch());
+          if (api::MetaOf(*current).resource_version == sent_version) {
             // Not a stale version: the server refused the allocation (a
             // device was taken by another scheduler).
             return result.status();
@@ -720,9 +720,7 @@ Status Scheduler::Bind(const BindTask& task,
       }
       if (result.status().code() != StatusCode::kAborted)
         return result.status();
-      auto fresh = client_.Get(client::ResourceClaimsResource(), ns, name);
-      if (!fresh.ok()) return fresh.status();
-      current = std::get<api::ResourceClaim>(std::move(*fresh));
+      RETURN_IF_ERROR(refetch());
     }
     if (!done) {
       return Status(StatusCode::kAborted,
@@ -741,7 +739,7 @@ void Scheduler::Unreserve(
   // we wrote), the claims are in use: keep them.
   auto current = client_.Get(client::PodsResource(), pod.metadata.namespace_,
                              pod.metadata.name);
-  const auto* now = current.ok() ? std::get_if<api::Pod>(&*current) : nullptr;
+  const auto* now = current.ok() ? As<api::Pod>(*current) : nullptr;
   const bool bound_elsewhere = now != nullptr &&
                                now->metadata.uid == pod.metadata.uid &&
                                !now->spec.node_name.empty();
@@ -758,8 +756,7 @@ void Scheduler::Unreserve(
       auto fresh = client_.Get(client::ResourceClaimsResource(),
                                base.metadata.namespace_, base.metadata.name);
       if (!fresh.ok()) break;
-      api::ResourceClaim claim =
-          std::get<api::ResourceClaim>(std::move(*fresh));
+      api::ResourceClaim claim = std::get<api::ResourceClaim>(**fresh);
       std::erase_if(claim.status.reserved_for, [&](const auto& ref) {
         return ref.uid == pod.metadata.uid;
       });

@@ -97,8 +97,9 @@ Status WhatIf::Load(std::vector<api::Object> objects) {
     // Claims given with an allocation are in-use state.
     const auto* claim = std::get_if<api::ResourceClaim>(&object);
     if (claim != nullptr && claim->status.allocation) {
-      std::get<api::ResourceClaim>(*created).status = claim->status;
-      auto updated = api_.UpdateStatus(*created);
+      api::Object with_status = **created;
+      std::get<api::ResourceClaim>(with_status).status = claim->status;
+      auto updated = api_.UpdateStatus(std::move(with_status));
       if (!updated.ok()) {
         errors +=
             fmt::format("{}{}: status: {}", errors.empty() ? "" : "\n",
