@@ -1,6 +1,7 @@
 #include "load/load_support.h"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 #include <unistd.h>
 
 #include <boost/beast/http/verb.hpp>
@@ -50,14 +51,65 @@ std::string UrlEncode(std::string_view value) {
 }
 
 std::string ResourceVersionOf(std::string_view object_body) {
-  const nlohmann::json object =
-      nlohmann::json::parse(object_body, nullptr, /*allow_exceptions=*/false);
-  if (!object.is_object()) return "";
-  const auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return "";
-  const auto rv = metadata->find("resourceVersion");
-  if (rv == metadata->end() || !rv->is_string()) return "";
-  return rv->get<std::string>();
+  thread_local simdjson::dom::parser parser;
+  std::string_view rv;
+  if (parser
+          .parse(object_body.data(),
+                 object_body.size())["metadata"]["resourceVersion"]
+          .get_string()
+          .get(rv)) {
+    return "";
+  }
+  return std::string(rv);
+}
+
+std::optional<std::string> WithLabel(std::string_view object_body,
+                                     std::string_view key,
+                                     std::string_view value) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::object metadata;
+  if (parser.parse(object_body.data(), object_body.size())["metadata"]
+          .get_object()
+          .get(metadata)) {
+    return std::nullopt;
+  }
+  // Compact JSON as every API server writes it: edit the text in place of
+  // a parse and re-encode, which would cost the client more than the server
+  // spends on the write. Anything unexpected takes the slow path.
+  const std::string entry = nlohmann::json(std::string(key)).dump() + ":";
+  const std::string encoded_value = nlohmann::json(std::string(value)).dump();
+  simdjson::dom::object labels;
+  if (!metadata["labels"].get_object().get(labels)) {
+    const size_t labels_at = object_body.find("\"labels\":{");
+    const size_t existing = object_body.find(entry);
+    if (labels_at != std::string_view::npos &&
+        object_body.find("\"labels\":{", labels_at + 1) ==
+            std::string_view::npos) {
+      std::string out(object_body);
+      if (existing != std::string_view::npos && existing > labels_at &&
+          labels[key].error() == simdjson::SUCCESS) {
+        const size_t start = existing + entry.size();
+        const size_t end = out.find('"', start + 1);  // values are plain
+        if (out[start] == '"' && end != std::string::npos) {
+          out.replace(start, end + 1 - start, encoded_value);
+          return out;
+        }
+      } else if (labels[key].error() == simdjson::NO_SUCH_FIELD) {
+        const size_t insert_at = labels_at + 10;  // after "labels":{
+        const bool empty = out[insert_at] == '}';
+        out.insert(insert_at, entry + encoded_value + (empty ? "" : ","));
+        return out;
+      }
+    }
+  }
+  nlohmann::json object = nlohmann::json::parse(object_body, nullptr,
+                                                /*allow_exceptions=*/false);
+  if (!object.is_object()) return std::nullopt;
+  nlohmann::json& target = object["metadata"]["labels"];
+  if (target.is_null()) target = nlohmann::json::object();
+  if (!target.is_object()) return std::nullopt;
+  target[std::string(key)] = std::string(value);
+  return object.dump();
 }
 
 std::optional<std::uint64_t> ParseResourceVersion(std::string_view text) {

@@ -41,6 +41,12 @@ std::string UrlEncode(std::string_view value);
 // body is not JSON.
 std::string ResourceVersionOf(std::string_view object_body);
 
+// The object body with metadata.labels[key] = value; nullopt when the body is
+// not a JSON object with object metadata (and labels, if present, an object).
+std::optional<std::string> WithLabel(std::string_view object_body,
+                                     std::string_view key,
+                                     std::string_view value);
+
 // Decimal resourceVersion as a number (our server uses the store revision);
 // nullopt when it is not a decimal number.
 std::optional<std::uint64_t> ParseResourceVersion(std::string_view text);

@@ -12,6 +12,27 @@ TEST(LoadSupportTest, UrlEncodeKeepsUnreservedOnly) {
   EXPECT_EQ(UrlEncode(""), "");
 }
 
+TEST(LoadSupportTest, WithLabelEditsCompactBodiesAndFallsBack) {
+  // Replaces an existing value, keeps everything else.
+  EXPECT_EQ(
+      WithLabel(
+          R"({"metadata":{"name":"a","labels":{"k":"1","x":"y"},"managedFields":[{"f:k":{}}]}})",
+          "k", "2"),
+      R"({"metadata":{"name":"a","labels":{"k":"2","x":"y"},"managedFields":[{"f:k":{}}]}})");
+  // Adds to existing and to empty labels.
+  EXPECT_EQ(WithLabel(R"({"metadata":{"labels":{"x":"y"}}})", "k", "1"),
+            R"({"metadata":{"labels":{"k":"1","x":"y"}}})");
+  EXPECT_EQ(WithLabel(R"({"metadata":{"labels":{}}})", "k", "1"),
+            R"({"metadata":{"labels":{"k":"1"}}})");
+  // No labels, or spaced JSON: re-encoded.
+  EXPECT_EQ(WithLabel(R"({"metadata":{"name":"a"}})", "k", "1"),
+            R"({"metadata":{"labels":{"k":"1"},"name":"a"}})");
+  EXPECT_EQ(WithLabel(R"({"metadata": {"labels": {"k": "1"}}})", "k", "2"),
+            R"({"metadata":{"labels":{"k":"2"}}})");
+  EXPECT_EQ(WithLabel("not json", "k", "1"), std::nullopt);
+  EXPECT_EQ(WithLabel(R"({"metadata":[]})", "k", "1"), std::nullopt);
+}
+
 TEST(LoadSupportTest, ResourceVersionOfReadsMetadata) {
   EXPECT_EQ(ResourceVersionOf(R"({"metadata":{"resourceVersion":"15"}})"),
             "15");

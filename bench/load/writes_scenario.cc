@@ -1,6 +1,7 @@
 #include "load/writes_scenario.h"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <array>
@@ -65,18 +66,6 @@ struct ClientTally {
   std::array<ErrorCounts, kWriteOpCount> errors;
 };
 
-// Sets metadata.labels[key] = value; false when the object's metadata or
-// labels are not JSON objects (a malformed server response).
-bool SetLabel(json& object, std::string_view key, std::string value) {
-  const auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return false;
-  json& labels = (*metadata)["labels"];
-  if (labels.is_null()) labels = json::object();
-  if (!labels.is_object()) return false;
-  labels[std::string(key)] = std::move(value);
-  return true;
-}
-
 // One client thread's loop. Works on one claim at a time: the last one it
 // created, in the state last returned by the server.
 class WriteClient {
@@ -136,15 +125,19 @@ class WriteClient {
     return std::move(result).value();
   }
 
-  // Adopts a returned object as the current state; false if it is not JSON.
-  bool Adopt(WriteOp op, const HttpResult& result) {
-    json object = json::parse(result.body, nullptr, /*allow_exceptions=*/false);
-    if (!object.is_object()) {
+  // Adopts a returned object as the current state; false if it is not a
+  // JSON object.
+  bool Adopt(WriteOp op, HttpResult& result) {
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::object object;
+    if (parser.parse(result.body.data(), result.body.size())
+            .get_object()
+            .get(object)) {
       ++tally_.errors[OpIndex(op)]["undecodable-body"];
       current_.reset();
       return false;
     }
-    current_ = std::move(object);
+    current_ = std::move(result.body);
     return true;
   }
 
@@ -157,11 +150,10 @@ class WriteClient {
     std::optional<HttpResult> result = Timed(
         WriteOp::kCreate, timed, http::verb::post, collection_path_, body);
     if (!result.has_value()) return false;
+    const int status = result->status;
     if (!Adopt(WriteOp::kCreate, *result)) return false;
     current_name_ = name;
-    if (result->status == 201) {
-      ack_log_.Record(name, ResourceVersionOf(result->body));
-    }
+    if (status == 201) ack_log_.Record(name, ResourceVersionOf(*current_));
     return true;
   }
 
@@ -175,16 +167,16 @@ class WriteClient {
 
   void Update() {
     if (!current_.has_value()) return;
-    json object = *current_;
-    if (!SetLabel(object, "dralloc.dev/load-update",
-                  std::to_string(next_update_++))) {
+    std::optional<std::string> body = WithLabel(
+        *current_, "dralloc.dev/load-update", std::to_string(next_update_++));
+    if (!body.has_value()) {
       ++tally_.errors[OpIndex(WriteOp::kUpdate)]["undecodable-body"];
       current_.reset();
       return;
     }
-    std::optional<HttpResult> result = Timed(
-        WriteOp::kUpdate, true, http::verb::put,
-        fmt::format("{}/{}", collection_path_, current_name_), object.dump());
+    std::optional<HttpResult> result =
+        Timed(WriteOp::kUpdate, true, http::verb::put,
+              fmt::format("{}/{}", collection_path_, current_name_), *body);
     if (result.has_value()) {
       Adopt(WriteOp::kUpdate, *result);
     } else {
@@ -199,7 +191,7 @@ class WriteClient {
   AckLog& ack_log_;
   HttpConnection connection_;
   const std::string collection_path_;
-  std::optional<json> current_;
+  std::optional<std::string> current_;  // the claim's last returned body
   std::string current_name_;
   std::int64_t next_sequence_ = 0;
   std::int64_t next_update_ = 0;
