@@ -32,6 +32,7 @@ struct ScheduleFlags {
   std::string output = "table";
   std::string scheduler_name = "dralloc-scheduler";
   std::string placement = "default";
+  int threads = 2;
   bool stats = false;
 };
 
@@ -142,7 +143,10 @@ int RunSchedule(const ScheduleFlags& flags) {
                       : flags.placement == "spread"
                           ? scheduler::Placement::kSpread
                           : scheduler::Placement::kDefault;
-  scheduler::WhatIf what_if(options);
+  // Two threads: controller work of one batch of pods overlaps scheduling
+  // of the previous batch; placements are the same as with one.
+  constexpr size_t kPipelineBatch = 512;
+  scheduler::WhatIf what_if(options, flags.threads > 1 ? kPipelineBatch : 0);
   if (Status loaded = what_if.Load(std::move(objects)); !loaded.ok()) {
     std::cerr << "error: " << loaded.message() << '\n';
     return kExitBadInput;
@@ -219,6 +223,11 @@ void RegisterScheduleCommand(CLI::App& app, int& exit_code) {
                    "default (first fit, like kube-scheduler), pack or "
                    "spread (prefer nodes whose devices are most/least used)")
       ->check(CLI::IsMember({"default", "pack", "spread"}));
+  command
+      ->add_option("--threads", flags->threads,
+                   "1: run controller and scheduler on one thread; 2 "
+                   "(default): overlap them (same placements)")
+      ->check(CLI::Range(1, 2));
   command->add_flag("--stats", flags->stats,
                     "Print scheduling throughput and counters to stderr");
   command->callback([flags, &exit_code] { exit_code = RunSchedule(*flags); });

@@ -216,8 +216,19 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
   const api::ResourceInfo& info = ResourceOf(object);
   api::Object& copy = object;
   api::ObjectMeta& meta = api::MetaOf(copy);
+  if (meta.name.empty() && meta.generate_name.empty()) {
+    return InvalidArgumentError(
+        fmt::format("{}: metadata.name: Required value", info.kind));
+  }
+  // Everything that does not need the lock first: writers contend for it.
+  if (!info.namespaced) meta.namespace_.clear();
+  meta.creation_timestamp = apiserver::NowRfc3339();
+  meta.generation = 1;
+  meta.deletion_timestamp.reset();
+  apiserver::ApplyDefaults(copy);
+  if (auto* claim = std::get_if<api::ResourceClaim>(&copy)) claim->status = {};
   std::lock_guard lock(mu_);
-  if (meta.name.empty() && !meta.generate_name.empty()) {
+  if (meta.name.empty()) {
     // Deterministic suffixes keep offline runs reproducible.
     static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
     // A bijection of the counter over 27^5 values, so names look varied.
@@ -230,11 +241,6 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
     }
     meta.name = meta.generate_name + suffix;
   }
-  if (meta.name.empty()) {
-    return InvalidArgumentError(
-        fmt::format("{}: metadata.name: Required value", info.kind));
-  }
-  if (!info.namespaced) meta.namespace_.clear();
   Collection& collection = CollectionFor(info);
   const std::string key = ObjectKey(meta.namespace_, meta.name);
   if (collection.objects.contains(key)) {
@@ -243,49 +249,87 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
                               info.QualifiedResource(), meta.name));
   }
   meta.uid = fmt::format("00000000-0000-4000-8000-{:012d}", next_uid_++);
-  meta.creation_timestamp = apiserver::NowRfc3339();
-  meta.generation = 1;
-  meta.deletion_timestamp.reset();
-  apiserver::ApplyDefaults(copy);
-  if (auto* claim = std::get_if<api::ResourceClaim>(&copy)) claim->status = {};
   return StoreLocked(collection, key, std::move(copy), true);
 }
 
 StatusOr<ObjectPtr> MemoryApiClient::Write(api::Object object,
                                            bool status_only) {
   const api::ResourceInfo& info = ResourceOf(object);
-  const api::ObjectMeta& meta = api::MetaOf(object);
-  std::lock_guard lock(mu_);
-  Collection& collection = CollectionFor(info);
   const std::string key =
-      ObjectKey(info.namespaced ? meta.namespace_ : "", meta.name);
-  auto it = collection.objects.find(key);
-  if (it == collection.objects.end()) return NotFound(info, meta.name);
-  const ObjectPtr current_ptr = it->second;
-  const api::Object& current = *current_ptr;
+      ObjectKey(info.namespaced ? api::MetaOf(object).namespace_ : "",
+                api::MetaOf(object).name);
+  // The new version is built outside the lock, from the version current
+  // when the preconditions were checked, and stored only if that is still
+  // current (otherwise checked and built again).
+  while (true) {
+    ObjectPtr current_ptr;
+    {
+      std::lock_guard lock(mu_);
+      Collection& collection = CollectionFor(info);
+      auto it = collection.objects.find(key);
+      if (it == collection.objects.end()) {
+        return NotFound(info, api::MetaOf(object).name);
+      }
+      current_ptr = it->second;
+    }
+    const api::Object& current = *current_ptr;
+    const api::ObjectMeta& meta = api::MetaOf(object);
+    const api::ObjectMeta& old_meta = api::MetaOf(current);
+    if (!meta.resource_version.empty() &&
+        meta.resource_version != old_meta.resource_version) {
+      return Conflict(info, meta.name, kStale);
+    }
+    if (!meta.uid.empty() && meta.uid != old_meta.uid) {
+      return Conflict(info, meta.name, "the object's uid changed");
+    }
+    // A status write: the current version with the new status. An update:
+    // `object` itself, completed from the current version.
+    std::optional<api::Object> next;
+    if (status_only) {
+      next = WithStatusOf(current, object);
+      if (!next) return current_ptr;  // nothing changes
+    } else if (!CompleteUpdate(info, current, object)) {
+      return current_ptr;
+    }
+    std::lock_guard lock(mu_);
+    Collection& collection = CollectionFor(info);
+    auto it = collection.objects.find(key);
+    if (it == collection.objects.end() || it->second != current_ptr) continue;
+    if (!next) next = std::move(object);
+    const api::ObjectMeta& next_meta = api::MetaOf(*next);
+    if (next_meta.deletion_timestamp && next_meta.finalizers.empty()) {
+      ObjectPtr last = std::make_shared<const api::Object>(std::move(*next));
+      RemoveLocked(collection, key, last);
+      return last;
+    }
+    return StoreLocked(collection, key, std::move(*next), false);
+  }
+}
+
+std::optional<api::Object> MemoryApiClient::WithStatusOf(
+    const api::Object& current, const api::Object& desired) {
+  std::optional<api::Object> next;
+  std::visit(
+      [&](const auto& wanted) {
+        using T = std::decay_t<decltype(wanted)>;
+        if constexpr (kHasStatus<T>) {
+          if (wanted.status == std::get<T>(current).status) return;
+          next = current;
+          std::get<T>(*next).status = wanted.status;
+        }
+      },
+      desired);
+  return next;
+}
+
+bool MemoryApiClient::CompleteUpdate(const api::ResourceInfo& info,
+                                     const api::Object& current,
+                                     api::Object& desired) {
   const api::ObjectMeta& old_meta = api::MetaOf(current);
-  if (!meta.resource_version.empty() &&
-      meta.resource_version != old_meta.resource_version) {
-    return Conflict(info, meta.name, kStale);
-  }
-  if (!meta.uid.empty() && meta.uid != old_meta.uid) {
-    return Conflict(info, meta.name, "the object's uid changed");
-  }
-  // A status write changes only the status; an update everything else. So
-  // only that part is compared to tell a no-op.
-  bool unchanged = false;
   std::visit(
       [&](auto& target) {
         using T = std::decay_t<decltype(target)>;
         const T& before = std::get<T>(current);
-        if (status_only) {
-          if constexpr (kHasStatus<T>) {
-            unchanged = target.status == before.status;
-          } else {
-            unchanged = true;
-          }
-          return;
-        }
         if constexpr (kHasStatus<T> && !std::is_same_v<T, api::Namespace>) {
           if (info.has_status && !(target.status == before.status)) {
             target.status = before.status;
@@ -301,32 +345,9 @@ StatusOr<ObjectPtr> MemoryApiClient::Write(api::Object object,
         if constexpr (kHasSpec<T>) {
           if (!(target.spec == before.spec)) ++m.generation;
         }
-        unchanged = target == before;
       },
-      object);
-  if (unchanged) return current_ptr;
-  api::Object next;
-  if (status_only) {
-    // The stored object with the new status: one copy of the rest.
-    next = current;
-    std::visit(
-        [&](auto& target) {
-          using T = std::decay_t<decltype(target)>;
-          if constexpr (kHasStatus<T>) {
-            target.status = std::move(std::get<T>(object).status);
-          }
-        },
-        next);
-  } else {
-    next = std::move(object);
-  }
-  const api::ObjectMeta& next_meta = api::MetaOf(next);
-  if (next_meta.deletion_timestamp && next_meta.finalizers.empty()) {
-    ObjectPtr last = std::make_shared<const api::Object>(std::move(next));
-    RemoveLocked(collection, key, last);
-    return last;
-  }
-  return StoreLocked(collection, key, std::move(next), false);
+      desired);
+  return !(desired == current);
 }
 
 StatusOr<ObjectPtr> MemoryApiClient::Update(api::Object object) {
@@ -387,35 +408,46 @@ Status MemoryApiClient::Delete(const api::ResourceInfo& resource,
 Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
                              std::string_view uid, std::string_view node) {
   const api::ResourceInfo& info = PodsResource();
-  std::lock_guard lock(mu_);
-  Collection& collection = CollectionFor(info);
   const std::string key = ObjectKey(namespace_, name);
-  auto it = collection.objects.find(key);
-  if (it == collection.objects.end()) return NotFound(info, name);
-  api::Pod pod = std::get<api::Pod>(*it->second);
-  if (!uid.empty() && uid != pod.metadata.uid) {
-    return Conflict(info, name, "the pod's uid changed");
+  const std::string now = apiserver::NowRfc3339();
+  while (true) {  // as Write: built outside the lock, stored if still current
+    ObjectPtr current;
+    {
+      std::lock_guard lock(mu_);
+      Collection& collection = CollectionFor(info);
+      auto it = collection.objects.find(key);
+      if (it == collection.objects.end()) return NotFound(info, name);
+      current = it->second;
+    }
+    api::Pod pod = std::get<api::Pod>(*current);
+    if (!uid.empty() && uid != pod.metadata.uid) {
+      return Conflict(info, name, "the pod's uid changed");
+    }
+    if (!pod.spec.node_name.empty()) {
+      return Conflict(info, name,
+                      fmt::format("pod {} is already assigned to node \"{}\"",
+                                  name, pod.spec.node_name));
+    }
+    pod.spec.node_name = std::string(node);
+    api::PodCondition* scheduled = nullptr;
+    for (auto& c : pod.status.conditions) {
+      if (c.type == "PodScheduled") scheduled = &c;
+    }
+    if (scheduled == nullptr) {
+      pod.status.conditions.push_back({.type = "PodScheduled"});
+      scheduled = &pod.status.conditions.back();
+    }
+    scheduled->status = "True";
+    scheduled->reason.clear();
+    scheduled->message.clear();
+    scheduled->last_transition_time = now;
+    std::lock_guard lock(mu_);
+    Collection& collection = CollectionFor(info);
+    auto it = collection.objects.find(key);
+    if (it == collection.objects.end() || it->second != current) continue;
+    StoreLocked(collection, key, api::Object(std::move(pod)), false);
+    return OkStatus();
   }
-  if (!pod.spec.node_name.empty()) {
-    return Conflict(info, name,
-                    fmt::format("pod {} is already assigned to node \"{}\"",
-                                name, pod.spec.node_name));
-  }
-  pod.spec.node_name = std::string(node);
-  api::PodCondition* scheduled = nullptr;
-  for (auto& c : pod.status.conditions) {
-    if (c.type == "PodScheduled") scheduled = &c;
-  }
-  if (scheduled == nullptr) {
-    pod.status.conditions.push_back({.type = "PodScheduled"});
-    scheduled = &pod.status.conditions.back();
-  }
-  scheduled->status = "True";
-  scheduled->reason.clear();
-  scheduled->message.clear();
-  scheduled->last_transition_time = apiserver::NowRfc3339();
-  StoreLocked(collection, key, api::Object(std::move(pod)), false);
-  return OkStatus();
 }
 
 Status MemoryApiClient::CreateEvent(const api::Event& event) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -59,6 +60,14 @@ class MemoryApiClient : public ApiClient {
   void RemoveLocked(Collection& collection, const std::string& key,
                     const ObjectPtr& last);
   StatusOr<ObjectPtr> Write(api::Object object, bool status_only);
+  // `current` with the status of `desired`; nullopt when that is no change.
+  static std::optional<api::Object> WithStatusOf(const api::Object& current,
+                                                 const api::Object& desired);
+  // Gives `desired` what an update keeps of `current` (identity, status,
+  // generation, bumped on a spec change); false when it then equals
+  // `current`.
+  static bool CompleteUpdate(const api::ResourceInfo& info,
+                             const api::Object& current, api::Object& desired);
   // Deletes or marks for deletion; collects dependents to delete. mu_ held.
   Status DeleteLocked(const api::ResourceInfo& resource, const std::string& key,
                       std::string_view uid);

@@ -51,6 +51,15 @@ std::string GenerateNameFor(std::string_view pod, std::string_view claim) {
                      claim.substr(0, claim.size() * kMaxBase / full));
 }
 
+// "<prefix><namespace>/<name>": a work queue key.
+std::string QueueKey(std::string_view prefix, std::string_view namespace_,
+                     std::string_view name) {
+  std::string key;
+  key.reserve(prefix.size() + namespace_.size() + 1 + name.size());
+  key.append(prefix).append(namespace_).append("/").append(name);
+  return key;
+}
+
 const api::PodResourceClaimStatus* StatusEntry(const api::Pod& pod,
                                                std::string_view name) {
   for (const auto& entry : pod.status.resource_claim_statuses) {
@@ -117,13 +126,11 @@ void ClaimController::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
   if (pod == nullptr) return;
   if (pod->spec.resource_claims.empty()) return;
   queue_.Add(
-      fmt::format("{}{}", kPodPrefix, client::ObjectKey(*(now ? now : old))));
+      QueueKey(kPodPrefix, pod->metadata.namespace_, pod->metadata.name));
   if (!now || PodIsDone(*pod)) {
     // Its claims may have to drop the reservation, deallocate or go.
     for (const std::string& name : ClaimNamesOf(*pod)) {
-      queue_.Add(
-          fmt::format("{}{}", kClaimPrefix,
-                      client::ObjectKey(pod->metadata.namespace_, name)));
+      queue_.Add(QueueKey(kClaimPrefix, pod->metadata.namespace_, name));
     }
   }
 }
@@ -131,21 +138,27 @@ void ClaimController::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
 void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
   const api::ResourceClaim* claim = As<api::ResourceClaim>(now ? now : old);
   if (claim == nullptr) return;
-  if (const api::OwnerReference* owner = OwningPod(*claim)) {
-    auto annotation =
-        claim->metadata.annotations.find(std::string(kPodClaimNameAnnotation));
-    if (annotation != claim->metadata.annotations.end()) {
-      std::lock_guard lock(mu_);
-      if (now) {
-        owned_[owner->uid][annotation->second] = claim->metadata.name;
-      } else if (auto it = owned_.find(owner->uid); it != owned_.end()) {
-        it->second.erase(annotation->second);
-        if (it->second.empty()) owned_.erase(it);
+  // Ownership is set at creation and never changes (metadata.ownerReferences
+  // and annotations of a generated claim are the controller's): only
+  // additions and deletions update the index.
+  if (!(old && now)) {
+    if (const api::OwnerReference* owner = OwningPod(*claim)) {
+      auto annotation = claim->metadata.annotations.find(
+          std::string(kPodClaimNameAnnotation));
+      if (annotation != claim->metadata.annotations.end()) {
+        std::lock_guard lock(mu_);
+        if (now) {
+          owned_[owner->uid][annotation->second] = claim->metadata.name;
+        } else if (auto it = owned_.find(owner->uid); it != owned_.end()) {
+          it->second.erase(annotation->second);
+          if (it->second.empty()) owned_.erase(it);
+        }
       }
     }
   }
   if (now) {
-    queue_.Add(fmt::format("{}{}", kClaimPrefix, client::ObjectKey(*now)));
+    queue_.Add(QueueKey(kClaimPrefix, claim->metadata.namespace_,
+                        claim->metadata.name));
   }
 }
 

@@ -17,9 +17,23 @@ ControlPlane::ControlPlane(client::ApiClient& client,
   classes_ = make(client::DeviceClassesResource());
   slice_patches_ = make(client::ResourceSlicePatchesResource());
   taint_rules_ = make(client::DeviceTaintRulesResource());
+  pipeline_batch_ = options.pipeline_batch;
   if (options.run_controller) {
+    client::Informer* pods = pods_.get();
+    client::Informer* claims = claims_.get();
+    client::Informer* templates = templates_.get();
+    if (pipeline_batch_ > 0) {
+      // The controller thread pumps its own caches, so that its handlers
+      // do not run on the scheduling thread.
+      controller_pods_ = make(client::PodsResource());
+      controller_claims_ = make(client::ResourceClaimsResource());
+      controller_templates_ = make(client::ResourceClaimTemplatesResource());
+      pods = controller_pods_.get();
+      claims = controller_claims_.get();
+      templates = controller_templates_.get();
+    }
     controller_ = std::make_unique<controller::ClaimController>(
-        client, *pods_, *claims_, *templates_, options.controller);
+        client, *pods, *claims, *templates, options.controller);
   }
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<Scheduler>(
@@ -30,13 +44,37 @@ ControlPlane::ControlPlane(client::ApiClient& client,
   }
 }
 
-ControlPlane::~ControlPlane() { Stop(); }
+ControlPlane::~ControlPlane() {
+  Stop();
+  if (controller_thread_.joinable()) {
+    {
+      std::lock_guard lock(round_mu_);
+      rounds_stopping_ = true;
+    }
+    round_cv_.notify_all();
+    controller_thread_.join();
+  }
+  // Binders of pipelined runs end with the scheduler.
+  if (scheduler_) scheduler_->Stop();
+}
 
 std::vector<client::Informer*> ControlPlane::informers() const {
+  std::vector<client::Informer*> all = SchedulerSideInformers();
+  for (client::Informer* own : ControllerInformers()) all.push_back(own);
+  return all;
+}
+
+std::vector<client::Informer*> ControlPlane::SchedulerSideInformers() const {
   // Device sources first, so that the first pods see the whole inventory.
   return {classes_.get(),     slices_.get(), slice_patches_.get(),
           taint_rules_.get(), nodes_.get(),  templates_.get(),
           claims_.get(),      pods_.get()};
+}
+
+std::vector<client::Informer*> ControlPlane::ControllerInformers() const {
+  if (!controller_templates_) return {};
+  return {controller_templates_.get(), controller_claims_.get(),
+          controller_pods_.get()};
 }
 
 void ControlPlane::Start() {
@@ -68,26 +106,106 @@ Status ControlPlane::WarmUp() {
   return OkStatus();
 }
 
+StatusOr<size_t> ControlPlane::Pump(
+    const std::vector<client::Informer*>& informers) {
+  size_t changes = 0;
+  for (client::Informer* informer : informers) {
+    // Drain what is there without waiting.
+    while (true) {
+      ASSIGN_OR_RETURN(size_t applied,
+                       informer->Pump(std::chrono::milliseconds(0)));
+      if (applied == 0) break;
+      changes += applied;
+    }
+  }
+  return changes;
+}
+
+bool ControlPlane::RunControllerBatch() {
+  size_t processed = 0;
+  while ((pipeline_batch_ == 0 || processed < pipeline_batch_) &&
+         controller_->ProcessOne()) {
+    ++processed;
+  }
+  return processed > 0;
+}
+
+void ControlPlane::ControllerRounds() {
+  uint64_t done = 0;
+  while (true) {
+    {
+      std::unique_lock lock(round_mu_);
+      round_cv_.wait(
+          lock, [&] { return rounds_stopping_ || round_requested_ > done; });
+      if (rounds_stopping_) return;
+    }
+    RoundResult result;
+    StatusOr<size_t> changes = Pump(ControllerInformers());
+    if (changes.ok()) {
+      result.changes = *changes;
+      result.worked = RunControllerBatch();
+    } else {
+      result.status = changes.status();
+    }
+    {
+      std::lock_guard lock(round_mu_);
+      done = ++round_finished_;
+      controller_round_ = std::move(result);
+    }
+    round_cv_.notify_all();
+  }
+}
+
 Status ControlPlane::RunToQuiescence(size_t max_rounds) {
-  for (size_t round = 0; round < max_rounds; ++round) {
-    size_t changes = 0;
-    for (client::Informer* informer : informers()) {
-      // Drain what is there without waiting.
-      while (true) {
-        ASSIGN_OR_RETURN(size_t applied,
-                         informer->Pump(std::chrono::milliseconds(0)));
-        if (applied == 0) break;
-        changes += applied;
+  const bool pipelined = pipeline_batch_ > 0 && controller_ && scheduler_;
+  if (!pipelined) {
+    for (size_t round = 0; round < max_rounds; ++round) {
+      ASSIGN_OR_RETURN(size_t changes, Pump(informers()));
+      bool worked = false;
+      if (controller_) worked = RunControllerBatch();
+      if (scheduler_) {
+        while (scheduler_->ScheduleOne()) worked = true;
       }
+      if (changes == 0 && !worked) return OkStatus();
     }
+    return Status(StatusCode::kDeadlineExceeded,
+                  fmt::format("no quiescence after {} rounds", max_rounds));
+  }
+  if (!controller_thread_.joinable()) {
+    controller_thread_ = std::thread([this] { ControllerRounds(); });
+  }
+  if (!binders_started_) {
+    scheduler_->StartBinders();
+    binders_started_ = true;
+  }
+  for (size_t round = 0; round < max_rounds; ++round) {
+    // Each side applies watch events at the start of a round only: within a
+    // round it reads one state. Bindings finished before the round started
+    // are among the events applied.
+    const bool binds_done = scheduler_->Idle();
+    {
+      std::lock_guard lock(round_mu_);
+      ++round_requested_;
+    }
+    round_cv_.notify_all();
+    StatusOr<size_t> changes = Pump(SchedulerSideInformers());
     bool worked = false;
-    if (controller_) {
-      while (controller_->ProcessOne()) worked = true;
-    }
-    if (scheduler_) {
+    if (changes.ok()) {
       while (scheduler_->ScheduleOne()) worked = true;
     }
-    if (changes == 0 && !worked) return OkStatus();
+    RoundResult controller;
+    {
+      std::unique_lock lock(round_mu_);
+      round_cv_.wait(lock, [&] { return round_finished_ == round_requested_; });
+      controller = controller_round_;
+    }
+    RETURN_IF_ERROR(changes.status());
+    RETURN_IF_ERROR(controller.status);
+    if (*changes == 0 && controller.changes == 0 && !worked &&
+        !controller.worked) {
+      if (binds_done) return OkStatus();
+      scheduler_->WaitForBinds();  // their writes are the next round's news
+    }
   }
   return Status(StatusCode::kDeadlineExceeded,
                 fmt::format("no quiescence after {} rounds", max_rounds));

@@ -4,7 +4,11 @@
 #ifndef DRALLOC_SCHEDULER_CONTROL_PLANE_H_
 #define DRALLOC_SCHEDULER_CONTROL_PLANE_H_
 
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "client/api_client.h"
@@ -17,6 +21,14 @@ namespace dralloc::scheduler {
 struct ControlPlaneOptions {
   bool run_controller = true;
   bool run_scheduler = true;
+  // RunToQuiescence on two cores: 0 runs everything on the calling thread.
+  // N > 0 runs each round's controller work (at most N queue items) on a
+  // second thread while the calling thread schedules the pods made ready in
+  // earlier rounds, with bindings on SchedulerOptions::binders threads; the
+  // round ends when all three are done. Pods are still scheduled one at a
+  // time in a fixed order against the same state, so placements and claim
+  // names do not depend on timing (resourceVersions and timestamps do).
+  size_t pipeline_batch = 0;
   controller::ClaimControllerOptions controller;
   SchedulerOptions scheduler;
 };
@@ -28,9 +40,10 @@ class ControlPlane {
 
   void Start();
   void Stop();
-  // Single-threaded: pumps the informers and runs the controller and the
-  // scheduler until a round changes nothing (set SchedulerOptions::binders
-  // to 0 and no backoff). kDeadlineExceeded after `max_rounds` rounds.
+  // Pumps the informers and runs the controller and the scheduler in
+  // rounds until a round changes nothing (no backoff; binders 0, or with
+  // pipeline_batch as described there). kDeadlineExceeded after
+  // `max_rounds` rounds.
   Status RunToQuiescence(size_t max_rounds = 1'000'000);
   // Single-threaded: syncs the cluster-state informers (device sources,
   // nodes, templates) and builds the scheduler's device inventory, so that
@@ -45,12 +58,41 @@ class ControlPlane {
   controller::ClaimController* controller() { return controller_.get(); }
 
  private:
+  // All informers; those the scheduler (and, unpipelined, the controller)
+  // reads; those only the pipelined controller reads (none otherwise).
   std::vector<client::Informer*> informers() const;
+  std::vector<client::Informer*> SchedulerSideInformers() const;
+  std::vector<client::Informer*> ControllerInformers() const;
+  // Applies every pending watch event of `informers`; the number applied.
+  static StatusOr<size_t> Pump(const std::vector<client::Informer*>& informers);
+  // The controller's share of a pipelined round, on controller_thread_.
+  void ControllerRounds();
+  bool RunControllerBatch();  // false: no item was processed
+
+  // Pipelined rounds: the caller hands a round to controller_thread_ and
+  // waits for it (round_mu_ guards the fields below).
+  std::mutex round_mu_;
+  std::condition_variable round_cv_;
+  uint64_t round_requested_ = 0;
+  uint64_t round_finished_ = 0;
+  struct RoundResult {
+    Status status;
+    size_t changes = 0;   // watch events applied
+    bool worked = false;  // queue items processed
+  };
+  RoundResult controller_round_;
+  bool rounds_stopping_ = false;
+  std::thread controller_thread_;
+  bool binders_started_ = false;
 
   std::unique_ptr<client::Informer> pods_, nodes_, claims_, templates_, slices_,
       classes_, slice_patches_, taint_rules_;
+  // The pipelined controller's own caches (null otherwise).
+  std::unique_ptr<client::Informer> controller_pods_, controller_claims_,
+      controller_templates_;
   std::unique_ptr<controller::ClaimController> controller_;
   std::unique_ptr<Scheduler> scheduler_;
+  size_t pipeline_batch_ = 0;
   bool started_ = false;
 };
 

@@ -288,19 +288,26 @@ SchedulerStats Scheduler::stats() const {
 // ---- state -------------------------------------------------------------
 
 void Scheduler::Recount(const std::string& claim_key) {
-  const auto* claim = As<api::ResourceClaim>(claims_.Get(claim_key));
-  auto counted = counted_.find(claim_key);
+  ObjectPtr object = claims_.Get(claim_key);
+  const auto* claim = As<api::ResourceClaim>(object);
   const api::AllocationResult* now =
       claim != nullptr && claim->status.allocation ? &*claim->status.allocation
                                                    : nullptr;
+  auto counted = counted_.find(claim_key);
   if (counted != counted_.end()) {
-    if (now != nullptr && counted->second.devices == now->devices) return;
-    allocated_.RemoveAllocation(counted->second);
+    if (counted->second == object) return;  // the same version
+    const api::AllocationResult& before =
+        *As<api::ResourceClaim>(counted->second)->status.allocation;
+    if (now != nullptr && before.devices == now->devices) {
+      counted->second = std::move(object);  // keeps what it counts alive
+      return;
+    }
+    allocated_.RemoveAllocation(before);
     counted_.erase(counted);
   }
   if (now != nullptr) {
     allocated_.AddAllocation(*now);
-    counted_.emplace(claim_key, *now);
+    counted_.emplace(claim_key, std::move(object));
   }
 }
 
@@ -800,7 +807,16 @@ void Scheduler::RunBindTask(BindTask task) {
     }
     RequeueAfterFailure(key);
   }
-  --binds_in_flight_;
+  {
+    std::lock_guard lock(bind_mu_);
+    --binds_in_flight_;
+  }
+  binds_done_cv_.notify_all();
+}
+
+void Scheduler::WaitForBinds() {
+  std::unique_lock lock(bind_mu_);
+  binds_done_cv_.wait(lock, [this] { return binds_in_flight_.load() == 0; });
 }
 
 void Scheduler::ReportUnschedulable(const api::Pod& pod,
@@ -844,10 +860,14 @@ void Scheduler::BinderLoop() {
   }
 }
 
-void Scheduler::Start() {
+void Scheduler::StartBinders() {
   for (int i = 0; i < options_.binders; ++i) {
     binders_.emplace_back([this] { BinderLoop(); });
   }
+}
+
+void Scheduler::Start() {
+  StartBinders();
   loop_ = std::thread([this] {
     for (client::Informer* informer :
          {&informers_.pods, &informers_.nodes, &informers_.claims,

@@ -95,6 +95,11 @@ class Scheduler {
   // Runs the scheduling loop and the binders until Stop().
   void Start();
   void Stop();
+  // Only the binders (SchedulerOptions::binders threads), for a caller that
+  // runs the scheduling loop itself with ScheduleOne; Stop() ends them.
+  void StartBinders();
+  // Blocks until every binding handed to the binders has finished.
+  void WaitForBinds();
   // Builds the device inventory and node list from the informers now rather
   // than in the first scheduling cycle.
   void WarmUp();
@@ -171,7 +176,8 @@ class Scheduler {
   client::AssumeCache claims_;
   allocator::DeviceInventory inventory_;
   allocator::AllocatedState allocated_;
-  std::unordered_map<std::string, api::AllocationResult> counted_;
+  // The claim version whose allocation allocated_ counts, by claim key.
+  std::unordered_map<std::string, client::ObjectPtr> counted_;
   bool inventory_dirty_ = true;
   bool nodes_dirty_ = true;
   std::vector<NodeEntry> nodes_;
@@ -180,6 +186,7 @@ class Scheduler {
 
   std::mutex bind_mu_;
   std::condition_variable bind_cv_;
+  std::condition_variable binds_done_cv_;  // with bind_mu_
   std::deque<BindTask> bind_queue_;
   std::atomic<int> binds_in_flight_{0};
 

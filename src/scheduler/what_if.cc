@@ -25,10 +25,12 @@ int KindRank(std::string_view kind) {
   return it == kRanks.end() ? 9 : it->second;
 }
 
-ControlPlaneOptions OfflineOptions(SchedulerOptions options) {
+ControlPlaneOptions OfflineOptions(SchedulerOptions options,
+                                   size_t pipeline_batch) {
   ControlPlaneOptions out;
   out.scheduler = std::move(options);
-  out.scheduler.binders = 0;
+  out.pipeline_batch = pipeline_batch;
+  out.scheduler.binders = pipeline_batch > 0 ? 1 : 0;
   out.scheduler.initial_backoff = std::chrono::milliseconds(0);
   return out;
 }
@@ -61,8 +63,8 @@ std::string PendingReason(const api::Pod& pod,
 
 }  // namespace
 
-WhatIf::WhatIf(SchedulerOptions options)
-    : plane_(api_, OfflineOptions(std::move(options))) {}
+WhatIf::WhatIf(SchedulerOptions options, size_t pipeline_batch)
+    : plane_(api_, OfflineOptions(std::move(options), pipeline_batch)) {}
 
 Status WhatIf::Load(std::vector<api::Object> objects) {
   std::stable_sort(objects.begin(), objects.end(),

@@ -24,7 +24,8 @@ struct PodPlacement {
 
 class WhatIf {
  public:
-  explicit WhatIf(SchedulerOptions options);
+  // pipeline_batch: see ControlPlaneOptions (0: one thread).
+  explicit WhatIf(SchedulerOptions options, size_t pipeline_batch = 0);
 
   // Stores the (already validated) objects in dependency order. Namespaces
   // used but not given are created. Errors name the object.
