@@ -141,13 +141,14 @@ void Scheduler::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
   }
   if (const api::Pod* before = As<api::Pod>(old)) {
     // Our own condition updates change nothing that matters for placement.
-    if (before->spec == pod->spec &&
+    // (Queue membership first: it is cheaper than comparing specs.)
+    if (!gated_.contains(key) &&
+        (unschedulable_.contains(key) || in_active_.contains(key) ||
+         in_backoff_.contains(key)) &&
         before->status.resource_claim_statuses ==
             pod->status.resource_claim_statuses &&
         before->metadata.labels == pod->metadata.labels &&
-        !gated_.contains(key) &&
-        (unschedulable_.contains(key) || in_active_.contains(key) ||
-         in_backoff_.contains(key))) {
+        before->spec == pod->spec) {
       return;
     }
   }
