@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "api/codec.h"
+#include "api/pod_conditions.h"
 #include "api/validation/validation.h"
 #include "apiserver/continue_token.h"
 #include "encoding/document_reader.h"
@@ -1132,19 +1133,7 @@ ApiOr<WriteResult> ResourceStorage::Bind(const RequestScope& scope,
                           "pod is being deleted, cannot be assigned to a host");
         }
         api::Pod bound = *pod;
-        bound.spec.node_name = node;
-        api::PodCondition* scheduled = nullptr;
-        for (auto& c : bound.status.conditions) {
-          if (c.type == "PodScheduled") scheduled = &c;
-        }
-        if (scheduled == nullptr) {
-          bound.status.conditions.push_back({.type = "PodScheduled"});
-          scheduled = &bound.status.conditions.back();
-        }
-        scheduled->status = "True";
-        scheduled->reason.clear();
-        scheduled->message.clear();
-        scheduled->last_transition_time = now;
+        api::MarkBound(bound, node, now);
         return Decoded{api::Object(std::move(bound)), {}};
       },
       false, "");

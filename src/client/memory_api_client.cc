@@ -6,6 +6,7 @@
 #include <deque>
 #include <unordered_map>
 
+#include "api/pod_conditions.h"
 #include "apiserver/resource_storage.h"
 #include "client/informer.h"
 #include "common/string_hash.h"
@@ -428,19 +429,7 @@ Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
                       fmt::format("pod {} is already assigned to node \"{}\"",
                                   name, pod.spec.node_name));
     }
-    pod.spec.node_name = std::string(node);
-    api::PodCondition* scheduled = nullptr;
-    for (auto& c : pod.status.conditions) {
-      if (c.type == "PodScheduled") scheduled = &c;
-    }
-    if (scheduled == nullptr) {
-      pod.status.conditions.push_back({.type = "PodScheduled"});
-      scheduled = &pod.status.conditions.back();
-    }
-    scheduled->status = "True";
-    scheduled->reason.clear();
-    scheduled->message.clear();
-    scheduled->last_transition_time = now;
+    api::MarkBound(pod, node, now);
     std::lock_guard lock(mu_);
     Collection& collection = CollectionFor(info);
     auto it = collection.objects.find(key);

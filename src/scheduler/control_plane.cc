@@ -141,6 +141,15 @@ void ControlPlane::ControllerRounds() {
     }
     RoundResult result;
     StatusOr<size_t> changes = Pump(ControllerInformers());
+    {
+      // No writes until the scheduling side has read its events too:
+      // otherwise what it sees this round would depend on timing.
+      std::unique_lock lock(round_mu_);
+      round_cv_.wait(lock, [&] {
+        return rounds_stopping_ || round_pumped_ == round_requested_;
+      });
+      if (rounds_stopping_) return;
+    }
     if (changes.ok()) {
       result.changes = *changes;
       result.worked = RunControllerBatch();
@@ -179,9 +188,11 @@ Status ControlPlane::RunToQuiescence(size_t max_rounds) {
     binders_started_ = true;
   }
   for (size_t round = 0; round < max_rounds; ++round) {
-    // Each side applies watch events at the start of a round only: within a
-    // round it reads one state. Bindings finished before the round started
-    // are among the events applied.
+    // Each side applies watch events at the start of a round only, before
+    // either writes: within a round each reads one state, the same whatever
+    // the timing. (Binders may still be writing; the scheduler's assumptions
+    // make their progress irrelevant to its decisions.) Bindings finished
+    // before the round started are among the events applied.
     const bool binds_done = scheduler_->Idle();
     {
       std::lock_guard lock(round_mu_);
@@ -189,6 +200,11 @@ Status ControlPlane::RunToQuiescence(size_t max_rounds) {
     }
     round_cv_.notify_all();
     StatusOr<size_t> changes = Pump(SchedulerSideInformers());
+    {
+      std::lock_guard lock(round_mu_);
+      round_pumped_ = round_requested_;
+    }
+    round_cv_.notify_all();
     bool worked = false;
     if (changes.ok()) {
       while (scheduler_->ScheduleOne()) worked = true;

@@ -74,6 +74,7 @@ class ControlPlane {
   std::mutex round_mu_;
   std::condition_variable round_cv_;
   uint64_t round_requested_ = 0;
+  uint64_t round_pumped_ = 0;  // the scheduling side has pumped this round
   uint64_t round_finished_ = 0;
   struct RoundResult {
     Status status;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "allocator/allocator.h"
+#include "api/pod_conditions.h"
 #include "api/validation/limits.h"
 #include "apiserver/resource_storage.h"
 #include "common/log.h"
@@ -823,14 +824,7 @@ void Scheduler::WaitForBinds() {
 void Scheduler::ReportUnschedulable(const api::Pod& pod,
                                     const std::string& message) {
   api::Pod updated = pod;
-  api::PodCondition* condition = nullptr;
-  for (auto& c : updated.status.conditions) {
-    if (c.type == "PodScheduled") condition = &c;
-  }
-  if (condition == nullptr) {
-    updated.status.conditions.push_back({.type = "PodScheduled"});
-    condition = &updated.status.conditions.back();
-  }
+  api::PodCondition* condition = &api::ConditionOf(updated, "PodScheduled");
   const std::string now = apiserver::NowRfc3339();
   if (condition->status != "False") condition->last_transition_time = now;
   condition->status = "False";
