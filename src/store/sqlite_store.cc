@@ -1,122 +1,18 @@
 #include "store/sqlite_store.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <condition_variable>
-#include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <system_error>
-#include <thread>
 
 namespace dralloc::store {
 namespace {
 
-// WAL frames after which the background checkpointer copies the log into
-// the database. The log file is reused only after a checkpoint has copied
-// all of it, which one racing a busy writer rarely manages; so past
-// kWriterCheckpointPages (48 MiB) the writer checkpoints itself, between two
-// commits: writes wait for that once every few seconds under load instead
-// of at every autocheckpoint.
-constexpr int kCheckpointPages = 2000;
-constexpr int kWriterCheckpointPages = 12000;
-
-// One server per directory: an exclusive flock on DIR/LOCK, held while the
-// store is open (released by the kernel if the process dies).
-class DirectoryLock {
- public:
-  ~DirectoryLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Status Acquire(const std::string& dir) {
-    const std::string path = dir + "/LOCK";
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
-      return Status(StatusCode::kUnavailable,
-                    fmt::format("storage {}: {}", path, std::strerror(errno)));
-    }
-    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const bool held = errno == EWOULDBLOCK;
-      return Status(
-          StatusCode::kUnavailable,
-          fmt::format("storage {}: {}", dir,
-                      held ? "another dralloc server is using this directory"
-                           : std::strerror(errno)));
-    }
-    return OkStatus();
-  }
-
- private:
-  int fd_ = -1;
-};
-
-// Copies the write-ahead log into the database on its own connection and
-// thread, so that commits do not wait for checkpoints (a commit that runs
-// one stalls every writer queued behind it for milliseconds). PASSIVE: it
-// never blocks the writer; the log is reused once a checkpoint completes.
-class Checkpointer {
- public:
-  ~Checkpointer() {
-    {
-      std::lock_guard lock(mu_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-    if (db_ != nullptr) sqlite3_close(db_);
-  }
-  Status Start(const std::string& path) {
-    if (sqlite3_open_v2(path.c_str(), &db_,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                        nullptr) != SQLITE_OK) {
-      return Status(StatusCode::kUnavailable,
-                    fmt::format("storage {}: checkpointer: {}", path,
-                                db_ ? sqlite3_errmsg(db_) : "out of memory"));
-    }
-    sqlite3_busy_timeout(db_, 1000);
-    thread_ = std::thread([this] { Run(); });
-    return OkStatus();
-  }
-  void Request() {
-    {
-      std::lock_guard lock(mu_);
-      requested_ = true;
-    }
-    wake_.notify_one();
-  }
-
- private:
-  void Run() {
-    std::unique_lock lock(mu_);
-    while (true) {
-      wake_.wait(lock, [this] { return stopping_ || requested_; });
-      if (stopping_) return;
-      requested_ = false;
-      lock.unlock();
-      (void)sqlite3_wal_checkpoint_v2(db_, "main", SQLITE_CHECKPOINT_PASSIVE,
-                                      nullptr, nullptr);
-      lock.lock();
-    }
-  }
-
-  sqlite3* db_ = nullptr;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool requested_ = false;
-  bool stopping_ = false;
-  std::thread thread_;
-};
-
 class Database {
  public:
   ~Database() {
-    checkpointer_.reset();  // before the writer's close checkpoints the rest
     for (sqlite3_stmt* s : {upsert_, remove_, set_revision_, begin_, commit_}) {
       sqlite3_finalize(s);
     }
@@ -133,8 +29,10 @@ class Database {
     }
     sqlite3_busy_timeout(db_, 200);
     const std::string setup = fmt::format(
+        "PRAGMA locking_mode=EXCLUSIVE;"
         "PRAGMA journal_mode=WAL;"
         "PRAGMA synchronous={};"
+        "PRAGMA wal_autocheckpoint=4000;"
         "PRAGMA cache_size=-32768;"
         // A rowid table: rows up to a page stay in their leaf (a WITHOUT
         // ROWID leaf keeps only ~1 KiB of a row and spills the rest to
@@ -160,10 +58,6 @@ class Database {
         !Prepare("BEGIN IMMEDIATE", &begin_) || !Prepare("COMMIT", &commit_)) {
       return Error("prepare");
     }
-    checkpointer_ = std::make_unique<Checkpointer>();
-    if (Status s = checkpointer_->Start(path); !s.ok()) return s;
-    // Replaces SQLite's automatic checkpoint, which runs inside a commit.
-    sqlite3_wal_hook(db_, &Database::AfterCommit, this);
     return OkStatus();
   }
 
@@ -282,21 +176,7 @@ class Database {
                                    : ""));
   }
 
-  static int AfterCommit(void* self, sqlite3* db, const char* name,
-                         int wal_pages) {
-    if (wal_pages < kCheckpointPages) return SQLITE_OK;
-    Checkpointer& checkpointer = *static_cast<Database*>(self)->checkpointer_;
-    if (wal_pages >= kWriterCheckpointPages) {
-      (void)sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
-                                      nullptr, nullptr);
-    } else {
-      checkpointer.Request();
-    }
-    return SQLITE_OK;
-  }
-
   std::string path_;
-  std::unique_ptr<Checkpointer> checkpointer_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* upsert_ = nullptr;
   sqlite3_stmt* remove_ = nullptr;
@@ -307,15 +187,13 @@ class Database {
 
 class SqlitePersistence : public Persistence {
  public:
-  SqlitePersistence(std::unique_ptr<DirectoryLock> lock,
-                    std::unique_ptr<Database> db)
-      : lock_(std::move(lock)), db_(std::move(db)) {}
+  explicit SqlitePersistence(std::unique_ptr<Database> db)
+      : db_(std::move(db)) {}
   Status Write(std::span<const Record> records) override {
     return db_->Write(records);
   }
 
  private:
-  std::unique_ptr<DirectoryLock> lock_;  // released after the database closes
   std::unique_ptr<Database> db_;
 };
 
@@ -329,8 +207,6 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir,
     return Status(StatusCode::kUnavailable,
                   fmt::format("storage {}: {}", dir, ec.message()));
   }
-  auto lock = std::make_unique<DirectoryLock>();
-  if (Status s = lock->Acquire(dir); !s.ok()) return s;
   auto db = std::make_unique<Database>();
   if (Status s = db->Open(dir + "/dralloc.db", options.full_sync); !s.ok()) {
     return s;
@@ -339,8 +215,7 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir,
   int64_t revision = 0;
   if (Status s = db->Load(objects, revision); !s.ok()) return s;
   return std::unique_ptr<Store>(std::make_unique<MemoryStore>(
-      options.store,
-      std::make_unique<SqlitePersistence>(std::move(lock), std::move(db)),
+      options.store, std::make_unique<SqlitePersistence>(std::move(db)),
       std::move(objects), revision));
 }
 

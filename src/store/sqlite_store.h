@@ -7,9 +7,7 @@
 // mod_revision, or the revision of the last deletion when that is larger.
 // `synchronous=NORMAL` does not fsync each commit: a power loss may lose the
 // last commits; `full_sync` makes every commit fsync at a large cost in
-// throughput. Checkpoints of the write-ahead log run on a background thread
-// with their own connection, never inside a commit. DIR/LOCK is flocked
-// while the store is open: one server per directory.
+// throughput. The database is locked exclusively: one server per directory.
 #ifndef DRALLOC_STORE_SQLITE_STORE_H_
 #define DRALLOC_STORE_SQLITE_STORE_H_
 
