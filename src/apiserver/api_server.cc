@@ -536,6 +536,9 @@ void ApiServer::ServeWatch(const HttpRequest& request,
           writer,
           BadRequest(fmt::format("invalid resource version \"{}\"", rv_text)));
     }
+    if (auto error = storage_.WaitForRevision(from)) {
+      return SendError(writer, *error);
+    }
   }
   const std::string prefix =
       ResourceStorage::Prefix(*scope.info, scope.namespace_);

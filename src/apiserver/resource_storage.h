@@ -154,6 +154,11 @@ class ResourceStorage {
 
   store::Store& store() { return store_; }
 
+  // Waits until the store's revision reaches `revision` (a 504 once
+  // too_large_resource_version_wait has passed), as upstream's watch cache
+  // does for reads and watches from a resourceVersion it has not seen.
+  std::optional<ApiError> WaitForRevision(int64_t revision) const;
+
  private:
   struct Decoded {
     api::Object object;
@@ -196,9 +201,6 @@ class ResourceStorage {
   std::string StoredText(const RequestScope& scope, const api::Object* old,
                          api::Object& next, const std::string& manager) const;
   static std::string WithRevision(std::string text, int64_t revision);
-  // Waits until the store's revision reaches `revision` (a 504 once
-  // too_large_resource_version_wait_ has passed).
-  std::optional<ApiError> WaitForRevision(int64_t revision) const;
 
   store::Store& store_;
   std::chrono::milliseconds too_large_resource_version_wait_{3000};
