@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "common/base64.h"
+
 namespace dralloc::apiserver {
 namespace {
 
-constexpr std::string_view kAlphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 constexpr std::string_view kVersion = "meta.k8s.io/v1";
 
 Status NotValid(std::string_view why) {
@@ -39,53 +39,13 @@ bool IsClean(std::string_view path) {
 }  // namespace
 
 std::string Base64UrlEncode(std::string_view data) {
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= data.size(); i += 3) {
-    const uint32_t n = (static_cast<uint8_t>(data[i]) << 16) |
-                       (static_cast<uint8_t>(data[i + 1]) << 8) |
-                       static_cast<uint8_t>(data[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  const size_t rest = data.size() - i;
-  if (rest > 0) {
-    uint32_t n = static_cast<uint8_t>(data[i]) << 16;
-    if (rest == 2) n |= static_cast<uint8_t>(data[i + 1]) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    if (rest == 2) out += kAlphabet[(n >> 6) & 63];
-  }
-  return out;
+  return Base64Encode(data, Base64Alphabet::kUrl, /*pad=*/false);
 }
 
 std::optional<std::string> Base64UrlDecode(std::string_view text) {
-  std::array<int, 256> value;
-  value.fill(-1);
-  for (size_t i = 0; i < kAlphabet.size(); ++i) {
-    value[static_cast<uint8_t>(kAlphabet[i])] = static_cast<int>(i);
-  }
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() / 4 * 3 + 2);
-  uint32_t bits = 0;
-  int count = 0;
-  for (char c : text) {
-    const int v = value[static_cast<uint8_t>(c)];
-    if (v < 0) return std::nullopt;
-    bits = (bits << 6) | static_cast<uint32_t>(v);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out += static_cast<char>((bits >> count) & 0xff);
-    }
-  }
-  // The unused low bits of the last character must be zero (canonical).
-  if ((bits & ((1u << count) - 1)) != 0) return std::nullopt;
-  return out;
+  return Base64Decode(text, {.alphabet = Base64Alphabet::kUrl,
+                             .accept_padding = false,
+                             .canonical = true});
 }
 
 StatusOr<std::string> ContinueToken::Encode(std::string_view prefix) const {
