@@ -8,8 +8,12 @@ namespace {
 TEST(Base64Test, EncodesBothAlphabetsPaddedOrRaw) {
   // RFC 4648 test vectors.
   const std::pair<std::string, std::string> vectors[] = {
-      {"", ""},         {"f", "Zg=="},        {"fo", "Zm8="},
-      {"foo", "Zm9v"},  {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+      {"", ""},
+      {"f", "Zg=="},
+      {"fo", "Zm8="},
+      {"foo", "Zm9v"},
+      {"foob", "Zm9vYg=="},
+      {"fooba", "Zm9vYmE="},
       {"foobar", "Zm9vYmFy"}};
   for (const auto& [plain, encoded] : vectors) {
     EXPECT_EQ(Base64Encode(plain, Base64Alphabet::kStandard, true), encoded);
@@ -35,16 +39,16 @@ TEST(Base64Test, DecodingRules) {
   const Base64DecodeOptions lenient{.ignore_newlines = true};
   const DecodeCase cases[] = {
       {"Zm9v\r\nYmFy", lenient, "foobar"},
-      {"Zm9v\nYmFy", {}, std::nullopt},      // newlines only when asked
-      {"Zg=", {}, std::nullopt},             // padding must fill the quantum
-      {"Zg==Zg==", {}, std::nullopt},        // padding only at the end
-      {"Z", {}, std::nullopt},               // one symbol is no byte
-      {"Zm9v!", {}, std::nullopt},           // not in the alphabet
+      {"Zm9v\nYmFy", {}, std::nullopt},  // newlines only when asked
+      {"Zg=", {}, std::nullopt},         // padding must fill the quantum
+      {"Zg==Zg==", {}, std::nullopt},    // padding only at the end
+      {"Z", {}, std::nullopt},           // one symbol is no byte
+      {"Zm9v!", {}, std::nullopt},       // not in the alphabet
       {"-_8", url, "\xfb\xff"},
-      {"+/8", url, std::nullopt},            // standard symbols
-      {"Zg==", url, std::nullopt},           // padding refused
-      {"Zh", url, std::nullopt},             // low bits set: not canonical
-      {"Zh", {}, "f"},                       // accepted when not asked
+      {"+/8", url, std::nullopt},   // standard symbols
+      {"Zg==", url, std::nullopt},  // padding refused
+      {"Zh", url, std::nullopt},    // low bits set: not canonical
+      {"Zh", {}, "f"},              // accepted when not asked
   };
   for (const DecodeCase& c : cases) {
     EXPECT_EQ(Base64Decode(c.text, c.options), c.want) << c.text;
