@@ -1109,6 +1109,13 @@ ApiOr<WriteResult> ResourceStorage::Bind(const RequestScope& scope,
       meta != binding.end() && meta->is_object()) {
     uid = meta->value("uid", std::string());
   }
+  return BindTo(scope, node, uid, options);
+}
+
+ApiOr<WriteResult> ResourceStorage::BindTo(const RequestScope& scope,
+                                           const std::string& node,
+                                           const std::string& uid,
+                                           const WriteOptions& options) {
   const std::string now = NowRfc3339();
   return UpdateLoop(
       scope, options,

@@ -125,6 +125,11 @@ class ResourceStorage {
   // Binding's metadata.uid differs from the pod's.
   ApiOr<WriteResult> Bind(const RequestScope& scope, std::string_view body,
                           const WriteOptions& options);
+  // The binding itself, for in-process callers: the pod (scope.name) gets
+  // spec.nodeName = node if it has none and, when `uid` is set, that uid.
+  ApiOr<WriteResult> BindTo(const RequestScope& scope, const std::string& node,
+                            const std::string& uid,
+                            const WriteOptions& options);
   // Removes `finalizer` from the spec.finalizers of namespace `name`, as a
   // PUT of namespaces/<name>/finalize does; a namespace being deleted whose
   // finalizers are all gone is removed. No-op if the finalizer is absent.

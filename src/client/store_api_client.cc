@@ -165,12 +165,8 @@ Status StoreApiClient::Bind(std::string_view namespace_, std::string_view name,
                             std::string_view uid, std::string_view node) {
   RequestScope scope = ScopeFor(PodsResource(), namespace_, name);
   scope.subresource = "binding";
-  api::Json binding = {{"apiVersion", "v1"},
-                       {"kind", "Binding"},
-                       {"metadata", {{"name", name}}},
-                       {"target", {{"kind", "Node"}, {"name", node}}}};
-  if (!uid.empty()) binding["metadata"]["uid"] = uid;
-  auto bound = storage_.Bind(scope, binding.dump(), Options());
+  auto bound =
+      storage_.BindTo(scope, std::string(node), std::string(uid), Options());
   if (!bound.ok()) return ToStatus(bound.error());
   return OkStatus();
 }
