@@ -824,12 +824,12 @@ void Scheduler::WaitForBinds() {
 void Scheduler::ReportUnschedulable(const api::Pod& pod,
                                     const std::string& message) {
   api::Pod updated = pod;
-  api::PodCondition* condition = &api::ConditionOf(updated, "PodScheduled");
+  api::PodCondition& condition = api::ConditionOf(updated, "PodScheduled");
   const std::string now = apiserver::NowRfc3339();
-  if (condition->status != "False") condition->last_transition_time = now;
-  condition->status = "False";
-  condition->reason = "Unschedulable";
-  condition->message = message;
+  if (condition.status != "False") condition.last_transition_time = now;
+  condition.status = "False";
+  condition.reason = "Unschedulable";
+  condition.message = message;
   if (!(updated.status == pod.status)) {
     (void)client_.UpdateStatus(api::Object(std::move(updated)));
   }
