@@ -1,6 +1,7 @@
 #include "allocator/device_inventory.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <unordered_set>
 
@@ -112,6 +113,9 @@ void DeviceInventory::Reindex() {
   pools_.clear();
   pool_index_.clear();
   patch_problems_.clear();
+  first_device_.assign(1, 0);
+  pools_by_node_name_.clear();
+  pools_any_node_.clear();
   for (const auto& [key, entry] : entries_) {
     const api::ResourceSlice& slice = entry->patched;
     const uint32_t slice_index = static_cast<uint32_t>(slices_.size());
@@ -123,6 +127,12 @@ void DeviceInventory::Reindex() {
       pools_.push_back({slice.spec.driver, slice.spec.pool.name, {}});
     }
     pools_[it->second].slices.push_back(slice_index);
+    std::vector<uint32_t>& node_pools =
+        slice.spec.node_name ? pools_by_node_name_[*slice.spec.node_name]
+                             : pools_any_node_;
+    if (node_pools.empty() || node_pools.back() != it->second) {
+      node_pools.push_back(it->second);
+    }
     for (size_t i = 0; i < slice.spec.devices.size(); ++i) {
       const api::Device& device = slice.spec.devices[i];
       devices_.push_back(InventoryDevice{
@@ -130,9 +140,17 @@ void DeviceInventory::Reindex() {
           slice.spec.driver + "/" + slice.spec.pool.name + "/" + device.name,
           entry->cel[i].get()});
     }
+    first_device_.push_back(static_cast<uint32_t>(devices_.size()));
     patch_problems_.insert(patch_problems_.end(), entry->problems.begin(),
                            entry->problems.end());
   }
+  // Slices are in name order, not pool order: sort the pool lists.
+  auto sort_unique = [](std::vector<uint32_t>& pools) {
+    std::sort(pools.begin(), pools.end());
+    pools.erase(std::unique(pools.begin(), pools.end()), pools.end());
+  };
+  sort_unique(pools_any_node_);
+  for (auto& [name, pools] : pools_by_node_name_) sort_unique(pools);
   std::lock_guard lock(mu_);
   views_.clear();
   selectors_.clear();
@@ -161,15 +179,20 @@ std::shared_ptr<const NodeView> DeviceInventory::BuildView(
     const NodeInfo& node) const {
   auto view = std::make_shared<NodeView>();
   view->node = node;
-  // Slice indices of the devices' first index, to map slices to devices.
-  std::vector<uint32_t> first_device(slices_.size() + 1, 0);
-  for (size_t s = 0, d = 0; s < slices_.size(); ++s) {
-    first_device[s] = static_cast<uint32_t>(d);
-    d += slices_[s]->spec.devices.size();
-    first_device[s + 1] = static_cast<uint32_t>(d);
+  const std::vector<uint32_t>& first_device = first_device_;
+  // Only pools with a slice that names this node or names no node can
+  // target it; the rest are skipped without looking (in pool order).
+  std::vector<uint32_t> candidates = pools_any_node_;
+  if (auto named = pools_by_node_name_.find(node.name);
+      named != pools_by_node_name_.end()) {
+    std::vector<uint32_t> merged;
+    merged.reserve(candidates.size() + named->second.size());
+    std::set_union(candidates.begin(), candidates.end(), named->second.begin(),
+                   named->second.end(), std::back_inserter(merged));
+    candidates = std::move(merged);
   }
 
-  for (uint32_t p = 0; p < pools_.size(); ++p) {
+  for (uint32_t p : candidates) {
     const InventoryPool& pool = pools_[p];
     // Highest generation among the slices that target the node.
     std::vector<uint32_t> targeting;

@@ -148,6 +148,12 @@ class DeviceInventory {
   std::vector<InventoryDevice> devices_;
   std::vector<InventoryPool> pools_;
   std::map<std::pair<std::string, std::string>, uint32_t> pool_index_;
+  // devices_ index of each slice's first device; one past the end last.
+  std::vector<uint32_t> first_device_;
+  // Pools (sorted indices) with a slice for the named node, and with a slice
+  // for no single node (all nodes, a node selector, per-device selection).
+  std::unordered_map<std::string, std::vector<uint32_t>> pools_by_node_name_;
+  std::vector<uint32_t> pools_any_node_;
 
   mutable std::mutex mu_;
   mutable std::unordered_map<std::string, std::shared_ptr<const NodeView>>

@@ -145,10 +145,11 @@ MemoryApiClient::Collection& MemoryApiClient::CollectionFor(
 
 ObjectPtr MemoryApiClient::StoreLocked(Collection& collection,
                                        const std::string& key,
-                                       api::Object object, bool created) {
+                                       std::shared_ptr<api::Object> object,
+                                       bool created) {
   ++revision_;
-  api::MetaOf(object).resource_version = std::to_string(revision_);
-  auto stored = std::make_shared<const api::Object>(std::move(object));
+  api::MetaOf(*object).resource_version = std::to_string(revision_);
+  ObjectPtr stored = std::move(object);
   collection.objects.insert_or_assign(key, stored);
   collection.log.push_back(
       {created ? WatchEvent::Type::kAdded : WatchEvent::Type::kModified, stored,
@@ -214,8 +215,10 @@ StatusOr<ObjectPtr> MemoryApiClient::Get(const api::ResourceInfo& resource,
 }
 
 StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
-  const api::ResourceInfo& info = ResourceOf(object);
-  api::Object& copy = object;
+  // Moved once into its shared home; edited there until it is published.
+  auto fresh = std::make_shared<api::Object>(std::move(object));
+  api::Object& copy = *fresh;
+  const api::ResourceInfo& info = ResourceOf(copy);
   api::ObjectMeta& meta = api::MetaOf(copy);
   if (meta.name.empty() && meta.generate_name.empty()) {
     return InvalidArgumentError(
@@ -250,15 +253,15 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
                               info.QualifiedResource(), meta.name));
   }
   meta.uid = fmt::format("00000000-0000-4000-8000-{:012d}", next_uid_++);
-  return StoreLocked(collection, key, std::move(copy), true);
+  return StoreLocked(collection, key, std::move(fresh), true);
 }
 
-StatusOr<ObjectPtr> MemoryApiClient::Write(api::Object object,
+StatusOr<ObjectPtr> MemoryApiClient::Write(std::shared_ptr<api::Object> object,
                                            bool status_only) {
-  const api::ResourceInfo& info = ResourceOf(object);
+  const api::ResourceInfo& info = ResourceOf(*object);
   const std::string key =
-      ObjectKey(info.namespaced ? api::MetaOf(object).namespace_ : "",
-                api::MetaOf(object).name);
+      ObjectKey(info.namespaced ? api::MetaOf(*object).namespace_ : "",
+                api::MetaOf(*object).name);
   // The new version is built outside the lock, from the version current
   // when the preconditions were checked, and stored only if that is still
   // current (otherwise checked and built again).
@@ -269,12 +272,12 @@ StatusOr<ObjectPtr> MemoryApiClient::Write(api::Object object,
       Collection& collection = CollectionFor(info);
       auto it = collection.objects.find(key);
       if (it == collection.objects.end()) {
-        return NotFound(info, api::MetaOf(object).name);
+        return NotFound(info, api::MetaOf(*object).name);
       }
       current_ptr = it->second;
     }
     const api::Object& current = *current_ptr;
-    const api::ObjectMeta& meta = api::MetaOf(object);
+    const api::ObjectMeta& meta = api::MetaOf(*object);
     const api::ObjectMeta& old_meta = api::MetaOf(current);
     if (!meta.resource_version.empty() &&
         meta.resource_version != old_meta.resource_version) {
@@ -285,11 +288,11 @@ StatusOr<ObjectPtr> MemoryApiClient::Write(api::Object object,
     }
     // A status write: the current version with the new status. An update:
     // `object` itself, completed from the current version.
-    std::optional<api::Object> next;
+    std::shared_ptr<api::Object> next;
     if (status_only) {
       next = WithStatusOf(current, object);
       if (!next) return current_ptr;  // nothing changes
-    } else if (!CompleteUpdate(info, current, object)) {
+    } else if (!CompleteUpdate(info, current, *object)) {
       return current_ptr;
     }
     std::lock_guard lock(mu_);
@@ -299,27 +302,39 @@ StatusOr<ObjectPtr> MemoryApiClient::Write(api::Object object,
     if (!next) next = std::move(object);
     const api::ObjectMeta& next_meta = api::MetaOf(*next);
     if (next_meta.deletion_timestamp && next_meta.finalizers.empty()) {
-      ObjectPtr last = std::make_shared<const api::Object>(std::move(*next));
+      ObjectPtr last = std::move(next);
       RemoveLocked(collection, key, last);
       return last;
     }
-    return StoreLocked(collection, key, std::move(*next), false);
+    return StoreLocked(collection, key, std::move(next), false);
   }
 }
 
-std::optional<api::Object> MemoryApiClient::WithStatusOf(
-    const api::Object& current, const api::Object& desired) {
-  std::optional<api::Object> next;
+std::shared_ptr<api::Object> MemoryApiClient::WithStatusOf(
+    const api::Object& current, std::shared_ptr<api::Object>& desired) {
+  std::shared_ptr<api::Object> next;
   std::visit(
-      [&](const auto& wanted) {
+      [&](auto& wanted) {
         using T = std::decay_t<decltype(wanted)>;
         if constexpr (kHasStatus<T>) {
-          if (wanted.status == std::get<T>(current).status) return;
-          next = current;
-          std::get<T>(*next).status = wanted.status;
+          const T& now = std::get<T>(current);
+          if (wanted.status == now.status) return;
+          // Usually the writer sent the current version with a new status:
+          // then `desired` is the next version as it is, and copying the
+          // current one would be wasted.
+          auto status = std::move(wanted.status);
+          wanted.status = now.status;
+          const bool rest_unchanged = wanted == now;
+          wanted.status = std::move(status);
+          if (rest_unchanged) {
+            next = desired;
+            return;
+          }
+          next = std::make_shared<api::Object>(current);
+          std::get<T>(*next).status = std::move(wanted.status);
         }
       },
-      desired);
+      *desired);
   return next;
 }
 
@@ -352,11 +367,11 @@ bool MemoryApiClient::CompleteUpdate(const api::ResourceInfo& info,
 }
 
 StatusOr<ObjectPtr> MemoryApiClient::Update(api::Object object) {
-  return Write(std::move(object), false);
+  return Write(std::make_shared<api::Object>(std::move(object)), false);
 }
 
 StatusOr<ObjectPtr> MemoryApiClient::UpdateStatus(api::Object object) {
-  return Write(std::move(object), true);
+  return Write(std::make_shared<api::Object>(std::move(object)), true);
 }
 
 Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
@@ -372,8 +387,8 @@ Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
   }
   if (!meta.finalizers.empty()) {
     if (meta.deletion_timestamp) return OkStatus();
-    api::Object marked = *current;
-    api::MetaOf(marked).deletion_timestamp = apiserver::NowRfc3339();
+    auto marked = std::make_shared<api::Object>(*current);
+    api::MetaOf(*marked).deletion_timestamp = apiserver::NowRfc3339();
     StoreLocked(collection, key, std::move(marked), false);
     return OkStatus();
   }
@@ -420,7 +435,9 @@ Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
       if (it == collection.objects.end()) return NotFound(info, name);
       current = it->second;
     }
-    api::Pod pod = std::get<api::Pod>(*current);
+    auto next = std::make_shared<api::Object>(std::in_place_type<api::Pod>,
+                                              std::get<api::Pod>(*current));
+    api::Pod& pod = std::get<api::Pod>(*next);
     if (!uid.empty() && uid != pod.metadata.uid) {
       return Conflict(info, name, "the pod's uid changed");
     }
@@ -434,7 +451,7 @@ Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
     Collection& collection = CollectionFor(info);
     auto it = collection.objects.find(key);
     if (it == collection.objects.end() || it->second != current) continue;
-    StoreLocked(collection, key, api::Object(std::move(pod)), false);
+    StoreLocked(collection, key, std::move(next), false);
     return OkStatus();
   }
 }

@@ -53,16 +53,20 @@ class MemoryApiClient : public ApiClient {
  private:
   friend class MemoryWatchStream;
   Collection& CollectionFor(const api::ResourceInfo& resource);
-  // Stores `object` (metadata.resourceVersion set to the next revision) and
-  // records the event. mu_ held.
+  // Stores `object`, which nobody else holds yet (metadata.resourceVersion
+  // set to the next revision), and records the event. mu_ held.
   ObjectPtr StoreLocked(Collection& collection, const std::string& key,
-                        api::Object object, bool created);
+                        std::shared_ptr<api::Object> object, bool created);
   void RemoveLocked(Collection& collection, const std::string& key,
                     const ObjectPtr& last);
-  StatusOr<ObjectPtr> Write(api::Object object, bool status_only);
-  // `current` with the status of `desired`; nullopt when that is no change.
-  static std::optional<api::Object> WithStatusOf(const api::Object& current,
-                                                 const api::Object& desired);
+  // `object` is the caller's own, not yet shared.
+  StatusOr<ObjectPtr> Write(std::shared_ptr<api::Object> object,
+                            bool status_only);
+  // `current` with the status of `desired` (which it may take, or `desired`
+  // itself when everything else already matches `current`); null when that
+  // is no change.
+  static std::shared_ptr<api::Object> WithStatusOf(
+      const api::Object& current, std::shared_ptr<api::Object>& desired);
   // Gives `desired` what an update keeps of `current` (identity, status,
   // generation, bumped on a spec change); false when it then equals
   // `current`.

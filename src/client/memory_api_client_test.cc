@@ -70,6 +70,21 @@ TEST(MemoryApiClientTest, StaleWritesConflictAndStatusIsSeparate) {
   ASSERT_TRUE(with_status.ok());
   EXPECT_EQ(std::get<api::Pod>(**with_status).status.phase, "Running");
   EXPECT_EQ(std::get<api::Pod>(**with_status).metadata.labels.at("app"), "web");
+
+  // Only the status differs: the written object becomes the new version.
+  api::Pod succeeded = std::get<api::Pod>(**with_status);
+  succeeded.status.phase = "Succeeded";
+  auto finished = api.UpdateStatus(succeeded);
+  ASSERT_TRUE(finished.ok());
+  succeeded.metadata.resource_version =
+      api::MetaOf(**finished).resource_version;
+  EXPECT_EQ(std::get<api::Pod>(**finished), succeeded);
+  // The same status again changes nothing, not even the resourceVersion.
+  const int64_t revision = api.revision();
+  auto again = api.UpdateStatus(succeeded);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *finished);
+  EXPECT_EQ(api.revision(), revision);
 }
 
 TEST(MemoryApiClientTest, BindOnce) {
