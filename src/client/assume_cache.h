@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "client/informer.h"
+#include "common/string_hash.h"
 
 namespace dralloc::client {
 
@@ -88,7 +89,7 @@ class AssumeCache {
 
   const Informer& informer_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, Entry> assumed_;
+  StringKeyedMap<Entry> assumed_;
 };
 
 }  // namespace dralloc::client

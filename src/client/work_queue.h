@@ -14,6 +14,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "common/string_hash.h"
+
 namespace dralloc::client {
 
 class WorkQueue {
@@ -71,9 +73,9 @@ class WorkQueue {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::string> items_;
-  std::unordered_set<std::string> queued_;
-  std::unordered_set<std::string> processing_;
-  std::unordered_set<std::string> dirty_;
+  StringSet queued_;
+  StringSet processing_;
+  StringSet dirty_;
   bool shutdown_ = false;
 };
 

@@ -165,8 +165,13 @@ void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
 void ClaimController::OnTemplate(const ObjectPtr&, const ObjectPtr& now) {
   const auto* tmpl = As<api::ResourceClaimTemplate>(now);
   if (tmpl == nullptr) return;
-  // Pods waiting for this template can now get their claims.
-  for (const ObjectPtr& object : pods_.List()) {
+  // Pods waiting for this template can now get their claims (queued in key
+  // order, so generated names do not depend on the cache's hashing).
+  std::vector<ObjectPtr> pods = pods_.List();
+  std::sort(pods.begin(), pods.end(), [](const auto& a, const auto& b) {
+    return client::ObjectKey(*a) < client::ObjectKey(*b);
+  });
+  for (const ObjectPtr& object : pods) {
     const auto* pod = As<api::Pod>(object);
     if (pod == nullptr || pod->metadata.namespace_ != tmpl->metadata.namespace_)
       continue;

@@ -28,6 +28,7 @@
 #include "client/api_client.h"
 #include "client/informer.h"
 #include "client/work_queue.h"
+#include "common/string_hash.h"
 
 namespace dralloc::controller {
 
@@ -106,7 +107,7 @@ class ClaimController {
   // and annotations, and from claims this controller created.
   std::unordered_map<std::string, std::unordered_map<std::string, std::string>>
       owned_;
-  std::unordered_map<std::string, int> failures_;
+  StringKeyedMap<int> failures_;
   ClaimControllerMetrics metrics_;
 
   std::atomic<bool> stopping_{false};

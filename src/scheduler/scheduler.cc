@@ -228,7 +228,9 @@ void Scheduler::Activate(const std::string& key) {
 }
 
 void Scheduler::MoveAllUnschedulable() {
+  // In key order: the queue order must not depend on hashing.
   std::vector<std::string> keys(unschedulable_.begin(), unschedulable_.end());
+  std::sort(keys.begin(), keys.end());
   for (const std::string& key : keys) Activate(key);
 }
 

@@ -35,6 +35,7 @@
 #include "client/api_client.h"
 #include "client/assume_cache.h"
 #include "client/informer.h"
+#include "common/string_hash.h"
 
 namespace dralloc::scheduler {
 
@@ -161,23 +162,23 @@ class Scheduler {
   mutable std::mutex mu_;
   std::condition_variable queue_cv_;
   std::deque<std::string> active_;
-  std::unordered_set<std::string> in_active_;
+  StringSet in_active_;
   std::multimap<std::chrono::steady_clock::time_point, std::string> backoff_;
   std::unordered_map<std::string, std::chrono::steady_clock::time_point>
       in_backoff_;
-  std::unordered_set<std::string> unschedulable_;
-  std::unordered_set<std::string> gated_;  // waiting for their claims
+  StringSet unschedulable_;
+  StringSet gated_;  // waiting for their claims
   // claim key → pods that found it missing.
-  std::unordered_map<std::string, std::vector<std::string>> waiting_for_claim_;
-  std::unordered_map<std::string, int> attempts_;
-  std::unordered_set<std::string> binding_;
-  std::unordered_map<std::string, std::string> last_message_;
+  StringKeyedMap<std::vector<std::string>> waiting_for_claim_;
+  StringKeyedMap<int> attempts_;
+  StringSet binding_;
+  StringKeyedMap<std::string> last_message_;
 
   client::AssumeCache claims_;
   allocator::DeviceInventory inventory_;
   allocator::AllocatedState allocated_;
   // The claim version whose allocation allocated_ counts, by claim key.
-  std::unordered_map<std::string, client::ObjectPtr> counted_;
+  StringKeyedMap<client::ObjectPtr> counted_;
   bool inventory_dirty_ = true;
   bool nodes_dirty_ = true;
   std::vector<NodeEntry> nodes_;
