@@ -1,6 +1,7 @@
 #include "client/informer.h"
 
 #include <algorithm>
+#include <array>
 
 #include "common/log.h"
 
@@ -164,6 +165,20 @@ ObjectPtr Informer::Get(std::string_view key) const {
   std::shared_lock lock(cache_mu_);
   auto it = cache_.find(key);
   return it == cache_.end() ? nullptr : it->second;
+}
+
+ObjectPtr Informer::Get(std::string_view namespace_,
+                        std::string_view name) const {
+  if (namespace_.empty()) return Get(name);
+  // The key is built on the stack: lookups are frequent, and a std::string
+  // of this length would be a heap allocation.
+  std::array<char, 256> key;
+  const size_t size = namespace_.size() + 1 + name.size();
+  if (size > key.size()) return Get(ObjectKey(namespace_, name));
+  std::copy(namespace_.begin(), namespace_.end(), key.begin());
+  key[namespace_.size()] = '/';
+  std::copy(name.begin(), name.end(), key.begin() + namespace_.size() + 1);
+  return Get(std::string_view(key.data(), size));
 }
 
 std::vector<ObjectPtr> Informer::List() const {

@@ -58,9 +58,7 @@ class Informer {
   bool WaitForSync(std::chrono::milliseconds timeout);
 
   ObjectPtr Get(std::string_view key) const;
-  ObjectPtr Get(std::string_view namespace_, std::string_view name) const {
-    return Get(ObjectKey(namespace_, name));
-  }
+  ObjectPtr Get(std::string_view namespace_, std::string_view name) const;
   std::vector<ObjectPtr> List() const;
   size_t size() const;
   // The revision the cache reflects.

@@ -138,8 +138,12 @@ int64_t MemoryApiClient::revision() const {
 
 MemoryApiClient::Collection& MemoryApiClient::CollectionFor(
     const api::ResourceInfo& resource) {
+  if (auto known = by_info_.find(&resource); known != by_info_.end()) {
+    return *known->second;
+  }
   auto& slot = collections_[resource.plural];
   if (!slot) slot = std::make_unique<Collection>();
+  by_info_.emplace(&resource, slot.get());
   return *slot;
 }
 

@@ -79,6 +79,9 @@ class MemoryApiClient : public ApiClient {
   mutable std::mutex mu_;
   std::condition_variable changed_;
   std::map<std::string_view, std::unique_ptr<Collection>> collections_;
+  // collections_ by registry entry address: callers pass a few entries over
+  // and over, and a pointer is cheaper to look up than a name.
+  std::unordered_map<const api::ResourceInfo*, Collection*> by_info_;
   int64_t revision_ = 1;
   uint64_t next_uid_ = 1;
   uint64_t next_name_ = 0;

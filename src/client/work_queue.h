@@ -12,7 +12,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_set>
 
 #include "common/string_hash.h"
 
@@ -20,15 +19,15 @@ namespace dralloc::client {
 
 class WorkQueue {
  public:
-  void Add(const std::string& key) {
+  void Add(std::string key) {
     {
       std::lock_guard lock(mu_);
-      if (processing_.contains(key)) {
-        dirty_.insert(key);
-        return;
+      auto [it, inserted] = entries_.try_emplace(std::move(key), kQueued);
+      if (!inserted) {
+        if (it->second == kProcessing) it->second = kProcessingChanged;
+        return;  // queued already, or will be after Done()
       }
-      if (!queued_.insert(key).second) return;
-      items_.push_back(key);
+      items_.push_back(&*it);
     }
     cv_.notify_one();
   }
@@ -36,29 +35,37 @@ class WorkQueue {
   // The next key, waiting up to `wait`; nullopt if none or shut down.
   std::optional<std::string> Pop(std::chrono::milliseconds wait) {
     std::unique_lock lock(mu_);
-    cv_.wait_for(lock, wait, [this] { return !items_.empty() || shutdown_; });
+    if (items_.empty() && !shutdown_) {
+      cv_.wait_for(lock, wait, [this] { return !items_.empty() || shutdown_; });
+    }
     if (items_.empty() || shutdown_) return std::nullopt;
-    std::string key = std::move(items_.front());
+    Entry* entry = items_.front();
     items_.pop_front();
-    queued_.erase(key);
-    processing_.insert(key);
-    return key;
+    entry->second = kProcessing;
+    ++processing_;
+    return entry->first;
   }
 
   void Done(const std::string& key) {
-    bool requeue = false;
     {
       std::lock_guard lock(mu_);
-      processing_.erase(key);
-      requeue = dirty_.erase(key) > 0;
+      auto it = entries_.find(key);
+      if (it == entries_.end() || it->second == kQueued) return;
+      --processing_;
+      if (it->second == kProcessing) {
+        entries_.erase(it);
+        return;
+      }
+      it->second = kQueued;  // changed while processed: again, at the back
+      items_.push_back(&*it);
     }
-    if (requeue) Add(key);
+    cv_.notify_one();
   }
 
   // Nothing queued and nothing being processed.
   bool Idle() const {
     std::lock_guard lock(mu_);
-    return items_.empty() && processing_.empty();
+    return items_.empty() && processing_ == 0;
   }
 
   void ShutDown() {
@@ -70,12 +77,16 @@ class WorkQueue {
   }
 
  private:
+  enum State { kQueued, kProcessing, kProcessingChanged };
+  using Entry = std::pair<const std::string, State>;
+
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::string> items_;
-  StringSet queued_;
-  StringSet processing_;
-  StringSet dirty_;
+  // Every key queued or being processed; elements keep their address when
+  // the table grows, so the FIFO points at them.
+  StringKeyedMap<State> entries_;
+  std::deque<Entry*> items_;
+  size_t processing_ = 0;
   bool shutdown_ = false;
 };
 

@@ -195,7 +195,7 @@ bool ClaimController::ProcessOne(std::chrono::milliseconds wait) {
   {
     std::lock_guard lock(mu_);
     if (status.ok()) {
-      failures_.erase(*key);
+      if (!failures_.empty()) failures_.erase(*key);
     } else {
       ++metrics_.sync_errors;
       retry = ++failures_[*key] < options_.max_retries;
