@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -681,6 +682,89 @@ StatusOr<ApplyOutcome> ServerSideApplyUnchecked(const Json& live,
   return outcome;
 }
 
+// Appends what a create's field set depends on: the members that are set,
+// not their values, except in lists, which count in full (list keys and set
+// values come from there). Objects with equal structures get equal sets.
+void AppendStructure(const Json& value, std::string& out) {
+  if (value.is_object()) {
+    out += '{';
+    for (const auto& [key, member] : value.items()) {
+      fmt::format_to(std::back_inserter(out), "{}:{}", key.size(), key);
+      AppendStructure(member, out);
+    }
+    out += '}';
+  } else if (value.is_array()) {
+    out += '[';
+    out += value.dump();
+    out += ']';
+  } else {
+    out += static_cast<char>('a' + static_cast<int>(value.type()));
+  }
+}
+
+// fieldsV1 of creates by structure, per thread (no locking); bulk creates
+// of alike objects compute it once. Null: the create owns no fields.
+class CreateFieldsCache {
+ public:
+  static CreateFieldsCache& ForThisThread() {
+    thread_local CreateFieldsCache cache;
+    return cache;
+  }
+  const Json* Find(const std::string& key) const {
+    auto it = fields_.find(key);
+    return it == fields_.end() ? nullptr : &it->second;
+  }
+  void Insert(std::string key, Json fields) {
+    constexpr size_t kMaxEntries = 1024;
+    if (fields_.size() >= kMaxEntries) fields_.clear();
+    fields_.emplace(std::move(key), std::move(fields));
+  }
+
+ private:
+  std::unordered_map<std::string, Json> fields_;
+};
+
+Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
+                           const PatchSchema& schema,
+                           const ApplyOptions& options);
+
+// RecordUpdateUnchecked for a create without client-sent managedFields,
+// from the cache when an object of the same structure was created before.
+Json RecordCreate(Json new_object, const PatchSchema& schema,
+                  const ApplyOptions& options) {
+  std::string key =
+      fmt::format("{}\n{}\n{}\n{}\n", static_cast<const void*>(&schema),
+                  options.manager, options.api_version, options.subresource);
+  AppendStructure(new_object, key);
+  CreateFieldsCache& cache = CreateFieldsCache::ForThisThread();
+  if (const Json* fields = cache.Find(key)) {
+    if (fields->is_null()) return new_object;  // nothing owned: no entry
+    Json entry = Json::object();
+    entry["manager"] = options.manager;
+    entry["operation"] = kUpdate;
+    entry["apiVersion"] = options.api_version;
+    if (!options.now.empty()) entry["time"] = options.now;
+    entry["fieldsType"] = "FieldsV1";
+    entry["fieldsV1"] = *fields;
+    if (!options.subresource.empty())
+      entry["subresource"] = options.subresource;
+    new_object["metadata"]["managedFields"] = Json::array({std::move(entry)});
+    return new_object;
+  }
+  Json recorded =
+      RecordUpdateUnchecked(nullptr, std::move(new_object), schema, options);
+  Json fields = nullptr;
+  if (auto metadata = recorded.find("metadata"); metadata != recorded.end()) {
+    auto managed = metadata->find("managedFields");
+    if (managed != metadata->end()) {
+      if (managed->size() != 1) return recorded;  // not a plain create
+      fields = (*managed)[0].value("fieldsV1", Json());
+    }
+  }
+  cache.Insert(std::move(key), std::move(fields));
+  return recorded;
+}
+
 Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
                            const PatchSchema& schema,
                            const ApplyOptions& options) {
@@ -769,6 +853,11 @@ Json RecordUpdate(const Json& old_object, Json new_object,
     return new_object;
   }
   try {
+    if (!old_object.is_object() && new_object.contains("metadata") &&
+        new_object["metadata"].is_object() &&
+        !new_object["metadata"].contains("managedFields")) {
+      return RecordCreate(std::move(new_object), schema, options);
+    }
     return RecordUpdateUnchecked(old_object, new_object, schema, options);
   } catch (const std::exception&) {
     return new_object;  // bookkeeping must never fail a write

@@ -1,5 +1,6 @@
 #include "patch/server_side_apply.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -170,6 +171,48 @@ TEST(ServerSideApplyTest, RecordUpdateThenApplyConflicts) {
   EXPECT_EQ(ConflictMessage(applied->conflicts),
             "Apply failed with 1 conflict: conflict with \"kubectl-create\" "
             "using resource.k8s.io/v1: .spec.x");
+}
+
+// Creates of alike objects reuse the first one's field set (a per-thread
+// cache keyed by structure); values do not matter, members and list items do.
+TEST(ServerSideApplyTest, CreatesOfAlikeObjectsRecordTheSameFields) {
+  const Json expected = J(R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}},
+            "f:spec":{".":{},"f:x":{}}})");
+  for (std::string_view value : {"1", "2", "3"}) {
+    Json claim = Claim(fmt::format(
+        R"({{"metadata":{{"name":"c{}","labels":{{"app":"v{}"}}}},
+            "spec":{{"x":{}}}}})",
+        value, value, value));
+    ApplyOptions options = Manager("creator");
+    options.now = fmt::format("2026-01-0{}T00:00:00Z", value);
+    Json created = RecordUpdate(Json(), claim, ClaimSchema(), options);
+    const Json* entry = FindEntry(created, "creator", "Update");
+    ASSERT_NE(entry, nullptr) << created.dump();
+    EXPECT_EQ(entry->at("fieldsV1"), expected) << value;
+    EXPECT_EQ(entry->at("time"), options.now);
+    EXPECT_EQ(created["metadata"]["name"], fmt::format("c{}", value));
+  }
+  // Another label key, and a list whose items differ: new sets.
+  Json other = RecordUpdate(
+      Json(), Claim(R"({"metadata":{"labels":{"tier":"a"}},"spec":{"x":1}})"),
+      ClaimSchema(), Manager("creator"));
+  EXPECT_EQ(FindEntry(other, "creator", "Update")->at("fieldsV1"),
+            J(R"({"f:metadata":{"f:labels":{".":{},"f:tier":{}}},
+                  "f:spec":{".":{},"f:x":{}}})"));
+  for (std::string_view name : {"a", "b"}) {
+    Json pod = J(fmt::format(
+        R"({{"kind":"Pod","metadata":{{"name":"p"}},
+            "spec":{{"containers":[{{"name":"{}","image":"i"}}]}}}})",
+        name));
+    Json created =
+        RecordUpdate(Json(), pod, SchemaForKind("Pod"), Manager("creator"));
+    EXPECT_EQ(FindEntry(created, "creator", "Update")->at("fieldsV1"),
+              J(fmt::format(R"({{"f:spec":{{".":{{}},"f:containers":{{
+                  "k:{{\"name\":\"{}\"}}":{{".":{{}},"f:image":{{}},
+                  "f:name":{{}}}}}}}}}})",
+                            name)))
+        << name;
+  }
 }
 
 TEST(ServerSideApplyTest, UpdateTakesOwnershipFromAppliers) {
