@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "api/codec.h"
@@ -14,6 +15,8 @@ constexpr std::string_view kNamespacePrefix = "/namespaces/";
 // How often namespaces still waiting are looked at again without an event
 // in them (e.g. after a failed write).
 constexpr auto kRetryInterval = std::chrono::seconds(2);
+// Least time between two reads of the watch while writes keep coming.
+constexpr auto kBatchInterval = std::chrono::milliseconds(10);
 
 // True if the stored namespace is deleted and still holds our finalizer.
 bool NeedsFinalizing(const std::string& stored) {
@@ -144,6 +147,9 @@ void NamespaceFinalizer::Run(std::unique_ptr<store::Watcher> watcher) {
       dirty.insert(terminating_.begin(), terminating_.end());
       last_retry = now;
     }
+    // As the garbage collector: this watch sees every write, so events are
+    // taken in batches rather than one wake-up per write.
+    if (!events->empty()) std::this_thread::sleep_for(kBatchInterval);
   }
 }
 

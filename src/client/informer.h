@@ -52,8 +52,12 @@ class Informer {
   // retried on the next call (the informer re-lists or re-watches).
   StatusOr<size_t> Pump(std::chrono::milliseconds wait);
 
+  // Pumps on a thread of its own until Stop(); after a pump that applied
+  // changes it waits kBatchInterval, so that a stream of events is handled
+  // in batches.
   void Start();
   void Stop();
+  static constexpr std::chrono::milliseconds kBatchInterval{2};
   // True once the first list has been applied (waits up to `timeout`).
   bool WaitForSync(std::chrono::milliseconds timeout);
 
