@@ -853,8 +853,13 @@ Json RecordUpdate(const Json& old_object, Json new_object,
     return new_object;
   }
   try {
-    if (!old_object.is_object() && new_object.contains("metadata") &&
-        new_object["metadata"].is_object() &&
+    // The cache identifies schemas by address, so only the registry's
+    // (which live as long as the process) qualify.
+    const Json* kind =
+        new_object.contains("kind") ? &new_object["kind"] : nullptr;
+    if (!old_object.is_object() && kind != nullptr && kind->is_string() &&
+        &SchemaForKind(kind->get_ref<const std::string&>()) == &schema &&
+        new_object.contains("metadata") && new_object["metadata"].is_object() &&
         !new_object["metadata"].contains("managedFields")) {
       return RecordCreate(std::move(new_object), schema, options);
     }
