@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 
 #include "common/log.h"
 
@@ -169,7 +170,9 @@ void ClaimController::OnTemplate(const ObjectPtr&, const ObjectPtr& now) {
   // order, so generated names do not depend on the cache's hashing).
   std::vector<ObjectPtr> pods = pods_.List();
   std::sort(pods.begin(), pods.end(), [](const auto& a, const auto& b) {
-    return client::ObjectKey(*a) < client::ObjectKey(*b);
+    const api::ObjectMeta& x = api::MetaOf(*a);
+    const api::ObjectMeta& y = api::MetaOf(*b);
+    return std::tie(x.namespace_, x.name) < std::tie(y.namespace_, y.name);
   });
   for (const ObjectPtr& object : pods) {
     const auto* pod = As<api::Pod>(object);
@@ -178,7 +181,8 @@ void ClaimController::OnTemplate(const ObjectPtr&, const ObjectPtr& now) {
     for (const auto& entry : pod->spec.resource_claims) {
       if (entry.resource_claim_template_name == tmpl->metadata.name &&
           StatusEntry(*pod, entry.name) == nullptr) {
-        queue_.Add(fmt::format("{}{}", kPodPrefix, client::ObjectKey(*object)));
+        queue_.Add(
+            QueueKey(kPodPrefix, pod->metadata.namespace_, pod->metadata.name));
         break;
       }
     }
