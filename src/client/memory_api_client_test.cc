@@ -129,6 +129,23 @@ TEST(MemoryApiClientTest, FinalizersAndGarbageCollection) {
             StatusCode::kNotFound);
 }
 
+// Lookups by namespace and name build the key on the stack up to 256
+// characters and fall back to a heap string beyond; both find the object.
+TEST(MemoryApiClientTest, InformerFindsObjectsByNamespaceAndName) {
+  MemoryApiClient api;
+  const std::string long_name(300, 'x');
+  ASSERT_TRUE(api.Create(MakeClaim("short")).ok());
+  ASSERT_TRUE(api.Create(MakeClaim(long_name)).ok());
+  Informer informer(api, ResourceClaimsResource());
+  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
+  ASSERT_NE(informer.Get("ns", "short"), nullptr);
+  EXPECT_EQ(api::MetaOf(*informer.Get("ns", "short")).name, "short");
+  ASSERT_NE(informer.Get("ns", long_name), nullptr);
+  EXPECT_EQ(api::MetaOf(*informer.Get("ns", long_name)).name, long_name);
+  EXPECT_EQ(informer.Get("ns", "missing"), nullptr);
+  EXPECT_EQ(informer.Get("other", "short"), nullptr);
+}
+
 TEST(MemoryApiClientTest, InformerSeesEveryChangeInOrder) {
   MemoryApiClient api;
   ASSERT_TRUE(api.Create(MakeClaim("before")).ok());
