@@ -78,6 +78,12 @@ int main(int argc, char** argv) {
       "Append 'NAME RESOURCEVERSION' of every acknowledged create here");
   writes_command->add_option("--run-id", writes.run_id,
                              "Name component that keeps runs apart");
+  writes_command
+      ->add_option("--rate", writes.rate,
+                   "Open loop: requests/s offered by all clients together, "
+                   "latency counted from each request's scheduled time "
+                   "(0: closed loop)")
+      ->check(CLI::Range(0.0, 1e7));
 
   ListSlicesOptions slices;
   CLI::App* slices_command = app.add_subcommand(

@@ -77,7 +77,11 @@ class WriteClient {
         connection_(options.target, kRequestTimeout),
         collection_path_(ResourceClaimsPath(options.namespace_name)) {}
 
-  void Run(Clock::time_point deadline) {
+  void Run(Clock::time_point start, Clock::time_point deadline) {
+    std::optional<SendSchedule> schedule;
+    if (options_.rate > 0) {
+      schedule.emplace(start, options_.rate, options_.clients, client_index_);
+    }
     const bool mix_creates = std::find(options_.mix.begin(), options_.mix.end(),
                                        WriteOp::kCreate) != options_.mix.end();
     // Without creates in the mix, get/update work on one seed claim whose
@@ -85,6 +89,11 @@ class WriteClient {
     if (!mix_creates && !Create(/*timed=*/false)) return;
     while (Clock::now() < deadline) {
       for (const WriteOp op : options_.mix) {
+        if (schedule.has_value()) {
+          scheduled_ = schedule->Next();
+          if (scheduled_ >= deadline) return;
+          std::this_thread::sleep_until(scheduled_);
+        }
         if (Clock::now() >= deadline) break;
         switch (op) {
           case WriteOp::kCreate:
@@ -105,11 +114,12 @@ class WriteClient {
 
  private:
   // Sends one request, records it under `op` when `timed`, and returns the
-  // result if it was a 2xx.
+  // result if it was a 2xx. Latency counts from the scheduled send time in
+  // open-loop runs (never later than now), else from now.
   std::optional<HttpResult> Timed(WriteOp op, bool timed, http::verb method,
                                   const std::string& path,
                                   std::string_view body) {
-    const Clock::time_point start = Clock::now();
+    const Clock::time_point start = std::min(scheduled_, Clock::now());
     StatusOr<HttpResult> result = connection_.Send(method, path, body);
     const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
         Clock::now() - start);
@@ -195,6 +205,8 @@ class WriteClient {
   std::string current_name_;
   std::int64_t next_sequence_ = 0;
   std::int64_t next_update_ = 0;
+  // The send time the current request was scheduled for (open loop).
+  Clock::time_point scheduled_ = Clock::time_point::max();
   ClientTally tally_;
 };
 
@@ -268,10 +280,21 @@ StatusOr<std::vector<WriteOp>> ParseWriteMix(std::string_view mix) {
   return ops;
 }
 
+SendSchedule::SendSchedule(Clock::time_point start, double rate, int clients,
+                           int client_index)
+    : start_(start), first_(client_index / rate), interval_(clients / rate) {}
+
+Clock::time_point SendSchedule::Next() {
+  const std::chrono::duration<double> offset =
+      first_ + interval_ * static_cast<double>(sent_++);
+  return start_ + std::chrono::duration_cast<Clock::duration>(offset);
+}
+
 StatusOr<WritesReport> RunWritesScenario(const WritesOptions& options_in) {
   WritesOptions options = options_in;
   if (options.run_id.empty()) options.run_id = MakeRunId();
   if (options.mix.empty()) return InvalidArgumentError("empty --mix");
+  if (options.rate < 0) return InvalidArgumentError("--rate must be >= 0");
   {
     HttpConnection setup(options.target, kRequestTimeout);
     RETURN_IF_ERROR(EnsureNamespace(setup, options.namespace_name));
@@ -292,7 +315,8 @@ StatusOr<WritesReport> RunWritesScenario(const WritesOptions& options_in) {
   {
     std::vector<std::jthread> threads;
     for (auto& client : clients) {
-      threads.emplace_back([&client, deadline] { client->Run(deadline); });
+      threads.emplace_back(
+          [&client, start, deadline] { client->Run(start, deadline); });
     }
   }
   WritesReport report;
@@ -339,9 +363,16 @@ std::string FormatWritesReportText(const WritesReport& report) {
     if (!mix.empty()) mix += ",";
     mix += WriteOpName(op);
   }
+  const std::string pacing =
+      report.options.rate > 0
+          ? fmt::format(
+                "open loop at {:g} requests/s (latency from the "
+                "scheduled send time)",
+                report.options.rate)
+          : std::string("closed loop");
   std::string text = fmt::format(
-      "writes: {} clients, {:.1f} s, namespace {}, mix {}, run {}\n",
-      report.options.clients, report.elapsed_seconds,
+      "writes: {} clients, {:.1f} s, {}, namespace {}, mix {}, run {}\n",
+      report.options.clients, report.elapsed_seconds, pacing,
       report.options.namespace_name, mix, report.options.run_id);
   text += fmt::format("{:<8} {:>9} {:>10} {:>8} {:>8} {:>8} {:>9}  {}\n", "op",
                       "ok", "ops/s", "p50 ms", "p90 ms", "p99 ms", "max ms",
@@ -359,6 +390,7 @@ std::string FormatWritesReportJson(const WritesReport& report) {
   const json document = {
       {"scenario", "writes"},
       {"clients", report.options.clients},
+      {"rate", report.options.rate},
       {"namespace", report.options.namespace_name},
       {"mix", mix},
       {"run_id", report.options.run_id},

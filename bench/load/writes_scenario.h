@@ -4,6 +4,7 @@
 #ifndef DRALLOC_BENCH_LOAD_WRITES_SCENARIO_H_
 #define DRALLOC_BENCH_LOAD_WRITES_SCENARIO_H_
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,6 +45,29 @@ struct WritesOptions {
   std::string ack_log_path;
   // Keeps object names of separate runs apart; MakeRunId() when empty.
   std::string run_id;
+  // Requests per second offered by all clients together; 0 runs closed-loop
+  // (each client sends its next request as soon as the last one returns).
+  // With a rate, each client sends on a fixed schedule and a request's
+  // latency is counted from its scheduled time, so a stalled server is
+  // charged for the requests that queued up behind the stall.
+  double rate = 0;
+};
+
+// The open-loop send times of one client: `clients` clients share `rate`
+// requests per second, each sending every clients/rate seconds, client i
+// offset by i/rate seconds so that the sends interleave evenly.
+class SendSchedule {
+ public:
+  SendSchedule(std::chrono::steady_clock::time_point start, double rate,
+               int clients, int client_index);
+  // The scheduled time of the next request; advances the schedule.
+  std::chrono::steady_clock::time_point Next();
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::duration<double> first_;
+  std::chrono::duration<double> interval_;
+  std::int64_t sent_ = 0;
 };
 
 struct OpReport {

@@ -43,3 +43,35 @@ TEST(WriteOpNameTest, NamesEveryOp) {
 
 }  // namespace
 }  // namespace dralloc::load
+
+namespace dralloc::load {
+namespace {
+
+using std::chrono::microseconds;
+
+TEST(SendScheduleTest, ClientsInterleaveEvenlyAtTheSharedRate) {
+  const auto start = std::chrono::steady_clock::time_point{};
+  // 4 clients share 1,000 requests/s: each sends every 4 ms, client i
+  // starting i ms in.
+  SendSchedule first(start, 1000, 4, 0);
+  SendSchedule third(start, 1000, 4, 2);
+  EXPECT_EQ(first.Next() - start, microseconds(0));
+  EXPECT_EQ(first.Next() - start, microseconds(4000));
+  EXPECT_EQ(first.Next() - start, microseconds(8000));
+  EXPECT_EQ(third.Next() - start, microseconds(2000));
+  EXPECT_EQ(third.Next() - start, microseconds(6000));
+}
+
+TEST(SendScheduleTest, FractionalIntervalsDoNotDrift) {
+  const auto start = std::chrono::steady_clock::time_point{};
+  // 1 client at 3 requests/s: the 3,001st send is at 1,000 s, not earlier or
+  // later by accumulated rounding.
+  SendSchedule schedule(start, 3, 1, 0);
+  std::chrono::steady_clock::time_point last;
+  for (int i = 0; i <= 3000; ++i) last = schedule.Next();
+  EXPECT_EQ(std::chrono::duration_cast<microseconds>(last - start),
+            microseconds(1'000'000'000));
+}
+
+}  // namespace
+}  // namespace dralloc::load
