@@ -8,6 +8,9 @@
 // `synchronous=NORMAL` does not fsync each commit: a power loss may lose the
 // last commits; `full_sync` makes every commit fsync at a large cost in
 // throughput. The database is locked exclusively: one server per directory.
+// SQLite checkpoints the log inside a commit every 4,000 pages; a background
+// thread writes the log back to disk every few milliseconds so that the
+// checkpoint's fsync, which every writer waits for, has little left to do.
 #ifndef DRALLOC_STORE_SQLITE_STORE_H_
 #define DRALLOC_STORE_SQLITE_STORE_H_
 
