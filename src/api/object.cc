@@ -46,7 +46,40 @@ constexpr std::string_view KindName<Event>() {
   return "Event";
 }
 
+template <typename T>
+std::pair<Object, Object> DifferingMembersOf(const T& before, const T& after) {
+  T kept_before;
+  T kept_after;
+  ForEachField<T>([&](const auto& field) {
+    const auto member = field.member;
+    const bool identity = field.name == "apiVersion" || field.name == "kind" ||
+                          field.name == "metadata";
+    if (identity || !(before.*member == after.*member)) {
+      kept_before.*member = before.*member;
+      kept_after.*member = after.*member;
+    }
+  });
+  if constexpr (KeepsUnknownFields<T>) {
+    if (before.unknown_fields != after.unknown_fields) {
+      kept_before.unknown_fields = before.unknown_fields;
+      kept_after.unknown_fields = after.unknown_fields;
+    }
+  }
+  return {Object(std::move(kept_before)), Object(std::move(kept_after))};
+}
+
 }  // namespace
+
+std::optional<std::pair<Object, Object>> DifferingMembers(const Object& before,
+                                                          const Object& after) {
+  if (before.index() != after.index()) return std::nullopt;
+  return std::visit(
+      [&](const auto& typed_before) {
+        using T = std::decay_t<decltype(typed_before)>;
+        return DifferingMembersOf(typed_before, std::get<T>(after));
+      },
+      before);
+}
 
 std::string_view KindOf(const Object& object) {
   return std::visit(

@@ -2,8 +2,10 @@
 #ifndef DRALLOC_API_OBJECT_H_
 #define DRALLOC_API_OBJECT_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include "api/types/core.h"
@@ -25,6 +27,14 @@ const ObjectMeta& MetaOf(const Object& object);
 ObjectMeta& MetaOf(Object& object);
 // "kind namespace/name" or "kind name" for cluster-scoped objects.
 std::string DisplayName(const Object& object);
+
+// Copies of `before` and `after` that keep apiVersion, kind, metadata and
+// the other top-level members (spec, status, unknown fields, ...) only where
+// the two differ; equal members are left empty in both. The JSON difference
+// between the copies is the JSON difference between the originals, at the
+// cost of encoding only what changed. nullopt when the kinds differ.
+std::optional<std::pair<Object, Object>> DifferingMembers(const Object& before,
+                                                          const Object& after);
 
 }  // namespace dralloc::api
 

@@ -243,22 +243,49 @@ std::string ResourceStorage::StoredText(const RequestScope& scope,
                                         api::Object& next,
                                         const std::string& manager) const {
   api::MetaOf(next).resource_version = "@revision@";
-  if (manager.empty()) {
-    auto text = api::EncodeObjectText(next, api::PreferredVersion(next));
-    return text.ok() ? std::move(*text) : "{}";
+  if (!manager.empty()) RecordManagedFields(scope, old, next, manager);
+  auto text = api::EncodeObjectText(next, api::PreferredVersion(next));
+  return text.ok() ? std::move(*text) : "{}";
+}
+
+void ResourceStorage::RecordManagedFields(const RequestScope& scope,
+                                          const api::Object* old,
+                                          api::Object& next,
+                                          const std::string& manager) const {
+  // Ownership follows the JSON difference between old and next, which only
+  // the members that differ contribute to: encode just those.
+  std::optional<std::pair<api::Object, api::Object>> differing;
+  if (old != nullptr) {
+    differing = api::DifferingMembers(*old, next);
+    // Sent managedFields replace the old ones, which are then not read.
+    if (differing && !api::MetaOf(differing->second).managed_fields.empty()) {
+      api::MetaOf(differing->first).managed_fields.clear();
+    }
   }
-  auto after = api::EncodeObject(next, api::PreferredVersion(next));
-  if (!after.ok()) return "{}";
+  const api::Object& after_view = differing ? differing->second : next;
+  auto after = api::EncodeObject(after_view, api::PreferredVersion(next));
+  if (!after.ok()) return;
   Json before = nullptr;
   if (old != nullptr) {
-    auto encoded = api::EncodeObject(*old, api::PreferredVersion(*old));
+    const api::Object& before_view = differing ? differing->first : *old;
+    auto encoded = api::EncodeObject(before_view, api::PreferredVersion(*old));
     if (encoded.ok()) before = std::move(*encoded);
   }
-  return patch::RecordUpdate(
-             before, std::move(*after), patch::SchemaForKind(scope.info->kind),
-             {manager, false, scope.info->GroupVersion(scope.version),
-              NowRfc3339(), scope.subresource})
-      .dump();
+  const Json recorded = patch::RecordUpdate(
+      before, std::move(*after), patch::SchemaForKind(scope.info->kind),
+      {manager, false, scope.info->GroupVersion(scope.version), NowRfc3339(),
+       scope.subresource});
+  std::vector<api::RawJson> entries;
+  if (auto metadata = recorded.find("metadata");
+      metadata != recorded.end() && metadata->is_object()) {
+    if (auto managed = metadata->find("managedFields");
+        managed != metadata->end() && managed->is_array()) {
+      for (const Json& entry : *managed) {
+        entries.push_back({entry.dump(), /*canonical=*/true});
+      }
+    }
+  }
+  api::MetaOf(next).managed_fields = std::move(entries);
 }
 
 std::string ResourceStorage::Key(const api::ResourceInfo& info,

@@ -205,6 +205,10 @@ class ResourceStorage {
   // with managedFields updated for a write by `manager` ("" keeps them).
   std::string StoredText(const RequestScope& scope, const api::Object* old,
                          api::Object& next, const std::string& manager) const;
+  // Sets next's managedFields for an Update by `manager` that turns `old`
+  // (null for a create) into `next`; unchanged if `next` cannot be encoded.
+  void RecordManagedFields(const RequestScope& scope, const api::Object* old,
+                           api::Object& next, const std::string& manager) const;
   static std::string WithRevision(std::string text, int64_t revision);
 
   store::Store& store_;
