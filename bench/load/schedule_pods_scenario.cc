@@ -649,7 +649,10 @@ StatusOr<SchedulePodsReport> RunSchedulePodsScenario(
       static_cast<long>(std::ceil(options.timeout_seconds)) + 120;
   PodWatcher watcher(
       options.target,
-      fmt::format("{}?watch=true&allowWatchBookmarks=true&timeoutSeconds={}",
+      // Only bound pods matter here: the server leaves out the events of
+      // pods without a node (fieldSelector spec.nodeName!=).
+      fmt::format("{}?watch=true&allowWatchBookmarks=true&timeoutSeconds={}"
+                  "&fieldSelector=spec.nodeName%21%3D",
                   pods_collection, watch_seconds),
       [&](const PodWatchEvent& event, Clock::time_point now) {
         if (event.node_name.empty() || event.type == "DELETED") return;
