@@ -91,8 +91,9 @@ start_server() {
     >"$log.out" 2>"$log.err" &
   server_pid=$!
   for ((i = 0; i < 200; i++)); do
+    # The background job may not have created $log.out yet.
     line=$(grep -m1 -o 'dralloc apiserver listening on http://127\.0\.0\.1:[0-9]*' \
-      "$log.out" || true)
+      "$log.out" 2>/dev/null || true)
     if [[ -n $line ]]; then
       port=${line##*:}
       return 0
