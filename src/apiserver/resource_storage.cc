@@ -245,45 +245,74 @@ std::string ResourceStorage::StoredText(const RequestScope& scope,
   api::MetaOf(next).resource_version = "@revision@";
   if (!manager.empty()) RecordManagedFields(scope, old, next, manager);
   auto text = api::EncodeObjectText(next, api::PreferredVersion(next));
-  return text.ok() ? std::move(*text) : "{}";
+  return text.ok() ? std::move(*text) : std::string(kUnencodable);
 }
 
 void ResourceStorage::RecordManagedFields(const RequestScope& scope,
                                           const api::Object* old,
                                           api::Object& next,
                                           const std::string& manager) const {
-  // Ownership follows the JSON difference between old and next, which only
-  // the members that differ contribute to: encode just those.
+  const patch::PatchSchema& schema = patch::SchemaForKind(scope.info->kind);
+  const patch::ApplyOptions options{manager, false,
+                                    scope.info->GroupVersion(scope.version),
+                                    NowRfc3339(), scope.subresource};
   std::optional<std::pair<api::Object, api::Object>> differing;
-  if (old != nullptr) {
-    differing = api::DifferingMembers(*old, next);
-    // Sent managedFields replace the old ones, which are then not read.
-    if (differing && !api::MetaOf(differing->second).managed_fields.empty()) {
-      api::MetaOf(differing->first).managed_fields.clear();
+  if (old != nullptr) differing = api::DifferingMembers(*old, next);
+  if (!differing) {
+    // A create (field sets of alike creates are cached by structure), or
+    // objects of different kinds: whole JSON trees.
+    auto after = api::EncodeObject(next, api::PreferredVersion(next));
+    if (!after.ok()) return;
+    Json before = nullptr;
+    if (old != nullptr) {
+      auto encoded = api::EncodeObject(*old, api::PreferredVersion(*old));
+      if (encoded.ok()) before = std::move(*encoded);
     }
-  }
-  const api::Object& after_view = differing ? differing->second : next;
-  auto after = api::EncodeObject(after_view, api::PreferredVersion(next));
-  if (!after.ok()) return;
-  Json before = nullptr;
-  if (old != nullptr) {
-    const api::Object& before_view = differing ? differing->first : *old;
-    auto encoded = api::EncodeObject(before_view, api::PreferredVersion(*old));
-    if (encoded.ok()) before = std::move(*encoded);
-  }
-  const Json recorded = patch::RecordUpdate(
-      before, std::move(*after), patch::SchemaForKind(scope.info->kind),
-      {manager, false, scope.info->GroupVersion(scope.version), NowRfc3339(),
-       scope.subresource});
-  std::vector<api::RawJson> entries;
-  if (auto metadata = recorded.find("metadata");
-      metadata != recorded.end() && metadata->is_object()) {
-    if (auto managed = metadata->find("managedFields");
-        managed != metadata->end() && managed->is_array()) {
-      for (const Json& entry : *managed) {
-        entries.push_back({entry.dump(), /*canonical=*/true});
+    const Json recorded =
+        patch::RecordUpdate(before, std::move(*after), schema, options);
+    std::vector<api::RawJson> entries;
+    if (auto metadata = recorded.find("metadata");
+        metadata != recorded.end() && metadata->is_object()) {
+      if (auto managed = metadata->find("managedFields");
+          managed != metadata->end() && managed->is_array()) {
+        for (const Json& entry : *managed) {
+          entries.push_back({entry.dump(), /*canonical=*/true});
+        }
       }
     }
+    api::MetaOf(next).managed_fields = std::move(entries);
+    return;
+  }
+  // An update: ownership follows the JSON difference between old and next,
+  // which only the members that differ contribute to, so encode just those,
+  // and keep the managedFields apart as text.
+  // Taken out of the copies as compact JSON (what the text encoder would
+  // write for them).
+  auto texts_of = [](std::vector<api::RawJson>& entries) {
+    std::vector<std::string> texts;
+    for (api::RawJson& entry : entries) {
+      if (entry.canonical) {
+        texts.push_back(std::move(entry.json));
+      } else {
+        texts.push_back(Json::parse(entry.json, nullptr, false).dump());
+      }
+    }
+    entries.clear();
+    return texts;
+  };
+  const std::vector<std::string> old_entries =
+      texts_of(api::MetaOf(differing->first).managed_fields);
+  const std::vector<std::string> new_entries =
+      texts_of(api::MetaOf(differing->second).managed_fields);
+  auto before =
+      api::EncodeObject(differing->first, api::PreferredVersion(*old));
+  auto after =
+      api::EncodeObject(differing->second, api::PreferredVersion(next));
+  if (!before.ok() || !after.ok()) return;
+  std::vector<api::RawJson> entries;
+  for (std::string& text : patch::RecordUpdateEntries(
+           *before, *after, new_entries, old_entries, schema, options)) {
+    entries.push_back({std::move(text), /*canonical=*/true});
   }
   api::MetaOf(next).managed_fields = std::move(entries);
 }
@@ -687,7 +716,7 @@ ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
       key, store::Precondition::MustNotExist(),
       [&](int64_t revision) { return WithRevision(text, revision); });
   if (!written.ok()) return StorageError(info, meta.name, written.status());
-  const bool exact = options.field_manager.empty();
+  const bool exact = text != kUnencodable;
   return Written(scope, options, 201, *written, exact ? &object : nullptr,
                  std::move(decoded.warnings));
 }
@@ -930,7 +959,7 @@ ApiOr<std::string> ResourceStorage::List(const RequestScope& scope,
 ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
                                                const WriteOptions& options,
                                                const Compute& compute,
-                                               bool create_if_missing,
+                                               bool apply,
                                                std::string_view create_body) {
   const api::ResourceInfo& info = *scope.info;
   const std::string key = Key(info, scope.namespace_, scope.name);
@@ -938,7 +967,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
   for (int attempt = 0; attempt < kMaxWriteAttempts; ++attempt) {
     auto kv = store_.Get(key);
     if (!kv) {
-      if (create_if_missing && !status_only) {
+      if (apply && !status_only) {
         // Server-side apply of an absent object creates it, owned by the
         // applier.
         Json applied = Json::parse(create_body, nullptr, false);
@@ -1055,12 +1084,13 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       }
       return Respond(scope, 200, *kv->value, std::move(desired->warnings));
     }
-    const bool managed_fields_set = m.managed_fields != old_meta.managed_fields;
+    // An apply has set managedFields itself; any other write is recorded
+    // as an Update by its manager (on top of managedFields it sent).
     const std::string text =
-        managed_fields_set
-            ? StoredText(scope, nullptr, next, "")  // apply set them
-            : StoredText(scope, &current, next, options.field_manager);
-    const bool exact = managed_fields_set || options.field_manager.empty();
+        apply ? StoredText(scope, nullptr, next, "")
+              : StoredText(scope, &current, next, options.field_manager);
+    // StoredText encodes `next` after recording managedFields in it.
+    const bool exact = text != kUnencodable;
     if (options.dry_run) {
       store::KeyValue unwritten{key,
                                 std::make_shared<const std::string>(
@@ -1183,7 +1213,7 @@ ApiOr<WriteResult> ResourceStorage::Update(const RequestScope& scope,
       [&](const api::Object&, const std::string&) -> ApiOr<Decoded> {
         return *decoded;
       },
-      /*create_if_missing=*/false, body);
+      /*apply=*/false, body);
 }
 
 ApiOr<WriteResult> ResourceStorage::UpdateObject(const RequestScope& scope,
@@ -1195,7 +1225,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateObject(const RequestScope& scope,
       [&](const api::Object&, const std::string&) -> ApiOr<Decoded> {
         return decoded;
       },
-      /*create_if_missing=*/false, "");
+      /*apply=*/false, "");
 }
 
 ApiOr<WriteResult> ResourceStorage::RemoveNamespaceFinalizer(
@@ -1214,7 +1244,7 @@ ApiOr<WriteResult> ResourceStorage::RemoveNamespaceFinalizer(
         std::erase(ns->spec.finalizers, finalizer);
         return Decoded{std::move(next), {}};
       },
-      /*create_if_missing=*/false, "");
+      /*apply=*/false, "");
 }
 
 ApiOr<WriteResult> ResourceStorage::Patch(const RequestScope& scope,
@@ -1307,8 +1337,7 @@ ApiOr<WriteResult> ResourceStorage::Patch(const RequestScope& scope,
         }
         return DecodeBody(scope, patched->dump(), options.field_validation);
       },
-      /*create_if_missing=*/apply,
-      [&]() -> std::string_view { return patch_text; }());
+      /*apply=*/apply, [&]() -> std::string_view { return patch_text; }());
 }
 
 ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,

@@ -194,15 +194,20 @@ class ResourceStorage {
   // the desired object from the current one.
   using Compute = std::function<ApiOr<Decoded>(const api::Object& current,
                                                const std::string& stored)>;
+  // `apply`: a server-side apply, which has set managedFields itself and
+  // creates the object from `create_body` when it is absent.
   ApiOr<WriteResult> UpdateLoop(const RequestScope& scope,
                                 const WriteOptions& options,
-                                const Compute& compute, bool create_if_missing,
+                                const Compute& compute, bool apply,
                                 std::string_view create_body);
   ApiOr<WriteResult> Respond(const RequestScope& scope, int code,
                              const std::string& stored,
                              std::vector<std::string> warnings) const;
+  // What StoredText returns when `next` cannot be encoded.
+  static constexpr std::string_view kUnencodable = "{}";
   // The JSON to store for `next` (with a revision marker for WithRevision),
-  // with managedFields updated for a write by `manager` ("" keeps them).
+  // with managedFields updated in `next` for a write by `manager` ("" keeps
+  // them); the text is the encoding of `next` unless kUnencodable.
   std::string StoredText(const RequestScope& scope, const api::Object* old,
                          api::Object& next, const std::string& manager) const;
   // Sets next's managedFields for an Update by `manager` that turns `old`

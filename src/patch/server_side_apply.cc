@@ -523,6 +523,18 @@ Json EncodeFieldsV1(const FieldSet& fields) {
   return EncodeFieldsNode(root);
 }
 
+Json EncodeManagerEntry(const ManagerEntry& entry) {
+  Json raw = Json::object();
+  raw["manager"] = entry.manager;
+  raw["operation"] = entry.operation;
+  raw["apiVersion"] = entry.api_version;
+  if (!entry.time.empty()) raw["time"] = entry.time;
+  raw["fieldsType"] = "FieldsV1";
+  raw["fieldsV1"] = EncodeFieldsV1(entry.fields);
+  if (!entry.subresource.empty()) raw["subresource"] = entry.subresource;
+  return raw;
+}
+
 // Writes `entries` (those with fields) to metadata.managedFields in
 // upstream's order: operation, time, manager, apiVersion, subresource.
 void EncodeManagedFields(std::vector<ManagerEntry> entries, Json& object) {
@@ -545,15 +557,7 @@ void EncodeManagedFields(std::vector<ManagerEntry> entries, Json& object) {
   }
   Json managed = Json::array();
   for (const ManagerEntry& entry : entries) {
-    Json raw = Json::object();
-    raw["manager"] = entry.manager;
-    raw["operation"] = entry.operation;
-    raw["apiVersion"] = entry.api_version;
-    if (!entry.time.empty()) raw["time"] = entry.time;
-    raw["fieldsType"] = "FieldsV1";
-    raw["fieldsV1"] = EncodeFieldsV1(entry.fields);
-    if (!entry.subresource.empty()) raw["subresource"] = entry.subresource;
-    managed.push_back(std::move(raw));
+    managed.push_back(EncodeManagerEntry(entry));
   }
   Json& metadata = object["metadata"];
   if (!metadata.is_object()) metadata = Json::object();
@@ -765,32 +769,26 @@ Json RecordCreate(Json new_object, const PatchSchema& schema,
   return recorded;
 }
 
-Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
-                           const PatchSchema& schema,
-                           const ApplyOptions& options) {
-  // [{}] is the documented way for a client to reset managed fields.
-  if (auto metadata = new_object.find("metadata");
-      metadata != new_object.end() && metadata->is_object()) {
-    auto managed = metadata->find("managedFields");
-    if (managed != metadata->end() && managed->is_array() &&
-        managed->size() == 1 && (*managed)[0].is_object() &&
-        (*managed)[0].empty()) {
-      metadata->erase("managedFields");
-      return new_object;
-    }
-  }
-  std::vector<ManagerEntry> entries = DecodeManagedFields(new_object);
-  if (entries.empty()) entries = DecodeManagedFields(old_object);
+// The entries after an Update by options.manager that turns `old_clean`
+// into `new_clean` (both without managedFields), starting from `entries`.
+// `kept[i]` tells whether entries[i] of the result is unchanged from the
+// input entry it came from (`origin[i]`, or -1 for a new entry).
+struct UpdatedEntries {
+  std::vector<ManagerEntry> entries;
+  std::vector<int> origin;
+};
 
+UpdatedEntries UpdateOwnership(const Json* old_clean, const Json& new_clean,
+                               std::vector<ManagerEntry> entries,
+                               const PatchSchema& schema,
+                               const ApplyOptions& options) {
   const FieldWalker walker(schema, /*lenient=*/true);
-  const Json old_clean = WithoutManagedFields(old_object);
-  const Json new_clean = WithoutManagedFields(new_object);
   FieldWalker::Comparison comparison;
   FieldPath path;
   // A create compares against an empty object, so new maps below the root
   // are owned as elements too ("." in FieldsV1), as upstream records them.
   const Json empty = Json::object();
-  walker.Compare(old_object.is_object() ? &old_clean : &empty, &new_clean, path,
+  walker.Compare(old_clean != nullptr ? old_clean : &empty, &new_clean, path,
                  "", comparison);
   RemoveIgnored(comparison.modified);
   RemoveIgnored(comparison.added);
@@ -800,26 +798,150 @@ Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
 
   ManagerEntry me{options.manager, std::string(kUpdate), options.api_version,
                   options.now,     options.subresource,  {}};
+  UpdatedEntries result;
   auto mine = FindManager(entries, me);
   FieldSet previous;
   std::string previous_time;
-  if (mine != entries.end()) {
-    previous = std::move(mine->fields);
-    previous_time = mine->time;
-    entries.erase(mine);
-  }
-  for (ManagerEntry& entry : entries) {
+  int my_origin = -1;
+  for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
+    ManagerEntry& entry = entries[i];
+    if (mine != entries.end() && &entry == &*mine) {
+      previous = std::move(entry.fields);
+      previous_time = entry.time;
+      my_origin = i;
+      continue;
+    }
+    const size_t before = entry.fields.size();
     entry.fields =
         Difference(Difference(entry.fields, changed), comparison.removed);
+    result.origin.push_back(entry.fields.size() == before ? i : -1);
+    result.entries.push_back(std::move(entry));
   }
   me.fields = Difference(previous, comparison.removed);
   me.fields.insert(changed.begin(), changed.end());
-  if (me.fields == previous && !previous_time.empty()) {
-    me.time = previous_time;  // nothing of this manager's changed
+  const bool unchanged = me.fields == previous && !previous_time.empty();
+  if (unchanged) me.time = previous_time;  // nothing of this manager's changed
+  result.origin.push_back(unchanged ? my_origin : -1);
+  result.entries.push_back(std::move(me));
+  return result;
+}
+
+// Drops entries without fields and sorts the rest in upstream's order:
+// operation, time, manager, apiVersion, subresource. Returns the order as
+// indices into `updated.entries`.
+std::vector<size_t> StoredOrder(const UpdatedEntries& updated) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < updated.entries.size(); ++i) {
+    if (!updated.entries[i].fields.empty()) order.push_back(i);
   }
-  entries.push_back(std::move(me));
-  EncodeManagedFields(std::move(entries), new_object);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const ManagerEntry& x = updated.entries[a];
+    const ManagerEntry& y = updated.entries[b];
+    return std::tie(x.operation, x.time, x.manager, x.api_version,
+                    x.subresource) < std::tie(y.operation, y.time, y.manager,
+                                              y.api_version, y.subresource);
+  });
+  return order;
+}
+
+Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
+                           const PatchSchema& schema,
+                           const ApplyOptions& options) {
+  // [{}] is the documented way for a client to reset managed fields; the
+  // write itself is then recorded on the empty set (upstream: "the
+  // managedFields being reset first and the other changes being processed
+  // afterwards").
+  bool reset = false;
+  if (auto metadata = new_object.find("metadata");
+      metadata != new_object.end() && metadata->is_object()) {
+    auto managed = metadata->find("managedFields");
+    if (managed != metadata->end() && managed->is_array() &&
+        managed->size() == 1 && (*managed)[0].is_object() &&
+        (*managed)[0].empty()) {
+      metadata->erase("managedFields");
+      reset = true;
+    }
+  }
+  std::vector<ManagerEntry> entries;
+  if (!reset) {
+    entries = DecodeManagedFields(new_object);
+    if (entries.empty()) entries = DecodeManagedFields(old_object);
+  }
+  const Json old_clean = WithoutManagedFields(old_object);
+  const Json new_clean = WithoutManagedFields(new_object);
+  UpdatedEntries updated =
+      UpdateOwnership(old_object.is_object() ? &old_clean : nullptr, new_clean,
+                      std::move(entries), schema, options);
+  std::vector<ManagerEntry> stored;
+  for (size_t i : StoredOrder(updated)) {
+    stored.push_back(std::move(updated.entries[i]));
+  }
+  EncodeManagedFields(std::move(stored), new_object);
   return new_object;
+}
+
+// Decoded managedFields entries by their JSON text, per thread (no
+// locking), with the text the entry is stored as. Alike objects written by
+// the same managers share entry texts, and an entry a write leaves alone is
+// the same text next time.
+class EntryTextCache {
+ public:
+  struct Decoded {
+    bool valid = false;  // a well-formed Apply or Update entry
+    ManagerEntry entry;
+    std::string stored_text;  // EncodeManagerEntry(entry).dump()
+  };
+
+  static EntryTextCache& ForThisThread() {
+    thread_local EntryTextCache cache;
+    return cache;
+  }
+
+  const Decoded& Find(const std::string& text) {
+    if (auto it = decoded_.find(text); it != decoded_.end()) return it->second;
+    constexpr size_t kMaxEntries = 4096;
+    if (decoded_.size() >= kMaxEntries) decoded_.clear();
+    return decoded_.emplace(text, Decode(text)).first->second;
+  }
+
+ private:
+  static Decoded Decode(const std::string& text) {
+    Decoded decoded;
+    Json wrapper = Json::object();
+    wrapper["metadata"]["managedFields"] =
+        Json::array({Json::parse(text, nullptr, /*allow_exceptions=*/false)});
+    std::vector<ManagerEntry> entries = DecodeManagedFields(wrapper);
+    if (entries.size() == 1) {
+      decoded.valid = true;
+      decoded.entry = std::move(entries[0]);
+      decoded.stored_text = EncodeManagerEntry(decoded.entry).dump();
+    }
+    return decoded;
+  }
+
+  std::unordered_map<std::string, Decoded> decoded_;
+};
+
+// The well-formed entries among `texts`, decoded, and for each the text it
+// is stored as.
+std::pair<std::vector<ManagerEntry>, std::vector<std::string>> DecodeEntryTexts(
+    const std::vector<std::string>& texts) {
+  EntryTextCache& cache = EntryTextCache::ForThisThread();
+  std::pair<std::vector<ManagerEntry>, std::vector<std::string>> out;
+  for (const std::string& text : texts) {
+    // Copied at once: a later Find may clear the cache.
+    const EntryTextCache::Decoded& decoded = cache.Find(text);
+    if (!decoded.valid) continue;
+    out.first.push_back(decoded.entry);
+    out.second.push_back(decoded.stored_text);
+  }
+  return out;
+}
+
+bool IsEmptyObjectText(const std::string& text) {
+  if (text == "{}") return true;
+  const Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return value.is_object() && value.empty();
 }
 
 }  // namespace
@@ -866,6 +988,44 @@ Json RecordUpdate(const Json& old_object, Json new_object,
     return RecordUpdateUnchecked(old_object, new_object, schema, options);
   } catch (const std::exception&) {
     return new_object;  // bookkeeping must never fail a write
+  }
+}
+
+std::vector<std::string> RecordUpdateEntries(
+    const Json& old_object, const Json& new_object,
+    const std::vector<std::string>& new_entries,
+    const std::vector<std::string>& old_entries, const PatchSchema& schema,
+    const ApplyOptions& options) {
+  // [{}]: reset, then record this write (as RecordUpdate).
+  const bool reset =
+      new_entries.size() == 1 && IsEmptyObjectText(new_entries[0]);
+  if (!new_object.is_object() ||
+      !CheckNestingDepth(new_object, "object").ok() ||
+      !CheckNestingDepth(old_object, "object").ok()) {
+    return new_entries;
+  }
+  try {
+    std::vector<ManagerEntry> entries;
+    std::vector<std::string> source_texts;
+    if (!reset) {
+      std::tie(entries, source_texts) = DecodeEntryTexts(new_entries);
+      if (entries.empty()) {
+        std::tie(entries, source_texts) = DecodeEntryTexts(old_entries);
+      }
+    }
+    UpdatedEntries updated =
+        UpdateOwnership(old_object.is_object() ? &old_object : nullptr,
+                        new_object, std::move(entries), schema, options);
+    std::vector<std::string> stored;
+    for (size_t i : StoredOrder(updated)) {
+      const int origin = updated.origin[i];
+      stored.push_back(origin >= 0
+                           ? source_texts[origin]
+                           : EncodeManagerEntry(updated.entries[i]).dump());
+    }
+    return stored;
+  } catch (const std::exception&) {
+    return new_entries;  // bookkeeping must never fail a write
   }
 }
 

@@ -76,11 +76,27 @@ StatusOr<ApplyOutcome> ServerSideApply(const Json& live, const Json& applied,
 // `old_object` (null for create) and `new_object` become owned by the
 // manager (operation "Update") and are removed from the other managers'
 // sets. Managed fields supplied in `new_object` replace the old ones; a
-// single empty entry ([{}]) resets them. Never fails: malformed managedFields
+// single empty entry ([{}]) resets them, and the write is then recorded on
+// the empty set (its writer owns what it changed). Never fails: malformed
+// managedFields
 // entries and list items that cannot be identified are ignored, and an
 // object nested too deeply is returned unchanged.
 Json RecordUpdate(const Json& old_object, Json new_object,
                   const PatchSchema& schema, const ApplyOptions& options);
+
+// RecordUpdate of an update for callers that keep managedFields apart from
+// the object, as JSON text per entry: `old_object` and `new_object` carry no
+// metadata.managedFields; `new_entries` are the entries sent with the new
+// object and `old_entries` the stored ones. Returns the entries to store, as
+// compact JSON, exactly what RecordUpdate would have written. Entries that
+// were seen before are decoded from a per-thread cache, and an entry that
+// did not change keeps its text, so updates that leave ownership alone cost
+// no decoding or encoding of FieldsV1.
+std::vector<std::string> RecordUpdateEntries(
+    const Json& old_object, const Json& new_object,
+    const std::vector<std::string>& new_entries,
+    const std::vector<std::string>& old_entries, const PatchSchema& schema,
+    const ApplyOptions& options);
 
 // Kubernetes' conflict message:
 //   Apply failed with 1 conflict: conflict with "m" using v1: .spec.x

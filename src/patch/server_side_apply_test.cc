@@ -252,6 +252,114 @@ TEST(ServerSideApplyTest, ResetManagedFieldsWithSingleEmptyEntry) {
   EXPECT_FALSE(result["metadata"].contains("managedFields"));
 }
 
+TEST(ServerSideApplyTest, ResetThenRecordsTheWritersChanges) {
+  auto applied = ServerSideApply(Json(), Claim(R"({"spec":{"x":1,"y":1}})"),
+                                 ClaimSchema(), Manager("m1"));
+  ASSERT_TRUE(applied.ok());
+  Json reset = applied->object;
+  reset["metadata"]["managedFields"] = J("[{}]");
+  reset["spec"]["x"] = 2;
+  Json result =
+      RecordUpdate(applied->object, reset, ClaimSchema(), Manager("m2"));
+  ASSERT_EQ(result["metadata"]["managedFields"].size(), 1u);
+  EXPECT_EQ(FindEntry(result, "m2", "Update")->at("fieldsV1"),
+            J(R"({"f:spec":{"f:x":{}}})"));
+}
+
+// The managedFields entries of `object`, one compact JSON text each.
+std::vector<std::string> EntryTexts(const Json& object) {
+  std::vector<std::string> texts;
+  if (object.contains("metadata") &&
+      object["metadata"].contains("managedFields")) {
+    for (const Json& entry : object["metadata"]["managedFields"]) {
+      texts.push_back(entry.dump());
+    }
+  }
+  return texts;
+}
+
+TEST(ServerSideApplyTest, RecordUpdateEntriesMatchesRecordUpdate) {
+  auto applied = ServerSideApply(Json(), Claim(R"({"spec":{"x":1,"y":1}})"),
+                                 ClaimSchema(), Manager("m1"));
+  ASSERT_TRUE(applied.ok());
+  const Json live =
+      RecordUpdate(applied->object, Claim(R"({"spec":{"x":1,"y":1,"z":1}})"),
+                   ClaimSchema(), Manager("m3"));
+  struct Case {
+    std::string name;
+    Json next;
+    std::string manager;
+    std::string subresource;
+  };
+  std::vector<Case> cases;
+  auto with = [&](std::string name, auto edit, std::string manager,
+                  std::string subresource = "") {
+    Json next = live;
+    edit(next);
+    cases.push_back({std::move(name), std::move(next), std::move(manager),
+                     std::move(subresource)});
+  };
+  with(
+      "takes a field from an applier", [](Json& o) { o["spec"]["x"] = 2; },
+      "editor");
+  with(
+      "changes nothing", [](Json&) {}, "editor");
+  with(
+      "changes only its own field", [](Json& o) { o["spec"]["z"] = 5; }, "m3");
+  with(
+      "removes a field", [](Json& o) { o["spec"].erase("y"); }, "editor");
+  with(
+      "resets", [](Json& o) { o["metadata"]["managedFields"] = J("[{}]"); },
+      "editor");
+  with(
+      "resets and changes",
+      [](Json& o) {
+        o["metadata"]["managedFields"] = J("[{}]");
+        o["spec"]["x"] = 3;
+      },
+      "editor");
+  with(
+      "sends no entries",
+      [](Json& o) {
+        o["metadata"].erase("managedFields");
+        o["spec"]["x"] = 3;
+      },
+      "editor");
+  with(
+      "sends fewer entries",
+      [](Json& o) {
+        o["metadata"]["managedFields"].erase(0);
+        o["spec"]["y"] = 3;
+      },
+      "editor");
+  with(
+      "sends malformed entries",
+      [](Json& o) {
+        o["metadata"]["managedFields"] = J(R"([1, {"manager":"x"}])");
+        o["spec"]["y"] = 3;
+      },
+      "editor");
+  with(
+      "writes status", [](Json& o) { o["status"] = J(R"({"s":1})"); },
+      "status-writer", "status");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ApplyOptions options = Manager(c.manager);
+    options.subresource = c.subresource;
+    const Json expected = RecordUpdate(live, c.next, ClaimSchema(), options);
+    Json old_clean = live;
+    old_clean["metadata"].erase("managedFields");
+    Json new_clean = c.next;
+    new_clean["metadata"].erase("managedFields");
+    // Twice: the second call decodes the entries from the cache.
+    for (int round = 0; round < 2; ++round) {
+      EXPECT_EQ(RecordUpdateEntries(old_clean, new_clean, EntryTexts(c.next),
+                                    EntryTexts(live), ClaimSchema(), options),
+                EntryTexts(expected));
+    }
+  }
+}
+
 TEST(ServerSideApplyTest, MapListsMergeByKeyAndEncodeSortedKeys) {
   const PatchSchema& schema = ClaimSchema();
   auto first = ServerSideApply(Json(), Claim(R"({"status":{"devices":[
