@@ -36,33 +36,47 @@ class WalFlusher {
     if (fd_ >= 0) close(fd_);
   }
 
-  // Called after each commit.
-  void NoteCommit() { written_.store(true, std::memory_order_relaxed); }
+  // Called after each commit. Wakes the thread only when it was idle (the
+  // first commit after a quiet period), so a busy writer pays one atomic
+  // exchange per commit.
+  void NoteCommit() {
+    if (written_.exchange(true, std::memory_order_relaxed)) return;
+    // Under the mutex: the thread checks the flag and sleeps atomically.
+    std::lock_guard lock(mutex_);
+    wake_.notify_one();
+  }
 
  private:
   // Short enough that a checkpoint's fsync has at most a few commits'
   // frames to write, long enough to cost one cheap syscall per period.
   static constexpr std::chrono::milliseconds kPeriod{5};
 
+  // Sleeps until a commit, then syncs the log every kPeriod while commits
+  // keep coming; an idle server does not wake up.
   void Run(std::stop_token stop) {
-    std::mutex mutex;
-    std::condition_variable_any wake;
-    std::unique_lock lock(mutex);
-    while (true) {
-      wake.wait_for(lock, stop, kPeriod, [] { return false; });
+    std::unique_lock lock(mutex_);
+    while (wake_.wait(lock, stop, [this] {
+      return written_.load(std::memory_order_relaxed);
+    })) {
+      // Let the period's commits accumulate before syncing them together.
+      wake_.wait_for(lock, stop, kPeriod, [] { return false; });
       if (stop.stop_requested()) return;
-      if (!written_.exchange(false, std::memory_order_relaxed)) continue;
+      written_.store(false, std::memory_order_relaxed);
+      lock.unlock();
       // The WAL exists once the first transaction is written; a failed
-      // open or sync is retried on the next period.
+      // open or sync is retried after the next commit.
       if (fd_ < 0) fd_ = open(wal_path_.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd_ >= 0) (void)fdatasync(fd_);
+      lock.lock();
     }
   }
 
   const std::string wal_path_;
   std::atomic<bool> written_{false};
+  std::mutex mutex_;
+  std::condition_variable_any wake_;
   int fd_ = -1;
-  std::jthread thread_;
+  std::jthread thread_;  // last: starts after the members it uses
 };
 
 class Database {
