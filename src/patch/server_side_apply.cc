@@ -872,11 +872,7 @@ Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
   UpdatedEntries updated =
       UpdateOwnership(old_object.is_object() ? &old_clean : nullptr, new_clean,
                       std::move(entries), schema, options);
-  std::vector<ManagerEntry> stored;
-  for (size_t i : StoredOrder(updated)) {
-    stored.push_back(std::move(updated.entries[i]));
-  }
-  EncodeManagedFields(std::move(stored), new_object);
+  EncodeManagedFields(std::move(updated.entries), new_object);
   return new_object;
 }
 
