@@ -551,24 +551,37 @@ ApiOr<WriteResult> ResourceStorage::Respond(
   return WriteResult{code, std::move(*body), std::move(warnings)};
 }
 
+store::ValueEncoder ResourceStorage::Publisher(const RequestScope& scope,
+                                               const std::string& key,
+                                               const std::string& text,
+                                               api::Object* object,
+                                               SharedObject* published) const {
+  return [this, &scope, &key, &text, object, published](int64_t revision) {
+    std::string stored = WithRevision(text, revision);
+    if (object != nullptr) {
+      api::MetaOf(*object).resource_version = std::to_string(revision);
+      const std::string_view version = api::PreferredVersion(*object);
+      std::visit(
+          [&](auto& typed) {
+            typed.api_version = std::string(version);
+            typed.kind = std::string(scope.info->kind);
+          },
+          *object);
+      *published = std::make_shared<const api::Object>(std::move(*object));
+      decoded_.Insert(key, revision, *published);
+    }
+    return stored;
+  };
+}
+
 ApiOr<WriteResult> ResourceStorage::Written(
     const RequestScope& scope, const WriteOptions& options, int code,
-    const store::KeyValue& stored, api::Object* object,
+    const store::KeyValue& stored, SharedObject published,
     std::vector<std::string> warnings) const {
   if (!options.want_object)
     return Respond(scope, code, *stored.value, warnings);
-  WriteResult result{code, {}, std::move(warnings), nullptr};
-  if (object != nullptr) {
-    api::MetaOf(*object).resource_version = std::to_string(stored.mod_revision);
-    // As decoding the stored bytes would set them.
-    const std::string_view version = api::PreferredVersion(*object);
-    std::visit(
-        [&](auto& typed) {
-          typed.api_version = std::string(version);
-          typed.kind = std::string(scope.info->kind);
-        },
-        *object);
-    result.object = std::make_shared<const api::Object>(std::move(*object));
+  WriteResult result{code, {}, std::move(warnings), std::move(published)};
+  if (result.object != nullptr) {
 #ifndef NDEBUG
     // The cache stands for the stored bytes: they must decode to it.
     auto decoded = DecodeStored(scope, *stored.value);
@@ -582,11 +595,11 @@ ApiOr<WriteResult> ResourceStorage::Written(
       std::abort();
     }
 #endif
-  } else {
-    auto decoded = DecodeStored(scope, *stored.value);
-    if (!decoded.ok()) return decoded.error();
-    result.object = std::make_shared<const api::Object>(std::move(*decoded));
+    return result;
   }
+  auto decoded = DecodeStored(scope, *stored.value);
+  if (!decoded.ok()) return decoded.error();
+  result.object = std::make_shared<const api::Object>(std::move(*decoded));
   if (stored.mod_revision != 0) {
     decoded_.Insert(stored.key, stored.mod_revision, result.object);
   }
@@ -712,12 +725,16 @@ ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
     return Written(scope, options, 201, unwritten, nullptr,
                    std::move(decoded.warnings));
   }
+  const bool exact = text != kUnencodable;
+  SharedObject published;
   auto written = store_.Put(
       key, store::Precondition::MustNotExist(),
-      [&](int64_t revision) { return WithRevision(text, revision); });
-  if (!written.ok()) return StorageError(info, meta.name, written.status());
-  const bool exact = text != kUnencodable;
-  return Written(scope, options, 201, *written, exact ? &object : nullptr,
+      Publisher(scope, key, text, exact ? &object : nullptr, &published));
+  if (!written.ok()) {
+    if (published) decoded_.Erase(key);
+    return StorageError(info, meta.name, written.status());
+  }
+  return Written(scope, options, 201, *written, std::move(published),
                  std::move(decoded.warnings));
 }
 
@@ -1131,14 +1148,21 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       if (deleted.status().code() == StatusCode::kAborted) continue;
       return StorageError(info, scope.name, deleted.status());
     }
+    SharedObject published;
     auto written = store_.Put(
         key, store::Precondition::AtRevision(kv->mod_revision),
-        [&](int64_t revision) { return WithRevision(text, revision); });
+        Publisher(scope, key, text, exact ? &next : nullptr, &published));
     if (written.ok()) {
-      if (claim != nullptr) allocations_.Record(key, claim);
-      return Written(scope, options, 200, *written, exact ? &next : nullptr,
+      // `next` has moved into `published` when the text is exact.
+      if (claim != nullptr) {
+        allocations_.Record(
+            key, published ? std::get_if<api::ResourceClaim>(published.get())
+                           : claim);
+      }
+      return Written(scope, options, 200, *written, std::move(published),
                      std::move(desired->warnings));
     }
+    if (published) decoded_.Erase(key);
     if (written.status().code() != StatusCode::kAborted) {
       return StorageError(info, scope.name, written.status());
     }

@@ -181,11 +181,24 @@ class ResourceStorage {
                               const store::KeyValue& kv, bool cache) const;
   ApiOr<WriteResult> CreateDecoded(const RequestScope& scope, Decoded decoded,
                                    const WriteOptions& options);
+  // The store encoder of a write of `text` at `key`. When `object` is not
+  // null (`text` is its exact encoding), the encoder finishes it as
+  // decoding the stored bytes would (resourceVersion, apiVersion, kind),
+  // moves it into `*published` and puts it in the decoded-object cache
+  // under the write's revision before the write commits: watchers woken by
+  // the commit (the informers) find it there instead of decoding the bytes.
+  // A caller whose write then fails erases `key` from the cache.
+  store::ValueEncoder Publisher(const RequestScope& scope,
+                                const std::string& key,
+                                const std::string& text, api::Object* object,
+                                SharedObject* published) const;
   // The reply to a successful write of `stored` (the text), whose decoded
-  // form is `object` when the text is its exact encoding (else null).
+  // form is `published` (from Publisher) when the text is its exact
+  // encoding (else null).
   ApiOr<WriteResult> Written(const RequestScope& scope,
                              const WriteOptions& options, int code,
-                             const store::KeyValue& stored, api::Object* object,
+                             const store::KeyValue& stored,
+                             SharedObject published,
                              std::vector<std::string> warnings) const;
   // Defaulting, validation and admission of an object about to be stored.
   std::optional<ApiError> Admit(const RequestScope& scope, api::Object& object,
