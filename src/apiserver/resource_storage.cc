@@ -243,8 +243,52 @@ std::string ResourceStorage::StoredText(const RequestScope& scope,
                                         api::Object& next,
                                         const std::string& manager) const {
   api::MetaOf(next).resource_version = "@revision@";
+  if (!manager.empty() && old == nullptr &&
+      api::MetaOf(next).managed_fields.empty()) {
+    return CreatedText(scope, next, manager);
+  }
   if (!manager.empty()) RecordManagedFields(scope, old, next, manager);
   auto text = api::EncodeObjectText(next, api::PreferredVersion(next));
+  return text.ok() ? std::move(*text) : std::string(kUnencodable);
+}
+
+std::string ResourceStorage::CreatedText(const RequestScope& scope,
+                                         api::Object& next,
+                                         const std::string& manager) const {
+  // The text encoder writes raw JSON as it is and escapes control
+  // characters in strings, so this byte marks only the entry's place.
+  constexpr std::string_view kEntryPlace = "\x01";
+  std::vector<api::RawJson>& managed = api::MetaOf(next).managed_fields;
+  managed = {api::RawJson{std::string(kEntryPlace), /*canonical=*/true}};
+  const std::string_view version = api::PreferredVersion(next);
+  auto text = api::EncodeObjectText(next, version);
+  if (!text.ok()) {
+    managed.clear();
+    return std::string(kUnencodable);
+  }
+  const patch::ApplyOptions options{manager, false,
+                                    scope.info->GroupVersion(scope.version),
+                                    NowRfc3339(), scope.subresource};
+  std::vector<std::string> entries = patch::RecordCreateEntries(
+      *text,
+      [&] {
+        std::vector<api::RawJson> place;
+        std::swap(place, managed);
+        auto tree = api::EncodeObject(next, version);
+        std::swap(place, managed);
+        return tree.ok() ? std::move(*tree) : Json(nullptr);
+      },
+      patch::SchemaForKind(scope.info->kind), options);
+  managed.clear();
+  for (std::string& entry : entries) {
+    managed.push_back({std::move(entry), /*canonical=*/true});
+  }
+  const size_t at = text->find(kEntryPlace);
+  if (managed.size() == 1 && at != std::string::npos) {
+    text->replace(at, kEntryPlace.size(), managed[0].json);
+    return std::move(*text);
+  }
+  text = api::EncodeObjectText(next, version);
   return text.ok() ? std::move(*text) : std::string(kUnencodable);
 }
 

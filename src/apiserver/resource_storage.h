@@ -189,8 +189,8 @@ class ResourceStorage {
   // the commit (the informers) find it there instead of decoding the bytes.
   // A caller whose write then fails erases `key` from the cache.
   store::ValueEncoder Publisher(const RequestScope& scope,
-                                const std::string& key,
-                                const std::string& text, api::Object* object,
+                                const std::string& key, const std::string& text,
+                                api::Object* object,
                                 SharedObject* published) const;
   // The reply to a successful write of `stored` (the text), whose decoded
   // form is `published` (from Publisher) when the text is its exact
@@ -223,6 +223,12 @@ class ResourceStorage {
   // them); the text is the encoding of `next` unless kUnencodable.
   std::string StoredText(const RequestScope& scope, const api::Object* old,
                          api::Object& next, const std::string& manager) const;
+  // StoredText of a create by `manager` that sends no managedFields: the
+  // object is encoded once, with a placeholder where its managedFields
+  // entry goes, since the entry follows from the text
+  // (patch::RecordCreateEntries).
+  std::string CreatedText(const RequestScope& scope, api::Object& next,
+                          const std::string& manager) const;
   // Sets next's managedFields for an Update by `manager` that turns `old`
   // (null for a create) into `next`; unchanged if `next` cannot be encoded.
   void RecordManagedFields(const RequestScope& scope, const api::Object* old,

@@ -934,6 +934,93 @@ std::pair<std::vector<ManagerEntry>, std::vector<std::string>> DecodeEntryTexts(
   return out;
 }
 
+// The index just past the JSON string starting at text[at] (a quote).
+size_t SkipString(std::string_view text, size_t at) {
+  for (size_t i = at + 1; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      ++i;
+    } else if (text[i] == '"') {
+      return i + 1;
+    }
+  }
+  return text.size();
+}
+
+// The index just past the JSON list starting at text[at] (a '[').
+size_t SkipList(std::string_view text, size_t at) {
+  int depth = 0;
+  for (size_t i = at; i < text.size();) {
+    const char c = text[i];
+    if (c == '"') {
+      i = SkipString(text, i);
+      continue;
+    }
+    if (c == '[') ++depth;
+    if (c == ']' && --depth == 0) return i + 1;
+    ++i;
+  }
+  return text.size();
+}
+
+// AppendStructure for compact JSON text: member names as written, scalars
+// outside lists as a letter for their type, lists in full. Any text gives
+// some key (malformed text only costs cache misses).
+void AppendTextStructure(std::string_view text, std::string& out) {
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '[') {
+      const size_t end = SkipList(text, i);
+      out.append(text.substr(i, end - i));
+      i = end;
+    } else if (c == '"') {
+      const size_t end = SkipString(text, i);
+      const bool member_name = end < text.size() && text[end] == ':';
+      if (member_name) {
+        out.append(text.substr(i, end - i));
+      } else {
+        out += 's';
+      }
+      i = end;
+    } else if (c == '{' || c == '}' || c == ':' || c == ',') {
+      out += c;
+      ++i;
+    } else {
+      out += c == 't' || c == 'f' ? 'b' : c == 'n' ? 'z' : 'n';
+      while (i < text.size() && text[i] != ',' && text[i] != '}' &&
+             text[i] != ']') {
+        ++i;
+      }
+    }
+  }
+}
+
+// A create's managedFields entry around its time, per structure, per
+// thread: the entry is before + options.now + after.
+class CreateEntryCache {
+ public:
+  struct Entry {
+    bool owns_fields = false;
+    std::string before_time;
+    std::string after_time;
+  };
+  static CreateEntryCache& ForThisThread() {
+    thread_local CreateEntryCache cache;
+    return cache;
+  }
+  const Entry* Find(const std::string& key) const {
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+  void Insert(std::string key, Entry entry) {
+    constexpr size_t kMaxEntries = 1024;
+    if (entries_.size() >= kMaxEntries) entries_.clear();
+    entries_.emplace(std::move(key), std::move(entry));
+  }
+
+ private:
+  std::unordered_map<std::string, Entry> entries_;
+};
+
 bool IsEmptyObjectText(const std::string& text) {
   if (text == "{}") return true;
   const Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -1056,6 +1143,46 @@ std::string ConflictMessage(const std::vector<FieldConflict>& conflicts) {
     }
   }
   return message;
+}
+
+std::vector<std::string> RecordCreateEntries(
+    std::string_view object_text, const std::function<Json()>& object_tree,
+    const PatchSchema& schema, const ApplyOptions& options) {
+  std::string key =
+      fmt::format("{}\n{}\n{}\n{}\n", static_cast<const void*>(&schema),
+                  options.manager, options.api_version, options.subresource);
+  AppendTextStructure(object_text, key);
+  CreateEntryCache& cache = CreateEntryCache::ForThisThread();
+  if (const CreateEntryCache::Entry* hit = cache.Find(key)) {
+    if (!hit->owns_fields) return {};
+    return {hit->before_time + options.now + hit->after_time};
+  }
+  Json tree = object_tree();
+  if (!tree.is_object()) return {};  // nothing to record, nothing to learn
+  const Json recorded = RecordUpdate(nullptr, std::move(tree), schema, options);
+  std::vector<std::string> entries;
+  if (auto metadata = recorded.find("metadata");
+      metadata != recorded.end() && metadata->is_object()) {
+    if (auto managed = metadata->find("managedFields");
+        managed != metadata->end() && managed->is_array()) {
+      for (const Json& entry : *managed) entries.push_back(entry.dump());
+    }
+  }
+  if (entries.empty()) {
+    cache.Insert(std::move(key), {});
+  } else if (entries.size() == 1 && !options.now.empty()) {
+    // The time is the entry's only member that differs between alike
+    // creates; a quote only starts a member name outside strings.
+    const std::string time = fmt::format("\"time\":\"{}\"", options.now);
+    const size_t at = entries[0].find(time);
+    if (at != std::string::npos) {
+      const size_t value = at + time.size() - options.now.size() - 1;
+      cache.Insert(std::move(key),
+                   {true, entries[0].substr(0, value),
+                    entries[0].substr(value + options.now.size())});
+    }
+  }
+  return entries;
 }
 
 }  // namespace dralloc::patch

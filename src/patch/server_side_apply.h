@@ -26,7 +26,9 @@
 #ifndef DRALLOC_PATCH_SERVER_SIDE_APPLY_H_
 #define DRALLOC_PATCH_SERVER_SIDE_APPLY_H_
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -97,6 +99,18 @@ std::vector<std::string> RecordUpdateEntries(
     const std::vector<std::string>& new_entries,
     const std::vector<std::string>& old_entries, const PatchSchema& schema,
     const ApplyOptions& options);
+
+// RecordUpdate of a create without managedFields, for callers that keep
+// managedFields apart from the object: the entries to store (none when the
+// create owns no fields, else one), as compact JSON, exactly what
+// RecordUpdate would have written. `object_text` is the object's compact
+// JSON encoding; the entry depends only on its structure (which members are
+// set, lists in full), which keys a per-thread cache, so alike creates (pods
+// of one manifest) build no JSON tree: `object_tree` (the object as a tree,
+// without managedFields) is called only for a structure not seen before.
+std::vector<std::string> RecordCreateEntries(
+    std::string_view object_text, const std::function<Json()>& object_tree,
+    const PatchSchema& schema, const ApplyOptions& options);
 
 // Kubernetes' conflict message:
 //   Apply failed with 1 conflict: conflict with "m" using v1: .spec.x

@@ -360,6 +360,42 @@ TEST(ServerSideApplyTest, RecordUpdateEntriesMatchesRecordUpdate) {
   }
 }
 
+TEST(ServerSideApplyTest, RecordCreateEntriesMatchesRecordUpdate) {
+  const PatchSchema& schema = SchemaForKind("Pod");
+  // Alike pods share a cache entry; values with quotes, brackets and
+  // escapes must not confuse the structure scanner.
+  const std::vector<std::string> pods = {
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}],"priority":1}})",
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"b\"]}{","labels":{"app":"y,z"}},"spec":{"containers":[{"name":"c","image":"i"}],"priority":-25}})",
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"c","labels":{"app":"x","tier":"t"}},"spec":{"containers":[{"name":"c","image":"i"}],"priority":1}})",
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"d"},"spec":{"containers":[{"name":"other","image":"i"}],"priority":1}})",
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"e","labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i"}],"priority":true}})",
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"owns-nothing"}})",
+  };
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string& text : pods) {
+      SCOPED_TRACE(text);
+      ApplyOptions options = Manager("creator");
+      options.now =
+          round == 0 ? "2026-01-01T00:00:00Z" : "2026-01-02T03:04:05Z";
+      int trees = 0;
+      const std::vector<std::string> entries = RecordCreateEntries(
+          text,
+          [&] {
+            ++trees;
+            return J(text);
+          },
+          schema, options);
+      EXPECT_EQ(entries,
+                EntryTexts(RecordUpdate(Json(), J(text), schema, options)));
+      // The second pod has the first's structure; the second round finds
+      // every structure cached.
+      const bool cached = round == 1 || text == pods[1];
+      EXPECT_EQ(trees, cached ? 0 : 1);
+    }
+  }
+}
+
 TEST(ServerSideApplyTest, MapListsMergeByKeyAndEncodeSortedKeys) {
   const PatchSchema& schema = ClaimSchema();
   auto first = ServerSideApply(Json(), Claim(R"({"status":{"devices":[
