@@ -14,6 +14,9 @@
 #include <stop_token>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
+
+#include "common/string_hash.h"
 
 namespace dralloc::store {
 namespace {
@@ -79,10 +82,16 @@ class WalFlusher {
   std::jthread thread_;  // last: starts after the members it uses
 };
 
+// Objects are rows of a rowid table with no index on the key: the store
+// holds every key in memory anyway, so this class maps keys to row ids
+// itself. An update then writes only its row's leaf page and a batch of
+// creates shares the last leaf, where a key index would add a page (and
+// a lookup by string) to every create and every upsert.
 class Database {
  public:
   ~Database() {
-    for (sqlite3_stmt* s : {upsert_, remove_, set_revision_, begin_, commit_}) {
+    for (sqlite3_stmt* s :
+         {insert_, update_, remove_, set_revision_, begin_, commit_}) {
       sqlite3_finalize(s);
     }
     if (db_ != nullptr) sqlite3_close(db_);
@@ -103,25 +112,21 @@ class Database {
         "PRAGMA synchronous={};"
         "PRAGMA wal_autocheckpoint=4000;"
         "PRAGMA cache_size=-32768;"
-        // A rowid table: rows up to a page stay in their leaf (a WITHOUT
-        // ROWID leaf keeps only ~1 KiB of a row and spills the rest to
-        // overflow pages, so every object write dirtied several pages).
-        // Data directories created with the earlier WITHOUT ROWID layout
-        // keep it; the statements below serve both.
-        "CREATE TABLE IF NOT EXISTS objects("
-        "  key TEXT PRIMARY KEY, value BLOB NOT NULL,"
+        "CREATE TABLE IF NOT EXISTS object_rows("
+        "  id INTEGER PRIMARY KEY, key TEXT NOT NULL, value BLOB NOT NULL,"
         "  create_revision INTEGER NOT NULL, mod_revision INTEGER NOT NULL);"
         "CREATE TABLE IF NOT EXISTS meta("
         "  name TEXT PRIMARY KEY, value INTEGER NOT NULL);",
         full_sync ? "FULL" : "NORMAL");
     if (Status s = Exec(setup); !s.ok()) return s;
-    // An upsert keeps the row (and its key index entry) in place.
-    if (!Prepare("INSERT INTO objects VALUES(?1, ?2, ?3, ?4) "
-                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value, "
-                 "create_revision = excluded.create_revision, "
-                 "mod_revision = excluded.mod_revision",
-                 &upsert_) ||
-        !Prepare("DELETE FROM objects WHERE key = ?1", &remove_) ||
+    if (Status s = MigrateKeyedTable(); !s.ok()) return s;
+    if (!Prepare("INSERT INTO object_rows(key, value, create_revision, "
+                 "mod_revision) VALUES(?1, ?2, ?3, ?4)",
+                 &insert_) ||
+        !Prepare("UPDATE object_rows SET value = ?2, create_revision = ?3, "
+                 "mod_revision = ?4 WHERE id = ?1",
+                 &update_) ||
+        !Prepare("DELETE FROM object_rows WHERE id = ?1", &remove_) ||
         !Prepare("INSERT OR REPLACE INTO meta VALUES('revision', ?1)",
                  &set_revision_) ||
         !Prepare("BEGIN IMMEDIATE", &begin_) || !Prepare("COMMIT", &commit_)) {
@@ -140,29 +145,24 @@ class Database {
       revision = sqlite3_column_int64(stmt, 0);
     sqlite3_finalize(stmt);
     // The store revision is the newest of the last deletion's and the rows'.
-    if (!Prepare("SELECT max(mod_revision) FROM objects", &stmt)) {
-      return Error("read revision");
-    }
-    if (sqlite3_step(stmt) == SQLITE_ROW) {
-      revision = std::max<int64_t>(revision, sqlite3_column_int64(stmt, 0));
-    }
-    sqlite3_finalize(stmt);
-    if (!Prepare(
-            "SELECT key, value, create_revision, mod_revision FROM objects",
-            &stmt)) {
+    if (!Prepare("SELECT id, key, value, create_revision, mod_revision "
+                 "FROM object_rows",
+                 &stmt)) {
       return Error("read objects");
     }
     int rc;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
       KeyValue kv;
-      kv.key = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-      const void* blob = sqlite3_column_blob(stmt, 1);
-      const int size = sqlite3_column_bytes(stmt, 1);
+      kv.key = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
+      const void* blob = sqlite3_column_blob(stmt, 2);
+      const int size = sqlite3_column_bytes(stmt, 2);
       kv.value = std::make_shared<const std::string>(
           blob ? static_cast<const char*>(blob) : "",
           static_cast<size_t>(size));
-      kv.create_revision = sqlite3_column_int64(stmt, 2);
-      kv.mod_revision = sqlite3_column_int64(stmt, 3);
+      kv.create_revision = sqlite3_column_int64(stmt, 3);
+      kv.mod_revision = sqlite3_column_int64(stmt, 4);
+      revision = std::max(revision, kv.mod_revision);
+      ids_[kv.key] = sqlite3_column_int64(stmt, 0);
       objects.push_back(std::move(kv));
     }
     sqlite3_finalize(stmt);
@@ -176,9 +176,12 @@ class Database {
   Status Write(std::span<const Persistence::Record> records) {
     if (records.empty()) return OkStatus();
     if (!Run(begin_)) return Error("begin");
+    // Row ids this transaction assigns (0: deleted), applied to ids_ only
+    // once it commits.
+    std::unordered_map<std::string_view, int64_t, StringHash> changed;
     bool ok = true;
     for (const Persistence::Record& record : records) {
-      ok = WriteRow(record);
+      ok = WriteRow(record, changed);
       if (!ok) break;
     }
     if (ok && records.back().value == nullptr) {
@@ -195,24 +198,75 @@ class Database {
       (void)Exec("ROLLBACK");
       return error;
     }
+    for (const auto& [key, id] : changed) {
+      if (id == 0) {
+        if (auto it = ids_.find(key); it != ids_.end()) ids_.erase(it);
+      } else {
+        ids_[std::string(key)] = id;
+      }
+    }
     return OkStatus();
   }
 
  private:
-  bool WriteRow(const Persistence::Record& record) {
+  // The row id of `key` as of the records written so far (0: no row).
+  int64_t IdOf(std::string_view key,
+               const std::unordered_map<std::string_view, int64_t, StringHash>&
+                   changed) const {
+    if (auto it = changed.find(key); it != changed.end()) return it->second;
+    auto it = ids_.find(key);
+    return it == ids_.end() ? 0 : it->second;
+  }
+
+  bool WriteRow(
+      const Persistence::Record& record,
+      std::unordered_map<std::string_view, int64_t, StringHash>& changed) {
+    const int64_t id = IdOf(record.key, changed);
     if (record.value == nullptr) {
-      sqlite3_bind_text(remove_, 1, record.key.data(),
-                        static_cast<int>(record.key.size()), SQLITE_STATIC);
+      if (id == 0) return true;  // never stored
+      sqlite3_bind_int64(remove_, 1, id);
+      changed[record.key] = 0;
       return Run(remove_);
     }
-    sqlite3_bind_text(upsert_, 1, record.key.data(),
-                      static_cast<int>(record.key.size()), SQLITE_STATIC);
-    sqlite3_bind_blob(upsert_, 2, record.value->data(),
+    sqlite3_stmt* stmt = id == 0 ? insert_ : update_;
+    if (id == 0) {
+      sqlite3_bind_text(stmt, 1, record.key.data(),
+                        static_cast<int>(record.key.size()), SQLITE_STATIC);
+    } else {
+      sqlite3_bind_int64(stmt, 1, id);
+    }
+    sqlite3_bind_blob(stmt, 2, record.value->data(),
                       static_cast<int>(record.value->size()), SQLITE_STATIC);
-    sqlite3_bind_int64(upsert_, 3, record.create_revision);
-    sqlite3_bind_int64(upsert_, 4, record.revision);
-    return Run(upsert_);
+    sqlite3_bind_int64(stmt, 3, record.create_revision);
+    sqlite3_bind_int64(stmt, 4, record.revision);
+    if (!Run(stmt)) return false;
+    if (id == 0) changed[record.key] = sqlite3_last_insert_rowid(db_);
+    return true;
   }
+
+  // Data directories written before object_rows keep objects in a table
+  // keyed by `key` ("objects"); their rows move over once, in one
+  // transaction.
+  Status MigrateKeyedTable() {
+    sqlite3_stmt* stmt = nullptr;
+    if (!Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                 "name = 'objects'",
+                 &stmt)) {
+      return Error("read schema");
+    }
+    const bool keyed = sqlite3_step(stmt) == SQLITE_ROW;
+    sqlite3_finalize(stmt);
+    if (!keyed) return OkStatus();
+    Status moved = Exec(
+        "BEGIN IMMEDIATE;"
+        "INSERT INTO object_rows(key, value, create_revision, mod_revision)"
+        "  SELECT key, value, create_revision, mod_revision FROM objects;"
+        "DROP TABLE objects;"
+        "COMMIT;");
+    if (!moved.ok()) (void)Exec("ROLLBACK");
+    return moved;
+  }
+
   bool Prepare(const char* sql, sqlite3_stmt** stmt) {
     return sqlite3_prepare_v2(db_, sql, -1, stmt, nullptr) == SQLITE_OK;
   }
@@ -247,11 +301,14 @@ class Database {
 
   std::string path_;
   sqlite3* db_ = nullptr;
-  sqlite3_stmt* upsert_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;
+  sqlite3_stmt* update_ = nullptr;
   sqlite3_stmt* remove_ = nullptr;
   sqlite3_stmt* set_revision_ = nullptr;
   sqlite3_stmt* begin_ = nullptr;
   sqlite3_stmt* commit_ = nullptr;
+  // Row id of every stored key.
+  StringKeyedMap<int64_t> ids_;
 };
 
 class SqlitePersistence : public Persistence {

@@ -1,5 +1,6 @@
 // The contract every Store backend must pass: run once per backend.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -648,6 +649,71 @@ TEST(SqliteStoreTest, SecondServerOnTheSameDirectoryIsRefused) {
   EXPECT_FALSE(second.ok());
   first->reset();
   std::filesystem::remove_all(dir);
+}
+
+TEST(SqliteStoreTest, RecreatedKeysKeepOneRowAcrossReopen) {
+  const std::string dir = testing::TempDir() + "/store-recreate";
+  std::filesystem::remove_all(dir);
+  {
+    auto store = OpenSqliteStore(dir, {});
+    ASSERT_TRUE(store.ok()) << store.status();
+    for (int round = 0; round < 3; ++round) {
+      ASSERT_TRUE((*store)->Put("/a", {}, Text("a")).ok());
+      ASSERT_TRUE((*store)->Put("/b", {}, Text("b")).ok());
+      ASSERT_TRUE((*store)->Put("/a", {}, Text("a2")).ok());
+      ASSERT_TRUE((*store)->Delete("/a", {}).ok());
+    }
+    ASSERT_TRUE((*store)->Put("/a", {}, Text("last")).ok());
+  }
+  auto store = OpenSqliteStore(dir, {});
+  ASSERT_TRUE(store.ok()) << store.status();
+  const ListResult all = (*store)->List("/", "", 0);
+  ASSERT_EQ(all.items.size(), 2u);
+  EXPECT_EQ(*all.items[0].value, "last@13");
+  EXPECT_EQ(*all.items[1].value, "b@10");
+  EXPECT_EQ(all.revision, 13);
+  store->reset();
+  std::filesystem::remove_all(dir);
+}
+
+// Data directories from before the object_rows table keep objects in a
+// table keyed by `key`, in either of two layouts.
+TEST(SqliteStoreTest, OpensDataOfTheKeyedTableLayouts) {
+  for (const char* layout : {"", " WITHOUT ROWID"}) {
+    SCOPED_TRACE(layout);
+    const std::string dir = testing::TempDir() + "/store-keyed";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir + "/dralloc.db").c_str(), &db), SQLITE_OK);
+    const std::string setup =
+        std::string(
+            "CREATE TABLE objects(key TEXT PRIMARY KEY, value BLOB NOT NULL,"
+            "  create_revision INTEGER NOT NULL, mod_revision INTEGER NOT "
+            "NULL)") +
+        layout +
+        ";CREATE TABLE meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+        "INSERT INTO objects VALUES('/a', 'a@3', 1, 3), ('/b', 'b@2', 2, 2);"
+        "INSERT INTO meta VALUES('revision', 4);";
+    ASSERT_EQ(sqlite3_exec(db, setup.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    for (int open = 0; open < 2; ++open) {
+      auto store = OpenSqliteStore(dir, {});
+      ASSERT_TRUE(store.ok()) << store.status();
+      const ListResult all = (*store)->List("/", "", 0);
+      ASSERT_EQ(all.items.size(), 2u);
+      EXPECT_EQ(*all.items[0].value, open == 0 ? "a@3" : "a@5");
+      EXPECT_EQ(all.items[0].create_revision, 1);
+      EXPECT_EQ(*all.items[1].value, "b@2");
+      EXPECT_EQ(all.revision, open == 0 ? 4 : 5);
+      // The moved rows are updated in place.
+      if (open == 0) {
+        ASSERT_TRUE((*store)->Put("/a", {}, Text("a")).ok());
+      }
+    }
+    std::filesystem::remove_all(dir);
+  }
 }
 
 TEST(SqliteStoreTest, UnwritableDirectoryIsAnError) {
