@@ -23,6 +23,17 @@ using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim,
 
 // Kind name of the alternative held ("ResourceSlice").
 std::string_view KindOf(const Object& object);
+// Whether a kind of Object has a status (and a spec), for code that
+// visits objects and treats those parts apart.
+template <typename T>
+constexpr bool kHasStatus = requires(T t) {
+  t.status;
+};
+template <typename T>
+constexpr bool kHasSpec = requires(T t) {
+  t.spec;
+};
+
 const ObjectMeta& MetaOf(const Object& object);
 ObjectMeta& MetaOf(Object& object);
 // "kind namespace/name" or "kind name" for cluster-scoped objects.

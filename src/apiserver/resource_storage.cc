@@ -31,15 +31,6 @@ bool IsStorageVersion(const RequestScope& scope) {
   return scope.version == scope.info->versions[0];
 }
 
-template <typename T>
-constexpr bool kHasStatus = requires(T t) {
-  t.status;
-};
-template <typename T>
-constexpr bool kHasSpec = requires(T t) {
-  t.spec;
-};
-
 simdjson::dom::parser& Parser() {
   thread_local simdjson::dom::parser parser;
   return parser;
@@ -1078,7 +1069,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       std::visit(
           [&](auto& target) {
             using T = std::decay_t<decltype(target)>;
-            if constexpr (kHasStatus<T>) {
+            if constexpr (api::kHasStatus<T>) {
               target.status = std::get<T>(next).status;
             }
           },
@@ -1089,8 +1080,9 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       std::visit(
           [&](auto& target) {
             using T = std::decay_t<decltype(target)>;
-            if constexpr (kHasStatus<T>) {
-              if (info.has_status && scope.subresource != "binding") {
+            if constexpr (api::kHasStatus<T>) {
+              if (info.has_status && scope.subresource != "binding" &&
+                  !options.with_status) {
                 target.status = std::get<T>(current).status;
               }
             }
@@ -1130,7 +1122,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
     std::visit(
         [&](const auto& target) {
           using T = std::decay_t<decltype(target)>;
-          if constexpr (kHasSpec<T>) {
+          if constexpr (api::kHasSpec<T>) {
             spec_changed = !(target.spec == std::get<T>(current).spec);
           }
         },

@@ -47,6 +47,10 @@ struct WriteOptions {
   // (WriteResult::object) instead of a body, and share it through the
   // decoded-object cache.
   bool want_object = false;
+  // In-process callers: an update of the object writes its status too
+  // (otherwise kept as stored), in one store write where the API takes an
+  // update and a status update. Not settable over HTTP.
+  bool with_status = false;
 };
 
 // A successful write: the object in the request's version (`body`), or

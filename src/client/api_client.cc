@@ -19,6 +19,23 @@ const api::ResourceInfo& MustFind(std::string_view kind) {
 
 }  // namespace
 
+StatusOr<ObjectPtr> ApiClient::UpdateWithStatus(api::Object object) {
+  api::Object status_source = object;
+  StatusOr<ObjectPtr> updated = Update(std::move(object));
+  if (!updated.ok()) return updated;
+  api::Object next = **updated;
+  std::visit(
+      [&](auto& target) {
+        using T = std::decay_t<decltype(target)>;
+        if constexpr (api::kHasStatus<T>) {
+          target.status = std::move(std::get<T>(status_source).status);
+        }
+      },
+      next);
+  if (next == **updated) return updated;
+  return UpdateStatus(std::move(next));
+}
+
 const api::ResourceInfo& PodsResource() {
   static const api::ResourceInfo& info = MustFind("Pod");
   return info;

@@ -83,6 +83,11 @@ class ApiClient {
   virtual StatusOr<ObjectPtr> Update(api::Object object) = 0;
   // Replaces the status (the `status` subresource), same precondition.
   virtual StatusOr<ObjectPtr> UpdateStatus(api::Object object) = 0;
+  // Replaces the object and its status, same precondition. In-process
+  // clients write both at once (one store write, one event); this default,
+  // as over HTTP, is an Update and then an UpdateStatus of its result with
+  // `object`'s status, so a failure can leave the first write done.
+  virtual StatusOr<ObjectPtr> UpdateWithStatus(api::Object object);
   // Deletes the object; with a non-empty `uid` only if it still has that
   // uid (kAborted otherwise).
   virtual Status Delete(const api::ResourceInfo& resource,

@@ -11,6 +11,7 @@
 
 #include "api/codec.h"
 #include "apiserver/api_server.h"
+#include "client/store_api_client.h"
 #include "store/memory_store.h"
 
 namespace dralloc::client {
@@ -195,6 +196,43 @@ TEST_F(HttpApiClientTest, UpdateStatusRoundTripsTheAllocation) {
   ASSERT_TRUE(stored.status.allocation.has_value());
   EXPECT_EQ(stored.status.allocation->devices.results,
             claim.status.allocation->devices.results);
+}
+
+// UpdateWithStatus writes metadata and status; `writes` store writes.
+void ExpectUpdateWithStatus(ApiClient& client, std::string_view name,
+                            int writes) {
+  auto created = client.Create(ClaimObject(name));
+  ASSERT_TRUE(created.ok()) << created.status();
+  api::Object next = **created;
+  auto& claim = std::get<api::ResourceClaim>(next);
+  claim.metadata.finalizers.push_back("example.com/protect");
+  claim.status.allocation.emplace();
+  claim.status.allocation->devices.results.push_back(
+      {.request = "gpu",
+       .driver = "gpu.example.com",
+       .pool = "node-1",
+       .device = std::string(name)});
+  claim.status.reserved_for.push_back(
+      {.resource = "pods", .name = "p", .uid = "u-1"});
+  auto updated = client.UpdateWithStatus(next);
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  auto got = client.Get(ResourceClaimsResource(), "default", name);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const auto& stored = std::get<api::ResourceClaim>(**got);
+  EXPECT_EQ(stored.metadata.finalizers, claim.metadata.finalizers);
+  EXPECT_EQ(stored.status.allocation, claim.status.allocation);
+  EXPECT_EQ(stored.status.reserved_for, claim.status.reserved_for);
+  EXPECT_EQ(Revision(**got), Revision(**updated));
+  EXPECT_EQ(Revision(**got), Revision(**created) + writes);
+  EXPECT_EQ(client.UpdateWithStatus(next).status().code(),
+            StatusCode::kAborted);
+}
+
+// Over HTTP an update, then a status update; in process one write.
+TEST_F(HttpApiClientTest, UpdateWithStatusWritesMetadataAndStatus) {
+  ExpectUpdateWithStatus(client(), "over-http", 2);
+  StoreApiClient in_process(server_.server->storage(), "test");
+  ExpectUpdateWithStatus(in_process, "in-process", 1);
 }
 
 TEST_F(HttpApiClientTest, DeleteChecksTheUid) {

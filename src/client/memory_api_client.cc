@@ -14,15 +14,6 @@
 namespace dralloc::client {
 namespace {
 
-template <typename T>
-constexpr bool kHasStatus = requires(T t) {
-  t.status;
-};
-template <typename T>
-constexpr bool kHasSpec = requires(T t) {
-  t.spec;
-};
-
 Status Conflict(const api::ResourceInfo& info, std::string_view name,
                 std::string_view detail) {
   return Status(StatusCode::kAborted,
@@ -261,7 +252,7 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
 }
 
 StatusOr<ObjectPtr> MemoryApiClient::Write(std::shared_ptr<api::Object> object,
-                                           bool status_only) {
+                                           WrittenPart part) {
   const api::ResourceInfo& info = ResourceOf(*object);
   const std::string key =
       ObjectKey(info.namespaced ? api::MetaOf(*object).namespace_ : "",
@@ -293,10 +284,11 @@ StatusOr<ObjectPtr> MemoryApiClient::Write(std::shared_ptr<api::Object> object,
     // A status write: the current version with the new status. An update:
     // `object` itself, completed from the current version.
     std::shared_ptr<api::Object> next;
-    if (status_only) {
+    if (part == WrittenPart::kStatus) {
       next = WithStatusOf(current, object);
       if (!next) return current_ptr;  // nothing changes
-    } else if (!CompleteUpdate(info, current, *object)) {
+    } else if (!CompleteUpdate(info, current, *object,
+                               part == WrittenPart::kObjectAndStatus)) {
       return current_ptr;
     }
     std::lock_guard lock(mu_);
@@ -320,7 +312,7 @@ std::shared_ptr<api::Object> MemoryApiClient::WithStatusOf(
   std::visit(
       [&](auto& wanted) {
         using T = std::decay_t<decltype(wanted)>;
-        if constexpr (kHasStatus<T>) {
+        if constexpr (api::kHasStatus<T>) {
           const T& now = std::get<T>(current);
           if (wanted.status == now.status) return;
           // Usually the writer sent the current version with a new status:
@@ -344,14 +336,16 @@ std::shared_ptr<api::Object> MemoryApiClient::WithStatusOf(
 
 bool MemoryApiClient::CompleteUpdate(const api::ResourceInfo& info,
                                      const api::Object& current,
-                                     api::Object& desired) {
+                                     api::Object& desired, bool with_status) {
   const api::ObjectMeta& old_meta = api::MetaOf(current);
   std::visit(
       [&](auto& target) {
         using T = std::decay_t<decltype(target)>;
         const T& before = std::get<T>(current);
-        if constexpr (kHasStatus<T> && !std::is_same_v<T, api::Namespace>) {
-          if (info.has_status && !(target.status == before.status)) {
+        if constexpr (api::kHasStatus<T> &&
+                      !std::is_same_v<T, api::Namespace>) {
+          if (info.has_status && !with_status &&
+              !(target.status == before.status)) {
             target.status = before.status;
           }
         }
@@ -362,7 +356,7 @@ bool MemoryApiClient::CompleteUpdate(const api::ResourceInfo& info,
         m.deletion_timestamp = old_meta.deletion_timestamp;
         m.generation = old_meta.generation;
         m.resource_version = old_meta.resource_version;
-        if constexpr (kHasSpec<T>) {
+        if constexpr (api::kHasSpec<T>) {
           if (!(target.spec == before.spec)) ++m.generation;
         }
       },
@@ -371,11 +365,18 @@ bool MemoryApiClient::CompleteUpdate(const api::ResourceInfo& info,
 }
 
 StatusOr<ObjectPtr> MemoryApiClient::Update(api::Object object) {
-  return Write(std::make_shared<api::Object>(std::move(object)), false);
+  return Write(std::make_shared<api::Object>(std::move(object)),
+               WrittenPart::kObject);
 }
 
 StatusOr<ObjectPtr> MemoryApiClient::UpdateStatus(api::Object object) {
-  return Write(std::make_shared<api::Object>(std::move(object)), true);
+  return Write(std::make_shared<api::Object>(std::move(object)),
+               WrittenPart::kStatus);
+}
+
+StatusOr<ObjectPtr> MemoryApiClient::UpdateWithStatus(api::Object object) {
+  return Write(std::make_shared<api::Object>(std::move(object)),
+               WrittenPart::kObjectAndStatus);
 }
 
 Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,

@@ -37,6 +37,7 @@ class MemoryApiClient : public ApiClient {
   StatusOr<ObjectPtr> Create(api::Object object) override;
   StatusOr<ObjectPtr> Update(api::Object object) override;
   StatusOr<ObjectPtr> UpdateStatus(api::Object object) override;
+  StatusOr<ObjectPtr> UpdateWithStatus(api::Object object) override;
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name, std::string_view uid) override;
   Status Bind(std::string_view namespace_, std::string_view name,
@@ -59,19 +60,22 @@ class MemoryApiClient : public ApiClient {
                         std::shared_ptr<api::Object> object, bool created);
   void RemoveLocked(Collection& collection, const std::string& key,
                     const ObjectPtr& last);
+  // What a write replaces.
+  enum class WrittenPart { kObject, kStatus, kObjectAndStatus };
   // `object` is the caller's own, not yet shared.
   StatusOr<ObjectPtr> Write(std::shared_ptr<api::Object> object,
-                            bool status_only);
+                            WrittenPart part);
   // `current` with the status of `desired` (which it may take, or `desired`
   // itself when everything else already matches `current`); null when that
   // is no change.
   static std::shared_ptr<api::Object> WithStatusOf(
       const api::Object& current, std::shared_ptr<api::Object>& desired);
-  // Gives `desired` what an update keeps of `current` (identity, status,
-  // generation, bumped on a spec change); false when it then equals
-  // `current`.
+  // Gives `desired` what an update keeps of `current` (identity, status
+  // unless `with_status`, generation, bumped on a spec change); false when
+  // it then equals `current`.
   static bool CompleteUpdate(const api::ResourceInfo& info,
-                             const api::Object& current, api::Object& desired);
+                             const api::Object& current, api::Object& desired,
+                             bool with_status);
   // Deletes or marks for deletion; collects dependents to delete. mu_ held.
   Status DeleteLocked(const api::ResourceInfo& resource, const std::string& key,
                       std::string_view uid);

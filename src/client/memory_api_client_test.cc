@@ -87,6 +87,24 @@ TEST(MemoryApiClientTest, StaleWritesConflictAndStatusIsSeparate) {
   EXPECT_EQ(api.revision(), revision);
 }
 
+TEST(MemoryApiClientTest, UpdateWithStatusIsOneWrite) {
+  MemoryApiClient api;
+  auto created = api.Create(MakeClaim("gpu"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  api::ResourceClaim claim = std::get<api::ResourceClaim>(**created);
+  claim.metadata.finalizers.push_back("example.com/protect");
+  claim.status.reserved_for.push_back(
+      {.resource = "pods", .name = "p", .uid = "u-1"});
+  auto updated = api.UpdateWithStatus(claim);
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  const auto& stored = std::get<api::ResourceClaim>(**updated);
+  EXPECT_EQ(stored.metadata.finalizers, claim.metadata.finalizers);
+  EXPECT_EQ(stored.status.reserved_for, claim.status.reserved_for);
+  EXPECT_EQ(std::stoll(stored.metadata.resource_version),
+            std::stoll(claim.metadata.resource_version) + 1);
+  EXPECT_EQ(api.UpdateWithStatus(claim).status().code(), StatusCode::kAborted);
+}
+
 TEST(MemoryApiClientTest, BindOnce) {
   MemoryApiClient api;
   auto created = api.Create(MakePod("web"));

@@ -128,12 +128,15 @@ StatusOr<ObjectPtr> StoreApiClient::Create(api::Object object) {
 }
 
 StatusOr<ObjectPtr> StoreApiClient::Write(api::Object object,
-                                          std::string_view subresource) {
+                                          std::string_view subresource,
+                                          bool with_status) {
   const api::ResourceInfo& info = ResourceOf(object);
   const api::ObjectMeta& meta = api::MetaOf(object);
   RequestScope scope = ScopeFor(info, meta.namespace_, meta.name);
   scope.subresource = std::string(subresource);
-  auto written = storage_.UpdateObject(scope, std::move(object), Options());
+  apiserver::WriteOptions options = Options();
+  options.with_status = with_status;
+  auto written = storage_.UpdateObject(scope, std::move(object), options);
   if (!written.ok()) return ToStatus(written.error());
   return ObjectPtr(std::move(written->object));
 }
@@ -144,6 +147,10 @@ StatusOr<ObjectPtr> StoreApiClient::Update(api::Object object) {
 
 StatusOr<ObjectPtr> StoreApiClient::UpdateStatus(api::Object object) {
   return Write(std::move(object), "status");
+}
+
+StatusOr<ObjectPtr> StoreApiClient::UpdateWithStatus(api::Object object) {
+  return Write(std::move(object), "", /*with_status=*/true);
 }
 
 Status StoreApiClient::Delete(const api::ResourceInfo& resource,

@@ -31,6 +31,7 @@ class StoreApiClient : public ApiClient {
   StatusOr<ObjectPtr> Create(api::Object object) override;
   StatusOr<ObjectPtr> Update(api::Object object) override;
   StatusOr<ObjectPtr> UpdateStatus(api::Object object) override;
+  StatusOr<ObjectPtr> UpdateWithStatus(api::Object object) override;
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name, std::string_view uid) override;
   Status Bind(std::string_view namespace_, std::string_view name,
@@ -38,7 +39,8 @@ class StoreApiClient : public ApiClient {
   Status CreateEvent(const api::Event& event) override;
 
  private:
-  StatusOr<ObjectPtr> Write(api::Object object, std::string_view subresource);
+  StatusOr<ObjectPtr> Write(api::Object object, std::string_view subresource,
+                            bool with_status = false);
   // In-process writes: typed, answered with the decoded object.
   apiserver::WriteOptions Options() const;
 

@@ -698,40 +698,34 @@ Status Scheduler::Bind(const BindTask& task,
         claim = As<api::ResourceClaim>(current);
         if (!claim->status.allocation) continue;
       }
-      // The finalizer first (metadata), then allocation and reservation
-      // (status), as upstream's PreBind.
-      StatusOr<ObjectPtr> result = current;
-      if (write.allocate && !HasFinalizer(claim->metadata)) {
-        api::ResourceClaim with_finalizer = *claim;
-        with_finalizer.metadata.finalizers.emplace_back(kFinalizer);
-        result = client_.Update(api::Object(std::move(with_finalizer)));
+      // The delete-protection finalizer (metadata), the allocation and the
+      // reservation (status). Upstream's PreBind writes the finalizer
+      // first, then the status; an in-process client writes all at once.
+      api::ResourceClaim next = *claim;
+      const bool add_finalizer =
+          write.allocate && !HasFinalizer(claim->metadata);
+      if (add_finalizer) next.metadata.finalizers.emplace_back(kFinalizer);
+      if (write.allocate) next.status.allocation = assumed.status.allocation;
+      if (!ReservedFor(next, pod.metadata.uid)) {
+        next.status.reserved_for.push_back(ConsumerRef(pod));
       }
+      const std::string sent_version = next.metadata.resource_version;
+      StatusOr<ObjectPtr> result =
+          add_finalizer ? client_.UpdateWithStatus(api::Object(std::move(next)))
+                        : client_.UpdateStatus(api::Object(std::move(next)));
       if (result.ok()) {
-        api::ResourceClaim next = std::get<api::ResourceClaim>(**result);
-        if (write.allocate) next.status.allocation = assumed.status.allocation;
-        if (!ReservedFor(next, pod.metadata.uid)) {
-          next.status.reserved_for.push_back(ConsumerRef(pod));
-        }
-        const std::string sent_version = next.metadata.resource_version;
-        result = client_.UpdateStatus(api::Object(std::move(next)));
-        if (result.ok()) {
-          written.emplace_back(write.key, RevisionOf(**result));
-          done = true;
-          break;
-        }
-        if (result.status().code() == StatusCode::kAborted) {
-          RETURN_IF_ERROR(refetch());
-          if (api::MetaOf(*current).resource_version == sent_version) {
-            // Not a stale version: the server refused the allocation (a
-            // device was taken by another scheduler).
-            return result.status();
-          }
-          continue;
-        }
+        written.emplace_back(write.key, RevisionOf(**result));
+        done = true;
+        break;
       }
       if (result.status().code() != StatusCode::kAborted)
         return result.status();
       RETURN_IF_ERROR(refetch());
+      if (api::MetaOf(*current).resource_version == sent_version) {
+        // Not a stale version: the server refused the allocation (a device
+        // was taken by another scheduler).
+        return result.status();
+      }
     }
     if (!done) {
       return Status(StatusCode::kAborted,
