@@ -895,12 +895,23 @@ class EntryTextCache {
 
   const Decoded& Find(const std::string& text) {
     if (auto it = decoded_.find(text); it != decoded_.end()) return it->second;
-    constexpr size_t kMaxEntries = 4096;
-    if (decoded_.size() >= kMaxEntries) decoded_.clear();
+    MakeRoom();
     return decoded_.emplace(text, Decode(text)).first->second;
   }
 
+  // Records an entry a write has just encoded as `text` (its stored text),
+  // which the next write of the object will look up.
+  void Remember(const std::string& text, const ManagerEntry& entry) {
+    MakeRoom();
+    decoded_.try_emplace(text, Decoded{true, entry, text});
+  }
+
  private:
+  void MakeRoom() {
+    constexpr size_t kMaxEntries = 4096;
+    if (decoded_.size() >= kMaxEntries) decoded_.clear();
+  }
+
   static Decoded Decode(const std::string& text) {
     Decoded decoded;
     Json wrapper = Json::object();
@@ -1023,6 +1034,7 @@ class CreateEntryCache {
 
 bool IsEmptyObjectText(const std::string& text) {
   if (text == "{}") return true;
+  if (text.find('"') != std::string::npos) return false;  // has a member
   const Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   return value.is_object() && value.empty();
 }
@@ -1102,9 +1114,13 @@ std::vector<std::string> RecordUpdateEntries(
     std::vector<std::string> stored;
     for (size_t i : StoredOrder(updated)) {
       const int origin = updated.origin[i];
-      stored.push_back(origin >= 0
-                           ? source_texts[origin]
-                           : EncodeManagerEntry(updated.entries[i]).dump());
+      if (origin >= 0) {
+        stored.push_back(source_texts[origin]);
+      } else {
+        stored.push_back(EncodeManagerEntry(updated.entries[i]).dump());
+        EntryTextCache::ForThisThread().Remember(stored.back(),
+                                                 updated.entries[i]);
+      }
     }
     return stored;
   } catch (const std::exception&) {

@@ -360,6 +360,37 @@ TEST(ServerSideApplyTest, RecordUpdateEntriesMatchesRecordUpdate) {
   }
 }
 
+// Each write's entries feed the next, so entries remembered from an
+// earlier write's encoding are decoded from the cache.
+TEST(ServerSideApplyTest, ChainedRecordUpdateEntriesMatchRecordUpdate) {
+  auto applied = ServerSideApply(Json(), Claim(R"({"spec":{"x":1,"y":1}})"),
+                                 ClaimSchema(), Manager("m1"));
+  ASSERT_TRUE(applied.ok());
+  Json expected = applied->object;
+  Json clean = WithoutManagedFields(expected);
+  std::vector<std::string> entries = EntryTexts(expected);
+  const std::vector<std::pair<std::string, std::string>> writes = {
+      {"editor", R"({"x":2})"},
+      {"editor", R"({"x":3,"z":1})"},
+      {"other", R"({"x":4})"},
+      {"editor", R"({"x":4,"w":[1,2]})"},
+      {"editor", R"({"w":[2]})"}};
+  int step = 0;
+  for (const auto& [manager, spec] : writes) {
+    SCOPED_TRACE(spec);
+    ApplyOptions options = Manager(manager);
+    options.now = fmt::format("2026-01-01T00:00:0{}Z", step++);
+    Json next = expected;
+    next["spec"] = J(spec);
+    expected = RecordUpdate(expected, next, ClaimSchema(), options);
+    const Json next_clean = WithoutManagedFields(next);
+    entries = RecordUpdateEntries(clean, next_clean, entries, entries,
+                                  ClaimSchema(), options);
+    EXPECT_EQ(entries, EntryTexts(expected));
+    clean = next_clean;
+  }
+}
+
 TEST(ServerSideApplyTest, RecordCreateEntriesMatchesRecordUpdate) {
   const PatchSchema& schema = SchemaForKind("Pod");
   // Alike pods share a cache entry; values with quotes, brackets and
