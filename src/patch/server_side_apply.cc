@@ -706,27 +706,40 @@ void AppendStructure(const Json& value, std::string& out) {
   }
 }
 
-// fieldsV1 of creates by structure, per thread (no locking); bulk creates
-// of alike objects compute it once. Null: the create owns no fields.
-class CreateFieldsCache {
+// What creates record, by structure: one cache per thread and value type
+// (no locking), emptied when full, so bulk creates of alike objects
+// compute it once.
+template <typename V>
+class CreateCache {
  public:
-  static CreateFieldsCache& ForThisThread() {
-    thread_local CreateFieldsCache cache;
+  static CreateCache& ForThisThread() {
+    thread_local CreateCache cache;
     return cache;
   }
-  const Json* Find(const std::string& key) const {
-    auto it = fields_.find(key);
-    return it == fields_.end() ? nullptr : &it->second;
+  const V* Find(const std::string& key) const {
+    auto it = values_.find(key);
+    return it == values_.end() ? nullptr : &it->second;
   }
-  void Insert(std::string key, Json fields) {
+  void Insert(std::string key, V value) {
     constexpr size_t kMaxEntries = 1024;
-    if (fields_.size() >= kMaxEntries) fields_.clear();
-    fields_.emplace(std::move(key), std::move(fields));
+    if (values_.size() >= kMaxEntries) values_.clear();
+    values_.emplace(std::move(key), std::move(value));
   }
 
  private:
-  std::unordered_map<std::string, Json> fields_;
+  std::unordered_map<std::string, V> values_;
 };
+
+// What a create's cache key starts with: what the entry depends on besides
+// the object's structure. The cache identifies schemas by address.
+std::string CreateKeyPrefix(const PatchSchema& schema,
+                            const ApplyOptions& options) {
+  return fmt::format("{}\n{}\n{}\n{}\n", static_cast<const void*>(&schema),
+                     options.manager, options.api_version, options.subresource);
+}
+
+// fieldsV1 of a create; null: the create owns no fields.
+using CreateFieldsCache = CreateCache<Json>;
 
 Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
                            const PatchSchema& schema,
@@ -736,9 +749,7 @@ Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
 // from the cache when an object of the same structure was created before.
 Json RecordCreate(Json new_object, const PatchSchema& schema,
                   const ApplyOptions& options) {
-  std::string key =
-      fmt::format("{}\n{}\n{}\n{}\n", static_cast<const void*>(&schema),
-                  options.manager, options.api_version, options.subresource);
+  std::string key = CreateKeyPrefix(schema, options);
   AppendStructure(new_object, key);
   CreateFieldsCache& cache = CreateFieldsCache::ForThisThread();
   if (const Json* fields = cache.Find(key)) {
@@ -1005,32 +1016,14 @@ void AppendTextStructure(std::string_view text, std::string& out) {
   }
 }
 
-// A create's managedFields entry around its time, per structure, per
-// thread: the entry is before + options.now + after.
-class CreateEntryCache {
- public:
-  struct Entry {
-    bool owns_fields = false;
-    std::string before_time;
-    std::string after_time;
-  };
-  static CreateEntryCache& ForThisThread() {
-    thread_local CreateEntryCache cache;
-    return cache;
-  }
-  const Entry* Find(const std::string& key) const {
-    auto it = entries_.find(key);
-    return it == entries_.end() ? nullptr : &it->second;
-  }
-  void Insert(std::string key, Entry entry) {
-    constexpr size_t kMaxEntries = 1024;
-    if (entries_.size() >= kMaxEntries) entries_.clear();
-    entries_.emplace(std::move(key), std::move(entry));
-  }
-
- private:
-  std::unordered_map<std::string, Entry> entries_;
+// A create's managedFields entry around its time: the entry is
+// before_time + options.now + after_time.
+struct CreateEntry {
+  bool owns_fields = false;
+  std::string before_time;
+  std::string after_time;
 };
+using CreateEntryCache = CreateCache<CreateEntry>;
 
 bool IsEmptyObjectText(const std::string& text) {
   if (text == "{}") return true;
@@ -1164,12 +1157,10 @@ std::string ConflictMessage(const std::vector<FieldConflict>& conflicts) {
 std::vector<std::string> RecordCreateEntries(
     std::string_view object_text, const std::function<Json()>& object_tree,
     const PatchSchema& schema, const ApplyOptions& options) {
-  std::string key =
-      fmt::format("{}\n{}\n{}\n{}\n", static_cast<const void*>(&schema),
-                  options.manager, options.api_version, options.subresource);
+  std::string key = CreateKeyPrefix(schema, options);
   AppendTextStructure(object_text, key);
   CreateEntryCache& cache = CreateEntryCache::ForThisThread();
-  if (const CreateEntryCache::Entry* hit = cache.Find(key)) {
+  if (const CreateEntry* hit = cache.Find(key)) {
     if (!hit->owns_fields) return {};
     return {hit->before_time + options.now + hit->after_time};
   }
