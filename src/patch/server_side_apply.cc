@@ -686,99 +686,9 @@ StatusOr<ApplyOutcome> ServerSideApplyUnchecked(const Json& live,
   return outcome;
 }
 
-// Appends what a create's field set depends on: the members that are set,
-// not their values, except in lists, which count in full (list keys and set
-// values come from there). Objects with equal structures get equal sets.
-void AppendStructure(const Json& value, std::string& out) {
-  if (value.is_object()) {
-    out += '{';
-    for (const auto& [key, member] : value.items()) {
-      fmt::format_to(std::back_inserter(out), "{}:{}", key.size(), key);
-      AppendStructure(member, out);
-    }
-    out += '}';
-  } else if (value.is_array()) {
-    out += '[';
-    out += value.dump();
-    out += ']';
-  } else {
-    out += static_cast<char>('a' + static_cast<int>(value.type()));
-  }
-}
-
-// What creates record, by structure: one cache per thread and value type
-// (no locking), emptied when full, so bulk creates of alike objects
-// compute it once.
-template <typename V>
-class CreateCache {
- public:
-  static CreateCache& ForThisThread() {
-    thread_local CreateCache cache;
-    return cache;
-  }
-  const V* Find(const std::string& key) const {
-    auto it = values_.find(key);
-    return it == values_.end() ? nullptr : &it->second;
-  }
-  void Insert(std::string key, V value) {
-    constexpr size_t kMaxEntries = 1024;
-    if (values_.size() >= kMaxEntries) values_.clear();
-    values_.emplace(std::move(key), std::move(value));
-  }
-
- private:
-  std::unordered_map<std::string, V> values_;
-};
-
-// What a create's cache key starts with: what the entry depends on besides
-// the object's structure. The cache identifies schemas by address.
-std::string CreateKeyPrefix(const PatchSchema& schema,
-                            const ApplyOptions& options) {
-  return fmt::format("{}\n{}\n{}\n{}\n", static_cast<const void*>(&schema),
-                     options.manager, options.api_version, options.subresource);
-}
-
-// fieldsV1 of a create; null: the create owns no fields.
-using CreateFieldsCache = CreateCache<Json>;
-
 Json RecordUpdateUnchecked(const Json& old_object, Json new_object,
                            const PatchSchema& schema,
                            const ApplyOptions& options);
-
-// RecordUpdateUnchecked for a create without client-sent managedFields,
-// from the cache when an object of the same structure was created before.
-Json RecordCreate(Json new_object, const PatchSchema& schema,
-                  const ApplyOptions& options) {
-  std::string key = CreateKeyPrefix(schema, options);
-  AppendStructure(new_object, key);
-  CreateFieldsCache& cache = CreateFieldsCache::ForThisThread();
-  if (const Json* fields = cache.Find(key)) {
-    if (fields->is_null()) return new_object;  // nothing owned: no entry
-    Json entry = Json::object();
-    entry["manager"] = options.manager;
-    entry["operation"] = kUpdate;
-    entry["apiVersion"] = options.api_version;
-    if (!options.now.empty()) entry["time"] = options.now;
-    entry["fieldsType"] = "FieldsV1";
-    entry["fieldsV1"] = *fields;
-    if (!options.subresource.empty())
-      entry["subresource"] = options.subresource;
-    new_object["metadata"]["managedFields"] = Json::array({std::move(entry)});
-    return new_object;
-  }
-  Json recorded =
-      RecordUpdateUnchecked(nullptr, std::move(new_object), schema, options);
-  Json fields = nullptr;
-  if (auto metadata = recorded.find("metadata"); metadata != recorded.end()) {
-    auto managed = metadata->find("managedFields");
-    if (managed != metadata->end()) {
-      if (managed->size() != 1) return recorded;  // not a plain create
-      fields = (*managed)[0].value("fieldsV1", Json());
-    }
-  }
-  cache.Insert(std::move(key), std::move(fields));
-  return recorded;
-}
 
 // The entries after an Update by options.manager that turns `old_clean`
 // into `new_clean` (both without managedFields), starting from `entries`.
@@ -984,9 +894,12 @@ size_t SkipList(std::string_view text, size_t at) {
   return text.size();
 }
 
-// AppendStructure for compact JSON text: member names as written, scalars
-// outside lists as a letter for their type, lists in full. Any text gives
-// some key (malformed text only costs cache misses).
+// Appends what a create's field set depends on, read from its compact JSON
+// text: the members that are set (names as written), not their values
+// (scalars outside lists become a letter for their type), except in lists,
+// which count in full (list keys and set values come from there). Objects
+// with equal structures get equal sets. Any text gives some key (malformed
+// text only costs cache misses).
 void AppendTextStructure(std::string_view text, std::string& out) {
   for (size_t i = 0; i < text.size();) {
     const char c = text[i];
@@ -1023,7 +936,28 @@ struct CreateEntry {
   std::string before_time;
   std::string after_time;
 };
-using CreateEntryCache = CreateCache<CreateEntry>;
+
+// Create entries by structure, per thread (no locking), emptied when full,
+// so bulk creates of alike objects compute the entry once.
+class CreateEntryCache {
+ public:
+  static CreateEntryCache& ForThisThread() {
+    thread_local CreateEntryCache cache;
+    return cache;
+  }
+  const CreateEntry* Find(const std::string& key) const {
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+  void Insert(std::string key, CreateEntry entry) {
+    constexpr size_t kMaxEntries = 1024;
+    if (entries_.size() >= kMaxEntries) entries_.clear();
+    entries_.emplace(std::move(key), std::move(entry));
+  }
+
+ private:
+  std::unordered_map<std::string, CreateEntry> entries_;
+};
 
 bool IsEmptyObjectText(const std::string& text) {
   if (text == "{}") return true;
@@ -1063,16 +997,6 @@ Json RecordUpdate(const Json& old_object, Json new_object,
     return new_object;
   }
   try {
-    // The cache identifies schemas by address, so only the registry's
-    // (which live as long as the process) qualify.
-    const Json* kind =
-        new_object.contains("kind") ? &new_object["kind"] : nullptr;
-    if (!old_object.is_object() && kind != nullptr && kind->is_string() &&
-        &SchemaForKind(kind->get_ref<const std::string&>()) == &schema &&
-        new_object.contains("metadata") && new_object["metadata"].is_object() &&
-        !new_object["metadata"].contains("managedFields")) {
-      return RecordCreate(std::move(new_object), schema, options);
-    }
     return RecordUpdateUnchecked(old_object, new_object, schema, options);
   } catch (const std::exception&) {
     return new_object;  // bookkeeping must never fail a write
@@ -1157,7 +1081,11 @@ std::string ConflictMessage(const std::vector<FieldConflict>& conflicts) {
 std::vector<std::string> RecordCreateEntries(
     std::string_view object_text, const std::function<Json()>& object_tree,
     const PatchSchema& schema, const ApplyOptions& options) {
-  std::string key = CreateKeyPrefix(schema, options);
+  // The cache identifies schemas by address (the registry's live as long
+  // as the process).
+  std::string key =
+      fmt::format("{}\n{}\n{}\n{}\n", static_cast<const void*>(&schema),
+                  options.manager, options.api_version, options.subresource);
   AppendTextStructure(object_text, key);
   CreateEntryCache& cache = CreateEntryCache::ForThisThread();
   if (const CreateEntry* hit = cache.Find(key)) {

@@ -108,6 +108,8 @@ std::vector<std::string> RecordUpdateEntries(
 // set, lists in full), which keys a per-thread cache, so alike creates (pods
 // of one manifest) build no JSON tree: `object_tree` (the object as a tree,
 // without managedFields) is called only for a structure not seen before.
+// `schema` must live as long as the process (SchemaForKind's do): the cache
+// tells schemas apart by address.
 std::vector<std::string> RecordCreateEntries(
     std::string_view object_text, const std::function<Json()>& object_tree,
     const PatchSchema& schema, const ApplyOptions& options);
