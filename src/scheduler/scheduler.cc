@@ -284,8 +284,9 @@ bool Scheduler::Idle() const {
          binds_in_flight_.load() == 0;
 }
 
-SchedulerStats Scheduler::stats() const {
+SchedulerStats Scheduler::stats() {
   std::lock_guard lock(mu_);
+  BookBoundLocked();
   return stats_;
 }
 
@@ -605,6 +606,7 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
 
 bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
   std::unique_lock lock(mu_);
+  BookBoundLocked();
   std::optional<std::string> key = PopLocked();
   if (!key && wait.count() > 0) {
     queue_cv_.wait_for(lock, wait, [this] {
@@ -782,34 +784,48 @@ void Scheduler::Unreserve(
 }
 
 void Scheduler::RunBindTask(BindTask task) {
-  const std::string key = client::ObjectKey(*task.pod);
-  std::vector<std::pair<std::string, int64_t>> written;
-  Status status = Bind(task, written);
+  BoundPod done{client::ObjectKey(*task.pod), {}};
+  Status status = Bind(task, done.written);
   if (status.ok()) {
-    std::lock_guard lock(mu_);
-    for (const auto& [claim_key, revision] : written) {
+    // Booked by the scheduling thread (BookBoundLocked), which holds mu_
+    // most of the time: taking mu_ here for every pod made the two threads
+    // take turns on it. The assumed claims keep their devices meanwhile.
+    std::lock_guard lock(bound_mu_);
+    bound_.push_back(std::move(done));
+  } else {
+    log::Debug("scheduler", "binding pod {} to {} failed: {}", done.pod_key,
+               task.node, status.message());
+    Unreserve(task, done.written);
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.bind_failures;
+    }
+    RequeueAfterFailure(done.pod_key);
+  }
+  if (--binds_in_flight_ == 0) {
+    // Under bind_mu_, so that WaitForBinds cannot miss the wake-up between
+    // testing the count and sleeping.
+    { std::lock_guard lock(bind_mu_); }
+    binds_done_cv_.notify_all();
+  }
+}
+
+void Scheduler::BookBoundLocked() {
+  std::vector<BoundPod> bound;
+  {
+    std::lock_guard lock(bound_mu_);
+    bound.swap(bound_);
+  }
+  for (const BoundPod& pod : bound) {
+    for (const auto& [claim_key, revision] : pod.written) {
       claims_.Confirm(claim_key, revision);
       Recount(claim_key);
     }
     // Claims that needed no write (already reserved) carry no assumption.
     ++stats_.scheduled;
-    attempts_.erase(key);
-    last_message_.erase(key);
-  } else {
-    log::Debug("scheduler", "binding pod {} to {} failed: {}", key, task.node,
-               status.message());
-    Unreserve(task, written);
-    {
-      std::lock_guard lock(mu_);
-      ++stats_.bind_failures;
-    }
-    RequeueAfterFailure(key);
+    attempts_.erase(pod.pod_key);
+    last_message_.erase(pod.pod_key);
   }
-  {
-    std::lock_guard lock(bind_mu_);
-    --binds_in_flight_;
-  }
-  binds_done_cv_.notify_all();
 }
 
 void Scheduler::WaitForBinds() {

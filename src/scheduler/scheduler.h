@@ -106,7 +106,7 @@ class Scheduler {
   void WarmUp();
   // No pod is queued (active or backing off) and no binding is in flight.
   bool Idle() const;
-  SchedulerStats stats() const;
+  SchedulerStats stats();
 
   bool Responsible(const api::Pod& pod) const;
 
@@ -152,7 +152,15 @@ class Scheduler {
               std::vector<std::pair<std::string, int64_t>>& written);
   void Unreserve(const BindTask& task,
                  const std::vector<std::pair<std::string, int64_t>>& written);
+  // A binding that succeeded, booked later by BookBoundLocked.
+  struct BoundPod {
+    std::string pod_key;
+    std::vector<std::pair<std::string, int64_t>> written;  // claim, revision
+  };
   void RunBindTask(BindTask task);
+  // Confirms the claims the finished bindings wrote and counts their pods
+  // (mu_ held).
+  void BookBoundLocked();
   void BinderLoop();
 
   client::ApiClient& client_;
@@ -190,6 +198,8 @@ class Scheduler {
   std::condition_variable binds_done_cv_;  // with bind_mu_
   std::deque<BindTask> bind_queue_;
   std::atomic<int> binds_in_flight_{0};
+  std::mutex bound_mu_;  // taken after mu_, never before
+  std::vector<BoundPod> bound_;
 
   std::atomic<bool> stopping_{false};
   std::thread loop_;
