@@ -47,6 +47,8 @@ std::string ControlPlaneMetrics(scheduler::ControlPlane& plane) {
           "claims deallocated because nobody reserves them", c.deallocations);
   counter("resourceclaim_controller_claims_deleted_total",
           "generated claims deleted with their pod", c.claims_deleted);
+  counter("resourceclaim_controller_syncs_total",
+          "pod and claim keys the controller processed", c.syncs);
   counter("dralloc_scheduler_pods_scheduled_total", "pods bound to a node",
           s.scheduled);
   counter("dralloc_scheduler_unschedulable_attempts_total",

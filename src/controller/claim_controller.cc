@@ -126,14 +126,60 @@ void ClaimController::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
   const api::Pod* pod = As<api::Pod>(now ? now : old);
   if (pod == nullptr) return;
   if (pod->spec.resource_claims.empty()) return;
-  queue_.Add(
-      QueueKey(kPodPrefix, pod->metadata.namespace_, pod->metadata.name));
   if (!now || PodIsDone(*pod)) {
     // Its claims may have to drop the reservation, deallocate or go.
     for (const std::string& name : ClaimNamesOf(*pod)) {
       queue_.Add(QueueKey(kClaimPrefix, pod->metadata.namespace_, name));
     }
+    return;
   }
+  // Most pod updates (the claim statuses this controller wrote, the
+  // binding, kubelet's status) leave SyncPod nothing to do; queueing them
+  // anyway made the controller sync every pod several times.
+  if (PodNeedsSync(*pod)) {
+    queue_.Add(
+        QueueKey(kPodPrefix, pod->metadata.namespace_, pod->metadata.name));
+  }
+}
+
+bool ClaimController::PodNeedsSync(const api::Pod& pod) const {
+  if (pod.metadata.deletion_timestamp) return false;
+  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+    if (entry.resource_claim_template_name &&
+        StatusEntry(pod, entry.name) == nullptr) {
+      return true;  // a claim to generate
+    }
+  }
+  if (pod.spec.node_name.empty()) return false;
+  for (const std::string& name : ClaimNamesOf(pod)) {
+    const ObjectPtr object = claims_.Get(pod.metadata.namespace_, name);
+    const auto* claim = As<api::ResourceClaim>(object);
+    if (claim != nullptr && claim->status.allocation &&
+        !ReservedForPod(*claim, pod.metadata.uid)) {
+      return true;  // bound elsewhere: ReserveForBoundPod
+    }
+  }
+  return false;
+}
+
+bool ClaimController::ClaimNeedsSync(const api::ResourceClaim& claim) const {
+  if (claim.metadata.deletion_timestamp) return true;
+  // A pod missing from the cache counts as gone here; SyncClaim asks the
+  // API before it acts.
+  const std::string& ns = claim.metadata.namespace_;
+  auto alive = [&](std::string_view name, std::string_view uid) {
+    const ObjectPtr object = pods_.Get(ns, name);
+    const auto* pod = As<api::Pod>(object);
+    return pod != nullptr && pod->metadata.uid == uid && !PodIsDone(*pod);
+  };
+  for (const auto& ref : claim.status.reserved_for) {
+    if (ref.api_group.empty() && ref.resource == "pods" &&
+        !alive(ref.name, ref.uid)) {
+      return true;
+    }
+  }
+  const api::OwnerReference* owner = OwningPod(claim);
+  return owner != nullptr && !alive(owner->name, owner->uid);
 }
 
 void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
@@ -157,7 +203,9 @@ void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
       }
     }
   }
-  if (now) {
+  // Only a claim SyncClaim would change: one being deleted, reserved for
+  // a pod that is gone or done, or generated for such a pod.
+  if (now && ClaimNeedsSync(*claim)) {
     queue_.Add(QueueKey(kClaimPrefix, claim->metadata.namespace_,
                         claim->metadata.name));
   }
@@ -198,6 +246,7 @@ bool ClaimController::ProcessOne(std::chrono::milliseconds wait) {
   bool retry = false;
   {
     std::lock_guard lock(mu_);
+    ++metrics_.syncs;
     if (status.ok()) {
       if (!failures_.empty()) failures_.erase(*key);
     } else {

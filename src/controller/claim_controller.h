@@ -44,6 +44,7 @@ struct ClaimControllerMetrics {
   uint64_t deallocations = 0;
   uint64_t claims_deleted = 0;
   uint64_t sync_errors = 0;
+  uint64_t syncs = 0;  // pod and claim keys processed
 };
 
 struct ClaimControllerOptions {
@@ -75,6 +76,10 @@ class ClaimController {
  private:
   void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
   void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  // Whether SyncPod / SyncClaim may have work for it, judged from the caches
+  // (the handlers queue nothing else).
+  bool PodNeedsSync(const api::Pod& pod) const;
+  bool ClaimNeedsSync(const api::ResourceClaim& claim) const;
   void OnTemplate(const client::ObjectPtr& old, const client::ObjectPtr& now);
 
   Status Sync(const std::string& key);

@@ -156,5 +156,62 @@ TEST_F(ClaimLifecycleTest, DeletedPodFreesTheDeviceForAPendingPod) {
   EXPECT_EQ(Claims().size(), 1u);
 }
 
+TEST_F(ClaimLifecycleTest, UpdatesThatNeedNoWorkAreNotQueued) {
+  ASSERT_TRUE(api_.Create(MakePod("first")).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  ASSERT_EQ(GetPod("first").spec.node_name, "node-a");
+  // The new pod once; not its claim-status update, the binding, the claim's
+  // creation or its allocation.
+  EXPECT_EQ(plane_->controller()->metrics().syncs, 1u);
+
+  // A status update of a running pod: nothing to do either.
+  api::Pod running = GetPod("first");
+  running.status.phase = "Running";
+  ASSERT_TRUE(api_.UpdateStatus(running).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  EXPECT_EQ(plane_->controller()->metrics().syncs, 1u);
+
+  // A claim reserved for a pod that is gone is synced: the entry goes.
+  api::ResourceClaim claim = Claims()[0];
+  claim.status.reserved_for.push_back(
+      {.resource = "pods", .name = "ghost", .uid = "ghost-uid"});
+  ASSERT_TRUE(api_.UpdateStatus(claim).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  EXPECT_EQ(plane_->controller()->metrics().syncs, 2u);  // not its rewrite
+  ASSERT_EQ(Claims()[0].status.reserved_for.size(), 1u);
+  EXPECT_EQ(Claims()[0].status.reserved_for[0].name, "first");
+  EXPECT_EQ(plane_->controller()->metrics().reservations_removed, 1u);
+}
+
+TEST_F(ClaimLifecycleTest, PodBoundElsewhereGetsItsAllocatedClaimReserved) {
+  // Bound by someone else, so the scheduler leaves it alone; its claim is
+  // allocated later, then the pod changes: the controller reserves the
+  // claim for it.
+  api::Pod pod = MakePod("placed");
+  pod.spec.node_name = "node-a";
+  ASSERT_TRUE(api_.Create(pod).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  std::vector<api::ResourceClaim> claims = Claims();
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_TRUE(claims[0].status.reserved_for.empty());
+  api::ResourceClaim allocated = claims[0];
+  api::DeviceRequestAllocationResult result;
+  result.request = "gpu";
+  result.driver = "gpu.example.com";
+  result.pool = "node-a";
+  result.device = "gpu-0";
+  allocated.status.allocation.emplace();
+  allocated.status.allocation->devices.results.push_back(result);
+  ASSERT_TRUE(api_.UpdateStatus(allocated).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  api::Pod placed = GetPod("placed");
+  placed.status.phase = "Running";
+  ASSERT_TRUE(api_.UpdateStatus(placed).ok());
+  ASSERT_TRUE(plane_->RunToQuiescence().ok());
+  claims = Claims();
+  ASSERT_EQ(claims[0].status.reserved_for.size(), 1u);
+  EXPECT_EQ(claims[0].status.reserved_for[0].uid, placed.metadata.uid);
+}
+
 }  // namespace
 }  // namespace dralloc::scheduler
