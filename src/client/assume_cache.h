@@ -41,12 +41,16 @@ class AssumeCache {
     std::lock_guard lock(mu_);
     assumed_[key] = Entry{std::move(object), 0};
   }
-  // The write for `key` succeeded with `resource_version`.
+  // The write for `key` succeeded with `resource_version`. Assumptions are
+  // about objects the informer held: if it holds none now, the object was
+  // deleted since (its deletion may have been observed while the write was
+  // in flight), and the assumption goes.
   void Confirm(const std::string& key, int64_t resource_version) {
     std::lock_guard lock(mu_);
     auto it = assumed_.find(key);
     if (it == assumed_.end()) return;
-    if (informer_revision(key) >= resource_version) {
+    ObjectPtr current = informer_.Get(key);
+    if (current == nullptr || RevisionOf(*current) >= resource_version) {
       assumed_.erase(it);
     } else {
       it->second.confirmed_revision = resource_version;
@@ -82,11 +86,6 @@ class AssumeCache {
     ObjectPtr object;
     int64_t confirmed_revision = 0;  // 0: the write is still in flight
   };
-  int64_t informer_revision(const std::string& key) const {
-    ObjectPtr current = informer_.Get(key);
-    return current ? RevisionOf(*current) : 0;
-  }
-
   const Informer& informer_;
   mutable std::mutex mu_;
   StringKeyedMap<Entry> assumed_;

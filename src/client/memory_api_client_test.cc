@@ -250,6 +250,28 @@ TEST(AssumeCacheTest, AssumedUntilTheInformerCatchesUp) {
   EXPECT_EQ(cache.Get("ns/c"), informer.Get("ns/c"));
 }
 
+TEST(AssumeCacheTest, ConfirmedAfterTheObjectWasDeletedIsDropped) {
+  MemoryApiClient api;
+  auto created = api.Create(MakeClaim("c"));
+  ASSERT_TRUE(created.ok());
+  Informer informer(api, ResourceClaimsResource());
+  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
+  AssumeCache cache(informer);
+  api::ResourceClaim allocated = std::get<api::ResourceClaim>(**created);
+  allocated.status.allocation.emplace();
+  cache.Assume("ns/c", std::make_shared<const api::Object>(allocated));
+  auto written = api.UpdateStatus(allocated);
+  ASSERT_TRUE(written.ok());
+  // Deleted, and the deletion observed, before the writer confirms.
+  ASSERT_TRUE(api.Delete(ResourceClaimsResource(), "ns", "c", "").ok());
+  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
+  EXPECT_FALSE(cache.Observe("ns/c", nullptr));  // still in flight
+  EXPECT_TRUE(cache.IsAssumed("ns/c"));
+  cache.Confirm("ns/c", AssumeCache::RevisionOf(**written));
+  EXPECT_FALSE(cache.IsAssumed("ns/c"));
+  EXPECT_EQ(cache.Get("ns/c"), nullptr);
+}
+
 TEST(WorkQueueTest, DeduplicatesAndRequeuesWhatChangedWhileProcessing) {
   WorkQueue queue;
   queue.Add("a");
