@@ -220,56 +220,56 @@ TEST(MemoryApiClientTest, EventLogKeepsWhatOpenWatchesHaveNotRead) {
   EXPECT_EQ(tail->front().resource_version, recent + 1);
 }
 
-TEST(AssumeCacheTest, AssumedUntilTheInformerCatchesUp) {
-  MemoryApiClient api;
-  auto created = api.Create(MakeClaim("c"));
-  ASSERT_TRUE(created.ok());
-  Informer informer(api, ResourceClaimsResource());
-  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
-  AssumeCache cache(informer);
+// Claim "c" in the API and the informer, and an allocated version of it.
+class AssumeCacheTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    auto created = api_.Create(MakeClaim("c"));
+    ASSERT_TRUE(created.ok());
+    ASSERT_TRUE(informer_.Pump(std::chrono::milliseconds(0)).ok());
+    allocated_ = std::get<api::ResourceClaim>(**created);
+    allocated_.status.allocation.emplace();
+  }
 
-  api::ResourceClaim allocated = std::get<api::ResourceClaim>(**created);
-  allocated.status.allocation.emplace();
-  auto assumed = std::make_shared<const api::Object>(allocated);
-  cache.Assume("ns/c", assumed);
-  EXPECT_EQ(cache.Get("ns/c"), assumed);
+  MemoryApiClient api_;
+  Informer informer_{api_, ResourceClaimsResource()};
+  AssumeCache cache_{informer_};
+  api::ResourceClaim allocated_;
+};
+
+TEST_F(AssumeCacheTest, AssumedUntilTheInformerCatchesUp) {
+  auto assumed = std::make_shared<const api::Object>(allocated_);
+  cache_.Assume("ns/c", assumed);
+  EXPECT_EQ(cache_.Get("ns/c"), assumed);
   // In flight: informer events do not drop it.
-  EXPECT_FALSE(cache.Observe("ns/c", informer.Get("ns/c")));
+  EXPECT_FALSE(cache_.Observe("ns/c", informer_.Get("ns/c")));
 
-  auto written = api.UpdateStatus(allocated);
+  auto written = api_.UpdateStatus(allocated_);
   ASSERT_TRUE(written.ok());
-  cache.Confirm("ns/c", AssumeCache::RevisionOf(**written));
-  EXPECT_TRUE(cache.IsAssumed("ns/c"));  // the informer is behind
-  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
-  EXPECT_TRUE(cache.Observe("ns/c", informer.Get("ns/c")));
-  EXPECT_FALSE(cache.IsAssumed("ns/c"));
-  EXPECT_NE(cache.Get("ns/c"), assumed);
+  cache_.Confirm("ns/c", AssumeCache::RevisionOf(**written));
+  EXPECT_TRUE(cache_.IsAssumed("ns/c"));  // the informer is behind
+  ASSERT_TRUE(informer_.Pump(std::chrono::milliseconds(0)).ok());
+  EXPECT_TRUE(cache_.Observe("ns/c", informer_.Get("ns/c")));
+  EXPECT_FALSE(cache_.IsAssumed("ns/c"));
+  EXPECT_NE(cache_.Get("ns/c"), assumed);
 
-  cache.Assume("ns/c", assumed);
-  cache.Restore("ns/c");  // the write failed
-  EXPECT_EQ(cache.Get("ns/c"), informer.Get("ns/c"));
+  cache_.Assume("ns/c", assumed);
+  cache_.Restore("ns/c");  // the write failed
+  EXPECT_EQ(cache_.Get("ns/c"), informer_.Get("ns/c"));
 }
 
-TEST(AssumeCacheTest, ConfirmedAfterTheObjectWasDeletedIsDropped) {
-  MemoryApiClient api;
-  auto created = api.Create(MakeClaim("c"));
-  ASSERT_TRUE(created.ok());
-  Informer informer(api, ResourceClaimsResource());
-  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
-  AssumeCache cache(informer);
-  api::ResourceClaim allocated = std::get<api::ResourceClaim>(**created);
-  allocated.status.allocation.emplace();
-  cache.Assume("ns/c", std::make_shared<const api::Object>(allocated));
-  auto written = api.UpdateStatus(allocated);
+TEST_F(AssumeCacheTest, ConfirmedAfterTheObjectWasDeletedIsDropped) {
+  cache_.Assume("ns/c", std::make_shared<const api::Object>(allocated_));
+  auto written = api_.UpdateStatus(allocated_);
   ASSERT_TRUE(written.ok());
   // Deleted, and the deletion observed, before the writer confirms.
-  ASSERT_TRUE(api.Delete(ResourceClaimsResource(), "ns", "c", "").ok());
-  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
-  EXPECT_FALSE(cache.Observe("ns/c", nullptr));  // still in flight
-  EXPECT_TRUE(cache.IsAssumed("ns/c"));
-  cache.Confirm("ns/c", AssumeCache::RevisionOf(**written));
-  EXPECT_FALSE(cache.IsAssumed("ns/c"));
-  EXPECT_EQ(cache.Get("ns/c"), nullptr);
+  ASSERT_TRUE(api_.Delete(ResourceClaimsResource(), "ns", "c", "").ok());
+  ASSERT_TRUE(informer_.Pump(std::chrono::milliseconds(0)).ok());
+  EXPECT_FALSE(cache_.Observe("ns/c", nullptr));  // still in flight
+  EXPECT_TRUE(cache_.IsAssumed("ns/c"));
+  cache_.Confirm("ns/c", AssumeCache::RevisionOf(**written));
+  EXPECT_FALSE(cache_.IsAssumed("ns/c"));
+  EXPECT_EQ(cache_.Get("ns/c"), nullptr);
 }
 
 TEST(WorkQueueTest, DeduplicatesAndRequeuesWhatChangedWhileProcessing) {
