@@ -49,5 +49,7 @@ echo "== benchmark smoke run"
 build/bench/dralloc_bench --benchmark_min_time=0.05 --benchmark_color=false | tail -n +4
 bash bench/scheduler/run.sh --smoke --dralloc build/src/cli/dralloc \
   --load build/bench/load/dralloc_api_load
+bash bench/load/writes_smoke.sh build/src/cli/dralloc \
+  build/bench/load/dralloc_api_load
 
 echo "all test suites passed"

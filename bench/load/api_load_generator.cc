@@ -76,6 +76,9 @@ int main(int argc, char** argv) {
   writes_command->add_option(
       "--ack-log", writes.ack_log_path,
       "Append 'NAME RESOURCEVERSION' of every acknowledged create here");
+  writes_command->add_option(
+      "--latency-trace", writes.latency_trace_path,
+      "Write 'START_MS LATENCY_MS OP CLIENT' of every timed request here");
   writes_command->add_option("--run-id", writes.run_id,
                              "Name component that keeps runs apart");
   writes_command

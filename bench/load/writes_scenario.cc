@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <barrier>
 #include <boost/beast/http/verb.hpp>
 #include <chrono>
 #include <cstdio>
@@ -60,8 +62,17 @@ class AckLog {
   std::FILE* file_ = nullptr;
 };
 
+// One timed request, for --latency-trace.
+struct TracedRequest {
+  std::int64_t start_us;
+  std::int64_t latency_us;
+  WriteOp op;
+  int client_index;
+};
+
 struct ClientTally {
   std::array<std::vector<std::int64_t>, kWriteOpCount> latencies_us;
+  std::vector<TracedRequest> trace;
   std::array<std::int64_t, kWriteOpCount> succeeded{};
   std::array<ErrorCounts, kWriteOpCount> errors;
 };
@@ -78,15 +89,11 @@ class WriteClient {
         collection_path_(ResourceClaimsPath(options.namespace_name)) {}
 
   void Run(Clock::time_point start, Clock::time_point deadline) {
+    run_start_ = start;
     std::optional<SendSchedule> schedule;
     if (options_.rate > 0) {
       schedule.emplace(start, options_.rate, options_.clients, client_index_);
     }
-    const bool mix_creates = std::find(options_.mix.begin(), options_.mix.end(),
-                                       WriteOp::kCreate) != options_.mix.end();
-    // Without creates in the mix, get/update work on one seed claim whose
-    // creation is not measured.
-    if (!mix_creates && !Create(/*timed=*/false)) return;
     while (Clock::now() < deadline) {
       for (const WriteOp op : options_.mix) {
         if (schedule.has_value()) {
@@ -100,14 +107,39 @@ class WriteClient {
             Create(/*timed=*/true);
             break;
           case WriteOp::kGet:
-            Get();
+            Get(/*timed=*/true);
             break;
           case WriteOp::kUpdate:
-            Update();
+            Update(/*timed=*/true);
             break;
         }
       }
     }
+  }
+
+  // One untimed round of the mix, so that connection setup and the server's
+  // first-request costs (its per-connection thread, per-thread caches) are
+  // not charged to the run, as wrk connects before it measures. False if a
+  // create in the mix failed.
+  bool WarmUp() {
+    const bool mix_creates = std::find(options_.mix.begin(), options_.mix.end(),
+                                       WriteOp::kCreate) != options_.mix.end();
+    // Without creates in the mix, get/update work on one seed claim.
+    if (!mix_creates && !Create(/*timed=*/false)) return false;
+    for (const WriteOp op : options_.mix) {
+      switch (op) {
+        case WriteOp::kCreate:
+          if (!Create(/*timed=*/false)) return false;
+          break;
+        case WriteOp::kGet:
+          Get(/*timed=*/false);
+          break;
+        case WriteOp::kUpdate:
+          Update(/*timed=*/false);
+          break;
+      }
+    }
+    return true;
   }
 
   ClientTally& tally() { return tally_; }
@@ -131,6 +163,13 @@ class WriteClient {
     if (timed) {
       ++tally_.succeeded[OpIndex(op)];
       tally_.latencies_us[OpIndex(op)].push_back(elapsed.count());
+      if (!options_.latency_trace_path.empty()) {
+        tally_.trace.push_back(
+            {std::chrono::duration_cast<std::chrono::microseconds>(start -
+                                                                   run_start_)
+                 .count(),
+             elapsed.count(), op, client_index_});
+      }
     }
     return std::move(result).value();
   }
@@ -167,15 +206,15 @@ class WriteClient {
     return true;
   }
 
-  void Get() {
+  void Get(bool timed) {
     if (current_name_.empty()) return;
     std::optional<HttpResult> result =
-        Timed(WriteOp::kGet, true, http::verb::get,
+        Timed(WriteOp::kGet, timed, http::verb::get,
               fmt::format("{}/{}", collection_path_, current_name_), {});
     if (result.has_value()) Adopt(WriteOp::kGet, *result);
   }
 
-  void Update() {
+  void Update(bool timed) {
     if (!current_.has_value()) return;
     std::optional<std::string> body = WithLabel(
         *current_, "dralloc.dev/load-update", std::to_string(next_update_++));
@@ -185,7 +224,7 @@ class WriteClient {
       return;
     }
     std::optional<HttpResult> result =
-        Timed(WriteOp::kUpdate, true, http::verb::put,
+        Timed(WriteOp::kUpdate, timed, http::verb::put,
               fmt::format("{}/{}", collection_path_, current_name_), *body);
     if (result.has_value()) {
       Adopt(WriteOp::kUpdate, *result);
@@ -207,6 +246,7 @@ class WriteClient {
   std::int64_t next_update_ = 0;
   // The send time the current request was scheduled for (open loop).
   Clock::time_point scheduled_ = Clock::time_point::max();
+  Clock::time_point run_start_;
   ClientTally tally_;
 };
 
@@ -241,6 +281,40 @@ std::string OpLine(const OpReport& op) {
       op.name, op.succeeded, op.ops_per_second, op.latency.p50_ms,
       op.latency.p90_ms, op.latency.p99_ms, op.latency.max_ms,
       FormatErrors(op.errors));
+}
+
+Status WriteLatencyTrace(
+    const std::string& path, Clock::time_point start,
+    const std::vector<std::unique_ptr<WriteClient>>& clients) {
+  std::vector<TracedRequest> trace;
+  for (const auto& client : clients) {
+    const std::vector<TracedRequest>& own = client->tally().trace;
+    trace.insert(trace.end(), own.begin(), own.end());
+  }
+  std::sort(trace.begin(), trace.end(),
+            [](const TracedRequest& a, const TracedRequest& b) {
+              return a.start_us < b.start_us;
+            });
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  if (file == nullptr) {
+    return UnavailableError(fmt::format("cannot write latency trace {}", path));
+  }
+  const double start_epoch =
+      std::chrono::duration<double>(
+          (std::chrono::system_clock::now() - (Clock::now() - start))
+              .time_since_epoch())
+          .count();
+  fmt::print(file, "# run start, Unix seconds: {:.6f}\n", start_epoch);
+  for (const TracedRequest& request : trace) {
+    fmt::print(file, "{:.3f} {:.3f} {} {}\n", request.start_us / 1000.0,
+               request.latency_us / 1000.0, WriteOpName(request.op),
+               request.client_index);
+  }
+  const bool closed = std::fclose(file) == 0;
+  if (!closed) {
+    return UnavailableError(fmt::format("cannot write latency trace {}", path));
+  }
+  return OkStatus();
 }
 
 }  // namespace
@@ -308,19 +382,40 @@ StatusOr<WritesReport> RunWritesScenario(const WritesOptions& options_in) {
   for (int index = 0; index < options.clients; ++index) {
     clients.push_back(std::make_unique<WriteClient>(options, index, ack_log));
   }
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline =
-      start + std::chrono::duration_cast<Clock::duration>(
-                  std::chrono::duration<double>(options.duration_seconds));
+  // Every client warms up on its own thread; the clock starts when the last
+  // one is done, so neither thread creation nor warm-up is measured.
+  Clock::time_point start;
+  Clock::time_point deadline;
+  std::atomic<int> failed_warm_ups = 0;
+  std::barrier warmed_up(options.clients, [&]() noexcept {
+    start = Clock::now();
+    deadline =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options.duration_seconds));
+  });
   {
     std::vector<std::jthread> threads;
     for (auto& client : clients) {
-      threads.emplace_back(
-          [&client, start, deadline] { client->Run(start, deadline); });
+      threads.emplace_back([&] {
+        if (!client->WarmUp()) ++failed_warm_ups;
+        warmed_up.arrive_and_wait();
+        if (failed_warm_ups == 0) client->Run(start, deadline);
+      });
     }
+  }
+  if (failed_warm_ups > 0) {
+    return UnavailableError(
+        fmt::format("{} of {} clients could not create a claim in {} before "
+                    "the run",
+                    failed_warm_ups.load(), options.clients,
+                    ResourceClaimsPath(options.namespace_name)));
   }
   WritesReport report;
   report.elapsed_seconds = SecondsBetween(start, Clock::now());
+  if (!options.latency_trace_path.empty()) {
+    RETURN_IF_ERROR(
+        WriteLatencyTrace(options.latency_trace_path, start, clients));
+  }
   report.options = options;
 
   std::vector<std::int64_t> all_latencies;

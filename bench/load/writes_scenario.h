@@ -1,6 +1,8 @@
 // The `writes` scenario: N client threads, each on its own kept-alive
 // connection, create ResourceClaims and read and update them for a fixed
 // time; reports throughput, latency percentiles and errors per operation.
+// Every connection is opened (one untimed list request) before the clock
+// starts.
 #ifndef DRALLOC_BENCH_LOAD_WRITES_SCENARIO_H_
 #define DRALLOC_BENCH_LOAD_WRITES_SCENARIO_H_
 
@@ -51,6 +53,12 @@ struct WritesOptions {
   // latency is counted from its scheduled time, so a stalled server is
   // charged for the requests that queued up behind the stall.
   double rate = 0;
+  // When set, every timed request is written here after the run as
+  // "START_MS LATENCY_MS OP CLIENT\n" below a "# run start, Unix seconds: T"
+  // line, START_MS counted from the run's start
+  // (the scheduled send time in open-loop runs), sorted by start: shows
+  // whether a tail comes from periodic stalls or from scattered delays.
+  std::string latency_trace_path;
 };
 
 // The open-loop send times of one client: `clients` clients share `rate`
