@@ -264,6 +264,15 @@ json OpJson(const OpReport& op) {
           {"errors_by_status", op.errors}};
 }
 
+json StallsJson(const WritesReport& report) {
+  const StallSummary summary = SummarizeStalls(report.stalls);
+  return {{"threshold_ms", report.stall_threshold.count()},
+          {"count", summary.count},
+          {"longest_ms", summary.longest_ms},
+          {"longest_start_ms", summary.longest_start_ms},
+          {"total_ms", summary.total_ms}};
+}
+
 std::string FormatErrors(const ErrorCounts& errors) {
   if (errors.empty()) return "-";
   std::string text;
@@ -285,7 +294,8 @@ std::string OpLine(const OpReport& op) {
 
 Status WriteLatencyTrace(
     const std::string& path, Clock::time_point start,
-    const std::vector<std::unique_ptr<WriteClient>>& clients) {
+    const std::vector<std::unique_ptr<WriteClient>>& clients,
+    const std::vector<Stall>& stalls) {
   std::vector<TracedRequest> trace;
   for (const auto& client : clients) {
     const std::vector<TracedRequest>& own = client->tally().trace;
@@ -305,6 +315,10 @@ Status WriteLatencyTrace(
               .time_since_epoch())
           .count();
   fmt::print(file, "# run start, Unix seconds: {:.6f}\n", start_epoch);
+  for (const Stall& stall : stalls) {
+    fmt::print(file, "# stall {:.3f} {:.3f}\n", stall.start_ms,
+               stall.overrun_ms);
+  }
   for (const TracedRequest& request : trace) {
     fmt::print(file, "{:.3f} {:.3f} {} {}\n", request.start_us / 1000.0,
                request.latency_us / 1000.0, WriteOpName(request.op),
@@ -387,8 +401,10 @@ StatusOr<WritesReport> RunWritesScenario(const WritesOptions& options_in) {
   Clock::time_point start;
   Clock::time_point deadline;
   std::atomic<int> failed_warm_ups = 0;
+  StallMonitor stall_monitor;
   std::barrier warmed_up(options.clients, [&]() noexcept {
     start = Clock::now();
+    stall_monitor.Start(start);
     deadline =
         start + std::chrono::duration_cast<Clock::duration>(
                     std::chrono::duration<double>(options.duration_seconds));
@@ -412,9 +428,11 @@ StatusOr<WritesReport> RunWritesScenario(const WritesOptions& options_in) {
   }
   WritesReport report;
   report.elapsed_seconds = SecondsBetween(start, Clock::now());
+  report.stalls = stall_monitor.Stop();
+  report.stall_threshold = stall_monitor.threshold();
   if (!options.latency_trace_path.empty()) {
-    RETURN_IF_ERROR(
-        WriteLatencyTrace(options.latency_trace_path, start, clients));
+    RETURN_IF_ERROR(WriteLatencyTrace(options.latency_trace_path, start,
+                                      clients, report.stalls));
   }
   report.options = options;
 
@@ -474,6 +492,10 @@ std::string FormatWritesReportText(const WritesReport& report) {
                       "errors by status");
   for (const OpReport& op : report.ops) text += OpLine(op);
   text += OpLine(report.total);
+  text +=
+      fmt::format("machine stalls (this process's 1 ms sleeps overran): {}\n",
+                  FormatStallSummary(SummarizeStalls(report.stalls),
+                                     report.stall_threshold));
   return text;
 }
 
@@ -492,6 +514,7 @@ std::string FormatWritesReportJson(const WritesReport& report) {
       {"elapsed_seconds", report.elapsed_seconds},
       {"ops", ops},
       {"total", OpJson(report.total)},
+      {"stalls", StallsJson(report)},
   };
   return document.dump(2) + "\n";
 }

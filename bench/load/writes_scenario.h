@@ -16,6 +16,7 @@
 #include "load/latency_summary.h"
 #include "load/load_support.h"
 #include "load/load_target.h"
+#include "load/stall_monitor.h"
 
 namespace dralloc::load {
 
@@ -55,7 +56,8 @@ struct WritesOptions {
   double rate = 0;
   // When set, every timed request is written here after the run as
   // "START_MS LATENCY_MS OP CLIENT\n" below a "# run start, Unix seconds: T"
-  // line, START_MS counted from the run's start
+  // line and a "# stall START_MS OVERRUN_MS" line per machine stall (see
+  // StallMonitor), START_MS counted from the run's start
   // (the scheduled send time in open-loop runs), sorted by start: shows
   // whether a tail comes from periodic stalls or from scattered delays.
   std::string latency_trace_path;
@@ -94,6 +96,9 @@ struct WritesReport {
   double elapsed_seconds = 0;
   std::vector<OpReport> ops;  // one per distinct op in the mix
   OpReport total;
+  // Times this process could not run for a while (see StallMonitor).
+  std::vector<Stall> stalls;
+  std::chrono::milliseconds stall_threshold = StallMonitor::kDefaultThreshold;
 
   bool HasErrors() const { return total.failed > 0; }
 };

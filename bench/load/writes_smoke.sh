@@ -45,9 +45,10 @@ if [[ $ok -le 0 ]]; then
   cat "$work/report.json" >&2
   exit 1
 fi
-# One header line, then ok lines "START_MS LATENCY_MS OP CLIENT", sorted.
+# One header line, stall lines, then ok lines "START_MS LATENCY_MS OP CLIENT", sorted.
 if ! awk -v ok="$ok" '
     NR == 1 { if ($0 !~ /^# run start, Unix seconds: [0-9.]+$/) bad = 1; next }
+    /^# stall [0-9.]+ [0-9.]+$/ { next }
     NF != 4 || ($3 != "create" && $3 != "update") || $1 + 0 < last { bad = 1 }
     { last = $1 + 0; n++ }
     END { exit (bad || n != ok) ? 1 : 0 }' "$work/trace"; then
