@@ -3,7 +3,7 @@
 # --check: change nothing, fail if any file would change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files 'src/*.h' 'src/*.cc' 'bench/*.cc' 2>/dev/null || find src bench -name '*.h' -o -name '*.cc')
+mapfile -t files < <(git ls-files 'src/*.h' 'src/*.cc' 'bench/*.h' 'bench/*.cc' 2>/dev/null || find src bench -name '*.h' -o -name '*.cc')
 if [ "${1:-}" = "--check" ]; then
   clang-format --dry-run -Werror "${files[@]}"
   echo "clang-format: ${#files[@]} files clean"

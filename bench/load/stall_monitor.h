@@ -37,7 +37,8 @@ class StallMonitor {
  public:
   static constexpr std::chrono::milliseconds kDefaultThreshold{5};
 
-  explicit StallMonitor(std::chrono::milliseconds threshold = kDefaultThreshold);
+  explicit StallMonitor(
+      std::chrono::milliseconds threshold = kDefaultThreshold);
   StallMonitor(const StallMonitor&) = delete;
   StallMonitor& operator=(const StallMonitor&) = delete;
   ~StallMonitor();

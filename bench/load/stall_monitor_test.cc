@@ -17,8 +17,9 @@ TEST(StallMonitorTest, SummaryNamesTheLongestStall) {
 }
 
 TEST(StallMonitorTest, NoStallsSaysSo) {
-  EXPECT_EQ(FormatStallSummary(SummarizeStalls({}), std::chrono::milliseconds(5)),
-            "no stalls over 5 ms");
+  EXPECT_EQ(
+      FormatStallSummary(SummarizeStalls({}), std::chrono::milliseconds(5)),
+      "no stalls over 5 ms");
 }
 
 TEST(StallMonitorTest, StopWithoutStartAndTwiceIsHarmless) {
