@@ -666,6 +666,8 @@ StatusOr<SchedulePodsReport> RunSchedulePodsScenario(
   RETURN_IF_ERROR(watcher.Open(report.watch_resource_version, kRequestTimeout));
 
   // Phase 3: create the pods.
+  StallMonitor stall_monitor;
+  stall_monitor.Start(Clock::now());
   const Clock::time_point deadline =
       Clock::now() +
       std::chrono::duration_cast<Clock::duration>(
@@ -701,6 +703,8 @@ StatusOr<SchedulePodsReport> RunSchedulePodsScenario(
     }
     std::this_thread::sleep_for(kPollInterval);
   }
+  report.stalls = stall_monitor.Stop();
+  report.stall_threshold = stall_monitor.threshold();
   watcher.Stop();
   report.timed_out = !everything_bound() && Clock::now() >= deadline;
   report.watch_reopens = watcher.reopens();
@@ -783,6 +787,10 @@ std::string FormatSchedulePodsReportText(const SchedulePodsReport& report) {
       "max {:.1f} ms\n",
       report.bind_latency.p50_ms, report.bind_latency.p90_ms,
       report.bind_latency.p99_ms, report.bind_latency.max_ms);
+  text +=
+      fmt::format("machine stalls (this process's 1 ms sleeps overran): {}\n",
+                  FormatStallSummary(SummarizeStalls(report.stalls),
+                                     report.stall_threshold));
   text += fmt::format("watch: from resourceVersion {}, {} events, {} reopens\n",
                       report.watch_resource_version, report.watch_events,
                       report.watch_reopens);
@@ -827,6 +835,7 @@ std::string FormatSchedulePodsReportJson(const SchedulePodsReport& report) {
        report.first_create_to_last_bound_seconds},
       {"throughput_pods_per_second", report.throughput_pods_per_second},
       {"bind_latency_ms", LatencyJson(report.bind_latency)},
+      {"machine_stalls", StallsJson(report.stalls, report.stall_threshold)},
       {"watch_resource_version", report.watch_resource_version},
       {"watch_events", report.watch_events},
       {"watch_reopens", report.watch_reopens},

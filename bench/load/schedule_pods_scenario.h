@@ -27,6 +27,7 @@
 #include "load/latency_summary.h"
 #include "load/load_support.h"
 #include "load/load_target.h"
+#include "load/stall_monitor.h"
 
 namespace dralloc::load {
 
@@ -126,6 +127,11 @@ struct SchedulePodsReport {
   LatencySummary bind_latency;
   // Nodes that got at least one pod.
   std::int64_t nodes_used = 0;
+
+  // Times this process could not run for a while, from the first create to
+  // the last binding seen (see StallMonitor).
+  std::vector<Stall> stalls;
+  std::chrono::milliseconds stall_threshold = StallMonitor::kDefaultThreshold;
 
   bool claims_checked = false;
   ClaimAllocationCheck claims;

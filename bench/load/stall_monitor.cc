@@ -42,6 +42,16 @@ std::string FormatStallSummary(const StallSummary& summary,
       summary.longest_ms, summary.longest_start_ms / 1000.0, summary.total_ms);
 }
 
+nlohmann::json StallsJson(const std::vector<Stall>& stalls,
+                          std::chrono::milliseconds threshold) {
+  const StallSummary summary = SummarizeStalls(stalls);
+  return {{"threshold_ms", threshold.count()},
+          {"count", summary.count},
+          {"longest_ms", summary.longest_ms},
+          {"longest_start_ms", summary.longest_start_ms},
+          {"total_ms", summary.total_ms}};
+}
+
 StallMonitor::StallMonitor(std::chrono::milliseconds threshold)
     : threshold_(threshold) {}
 

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +33,10 @@ StallSummary SummarizeStalls(const std::vector<Stall>& stalls);
 // "no stalls over 5 ms".
 std::string FormatStallSummary(const StallSummary& summary,
                                std::chrono::milliseconds threshold);
+
+// {"threshold_ms", "count", "longest_ms", "longest_start_ms", "total_ms"}.
+nlohmann::json StallsJson(const std::vector<Stall>& stalls,
+                          std::chrono::milliseconds threshold);
 
 class StallMonitor {
  public:

@@ -16,6 +16,15 @@ TEST(StallMonitorTest, SummaryNamesTheLongestStall) {
             "3 stalls over 5 ms, longest 15.2 ms at 4.03 s, 31.0 ms in all");
 }
 
+TEST(StallMonitorTest, JsonCarriesTheSummary) {
+  const nlohmann::json json =
+      StallsJson({{500, 12.5}}, std::chrono::milliseconds(5));
+  EXPECT_EQ(json["threshold_ms"], 5);
+  EXPECT_EQ(json["count"], 1);
+  EXPECT_DOUBLE_EQ(json["longest_ms"].get<double>(), 12.5);
+  EXPECT_DOUBLE_EQ(json["longest_start_ms"].get<double>(), 500);
+}
+
 TEST(StallMonitorTest, NoStallsSaysSo) {
   EXPECT_EQ(
       FormatStallSummary(SummarizeStalls({}), std::chrono::milliseconds(5)),

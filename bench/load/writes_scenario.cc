@@ -264,15 +264,6 @@ json OpJson(const OpReport& op) {
           {"errors_by_status", op.errors}};
 }
 
-json StallsJson(const WritesReport& report) {
-  const StallSummary summary = SummarizeStalls(report.stalls);
-  return {{"threshold_ms", report.stall_threshold.count()},
-          {"count", summary.count},
-          {"longest_ms", summary.longest_ms},
-          {"longest_start_ms", summary.longest_start_ms},
-          {"total_ms", summary.total_ms}};
-}
-
 std::string FormatErrors(const ErrorCounts& errors) {
   if (errors.empty()) return "-";
   std::string text;
@@ -514,7 +505,7 @@ std::string FormatWritesReportJson(const WritesReport& report) {
       {"elapsed_seconds", report.elapsed_seconds},
       {"ops", ops},
       {"total", OpJson(report.total)},
-      {"stalls", StallsJson(report)},
+      {"stalls", StallsJson(report.stalls, report.stall_threshold)},
   };
   return document.dump(2) + "\n";
 }

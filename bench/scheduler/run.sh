@@ -206,7 +206,9 @@ print(f'{r["throughput_pods_per_second"]:.1f}\t'
       f'first create->last bound {r["first_create_to_last_bound_seconds"]:.2f} s, '
       f'latency p50/p90/p99 {lat["p50"]:.0f}/{lat["p90"]:.0f}/{lat["p99"]:.0f} ms, '
       f'claims allocated {r["allocated_claims"]}, '
-      f'double-allocated devices {r["double_allocated_devices"]}'
+      f'double-allocated devices {r["double_allocated_devices"]}, '
+      f'machine stalls over {r["machine_stalls"]["threshold_ms"]} ms '
+      f'{r["machine_stalls"]["count"]} (longest {r["machine_stalls"]["longest_ms"]:.0f} ms)'
       + ('' if sys.argv[2] == '0' else '; problems: ' + '; '.join(r["problems"])))
 EOF
 )" || summary=$'0\tunreadable report'
