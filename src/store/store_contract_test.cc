@@ -633,6 +633,35 @@ TEST(MemoryStoreTest, FailedBatchFailsWritesQueuedBehindIt) {
   EXPECT_FALSE(store.Get("/a").has_value());
 }
 
+TEST(MemoryStoreTest, FailedBatchReturnsEveryWriterOfTheBatchBehindIt) {
+  auto owned = std::make_unique<GatedPersistence>();
+  GatedPersistence& log = *owned;
+  MemoryStore store({}, std::move(owned));
+  std::atomic<int> failed = 0;
+  std::thread first([&] {
+    if (!store.Put("/a", {}, Text("1")).ok()) ++failed;
+  });
+  log.AwaitBatches(1);
+  // Other keys: these join the next batch and wait for the first commit.
+  std::vector<std::thread> queued;
+  for (const char* key : {"/b", "/c", "/d"}) {
+    queued.emplace_back([&, key] {
+      if (!store.Put(key, {}, Text("x")).ok()) ++failed;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  log.Open(true);
+  first.join();
+  for (std::thread& t : queued) t.join();
+  EXPECT_EQ(failed.load(), 4);
+  EXPECT_EQ(log.batches().size(), 1u);
+  EXPECT_EQ(store.Revision(), 0);
+  // The store takes writes again once the log does.
+  log.Open(false);
+  EXPECT_TRUE(store.Put("/b", {}, Text("y")).ok());
+  EXPECT_EQ(store.Revision(), 1);
+}
+
 TEST(StoreFactoryTest, RejectsUnknownScheme) {
   EXPECT_EQ(OpenStore("etcd://x").status().code(),
             StatusCode::kInvalidArgument);
