@@ -38,4 +38,13 @@ void DecodedObjectCache::Erase(std::string_view key) {
   shard.map.erase(it);
 }
 
+size_t DecodedObjectCache::size() const {
+  size_t entries = 0;
+  for (const Shard& shard : shards_) {
+    std::lock_guard lock(shard.mutex);
+    entries += shard.map.size();
+  }
+  return entries;
+}
+
 }  // namespace dralloc::apiserver

@@ -9,8 +9,10 @@
 // the reply, the watchers and the next write's read of the current state.
 //
 // An entry is keyed by revision, so a stale entry is never returned; it only
-// waits to be replaced. Only in-process paths insert (HTTP traffic never
-// grows the cache), and deletions erase.
+// waits to be replaced. Only in-process paths insert: in-process writers and
+// watchers, and writes of a resource while an in-process watcher of it is
+// open (ResourceStorage::AddInProcessWatcher). HTTP traffic alone never
+// grows the cache. Deletions erase.
 #ifndef DRALLOC_APISERVER_DECODED_OBJECT_CACHE_H_
 #define DRALLOC_APISERVER_DECODED_OBJECT_CACHE_H_
 
@@ -37,6 +39,8 @@ class DecodedObjectCache {
   // for the key is kept).
   void Insert(std::string_view key, int64_t revision, SharedObject object);
   void Erase(std::string_view key);
+  // Entries held (for tests and memory accounting).
+  size_t size() const;
 
  private:
   struct Entry {

@@ -211,7 +211,42 @@ ResourceStorage::ResourceStorage(store::Store& store)
             auto* claim = std::get_if<api::ResourceClaim>(&*decoded[0].object);
             if (claim == nullptr) return std::nullopt;
             return std::move(*claim);
-          }) {}
+          }),
+      in_process_watchers_(api::AllResources().size()) {}
+
+namespace {
+
+// The index of `resource` in api::AllResources(), also for a copy of an
+// entry.
+size_t ResourceIndex(const api::ResourceInfo& resource) {
+  const std::span<const api::ResourceInfo> all = api::AllResources();
+  if (&resource >= all.data() && &resource < all.data() + all.size()) {
+    return static_cast<size_t>(&resource - all.data());
+  }
+  const api::ResourceInfo* entry = api::FindResourceByKind(resource.kind);
+  return entry != nullptr ? static_cast<size_t>(entry - all.data()) : 0;
+}
+
+}  // namespace
+
+void ResourceStorage::AddInProcessWatcher(
+    const api::ResourceInfo& resource) const {
+  in_process_watchers_[ResourceIndex(resource)].fetch_add(
+      1, std::memory_order_relaxed);
+}
+
+void ResourceStorage::RemoveInProcessWatcher(
+    const api::ResourceInfo& resource) const {
+  in_process_watchers_[ResourceIndex(resource)].fetch_sub(
+      1, std::memory_order_relaxed);
+}
+
+bool ResourceStorage::PublishesWrites(const api::ResourceInfo& resource,
+                                      const WriteOptions& options) const {
+  return options.want_object ||
+         in_process_watchers_[ResourceIndex(resource)].load(
+             std::memory_order_relaxed) > 0;
+}
 
 namespace {
 // Objects are encoded before the store serialises the write; the revision
@@ -760,11 +795,11 @@ ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
     return Written(scope, options, 201, unwritten, nullptr,
                    std::move(decoded.warnings));
   }
-  const bool exact = text != kUnencodable;
+  const bool publish = text != kUnencodable && PublishesWrites(info, options);
   SharedObject published;
   auto written = store_.Put(
       key, store::Precondition::MustNotExist(),
-      Publisher(scope, key, text, exact ? &object : nullptr, &published));
+      Publisher(scope, key, text, publish ? &object : nullptr, &published));
   if (!written.ok()) {
     if (published) decoded_.Erase(key);
     return StorageError(info, meta.name, written.status());
@@ -1143,7 +1178,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
         apply ? StoredText(scope, nullptr, next, "")
               : StoredText(scope, &current, next, options.field_manager);
     // StoredText encodes `next` after recording managedFields in it.
-    const bool exact = text != kUnencodable;
+    const bool publish = text != kUnencodable && PublishesWrites(info, options);
     if (options.dry_run) {
       store::KeyValue unwritten{key,
                                 std::make_shared<const std::string>(
@@ -1187,7 +1222,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
     SharedObject published;
     auto written = store_.Put(
         key, store::Precondition::AtRevision(kv->mod_revision),
-        Publisher(scope, key, text, exact ? &next : nullptr, &published));
+        Publisher(scope, key, text, publish ? &next : nullptr, &published));
     if (written.ok()) {
       // `next` has moved into `published` when the text is exact.
       if (claim != nullptr) {

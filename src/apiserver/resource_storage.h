@@ -10,6 +10,7 @@
 #ifndef DRALLOC_APISERVER_RESOURCE_STORAGE_H_
 #define DRALLOC_APISERVER_RESOURCE_STORAGE_H_
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -97,6 +98,17 @@ class ResourceStorage {
   // decoded once and shared through the cache; `cache` false for a state
   // that is gone (a deletion event).
   StatusOr<SharedObject> ObjectOf(const store::KeyValue& kv, bool cache) const;
+  // In-process watch streams of `resource` (StoreApiClient) register for
+  // their lifetime. While a resource has one, every write of it publishes
+  // its typed object to the decoded-object cache, where the watcher finds
+  // it instead of decoding the stored bytes; without one, only the objects
+  // of in-process writers are cached, so a server with no in-process
+  // components keeps no typed copies of what HTTP clients write (a typed
+  // 128-device slice is about ten times its JSON).
+  void AddInProcessWatcher(const api::ResourceInfo& resource) const;
+  void RemoveInProcessWatcher(const api::ResourceInfo& resource) const;
+  // Typed objects held in the decoded-object cache.
+  size_t decoded_objects() const { return decoded_.size(); }
   // `min_revision` (from a GET's resourceVersion; 0: none) is served not
   // older than asked: a revision the store has not reached is waited for,
   // then 504, as upstream.
@@ -243,6 +255,12 @@ class ResourceStorage {
   std::chrono::milliseconds too_large_resource_version_wait_{3000};
   DeviceAllocationIndex allocations_;
   mutable DecodedObjectCache decoded_;
+  // In-process watch streams per resource, by index in api::AllResources().
+  mutable std::vector<std::atomic<int>> in_process_watchers_;
+  // Whether a write of `resource` publishes its typed object (see
+  // AddInProcessWatcher).
+  bool PublishesWrites(const api::ResourceInfo& resource,
+                       const WriteOptions& options) const;
 };
 
 // The spec.finalizers entry every new namespace gets; the namespace

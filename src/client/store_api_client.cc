@@ -30,8 +30,14 @@ WatchEvent::Type EventType(const store::WatchEvent& event) {
 class StoreWatchStream : public WatchStream {
  public:
   StoreWatchStream(const apiserver::ResourceStorage& storage,
+                   const api::ResourceInfo& resource,
                    std::unique_ptr<store::Watcher> watcher)
-      : storage_(storage), watcher_(std::move(watcher)) {}
+      : storage_(storage), resource_(resource), watcher_(std::move(watcher)) {
+    storage_.AddInProcessWatcher(resource_);
+  }
+  StoreWatchStream(const StoreWatchStream&) = delete;
+  StoreWatchStream& operator=(const StoreWatchStream&) = delete;
+  ~StoreWatchStream() override { storage_.RemoveInProcessWatcher(resource_); }
 
   StatusOr<std::vector<WatchEvent>> Next(
       std::chrono::milliseconds timeout) override {
@@ -52,6 +58,7 @@ class StoreWatchStream : public WatchStream {
 
  private:
   const apiserver::ResourceStorage& storage_;
+  const api::ResourceInfo& resource_;
   std::unique_ptr<store::Watcher> watcher_;
 };
 
@@ -100,8 +107,8 @@ StatusOr<std::unique_ptr<WatchStream>> StoreApiClient::Watch(
       std::unique_ptr<store::Watcher> watcher,
       storage_.store().Watch(apiserver::ResourceStorage::Prefix(resource, ""),
                              resource_version));
-  return std::unique_ptr<WatchStream>(
-      std::make_unique<StoreWatchStream>(storage_, std::move(watcher)));
+  return std::unique_ptr<WatchStream>(std::make_unique<StoreWatchStream>(
+      storage_, resource, std::move(watcher)));
 }
 
 StatusOr<ObjectPtr> StoreApiClient::Get(const api::ResourceInfo& resource,
