@@ -46,7 +46,8 @@ class StoreApiClientCacheTest : public testing::Test {
   size_t baseline_ = 0;
 };
 
-TEST_F(StoreApiClientCacheTest, HttpWritesAreSharedOnlyWhileAnInProcessWatchIsOpen) {
+TEST_F(StoreApiClientCacheTest,
+       HttpWritesAreSharedOnlyWhileAnInProcessWatchIsOpen) {
   CreateOverHttp("before");
   EXPECT_EQ(storage_.decoded_objects(), baseline_);
   {
