@@ -102,17 +102,7 @@ class WriteClient {
           std::this_thread::sleep_until(scheduled_);
         }
         if (Clock::now() >= deadline) break;
-        switch (op) {
-          case WriteOp::kCreate:
-            Create(/*timed=*/true);
-            break;
-          case WriteOp::kGet:
-            Get(/*timed=*/true);
-            break;
-          case WriteOp::kUpdate:
-            Update(/*timed=*/true);
-            break;
-        }
+        RunOp(op, /*timed=*/true);
       }
     }
   }
@@ -127,17 +117,7 @@ class WriteClient {
     // Without creates in the mix, get/update work on one seed claim.
     if (!mix_creates && !Create(/*timed=*/false)) return false;
     for (const WriteOp op : options_.mix) {
-      switch (op) {
-        case WriteOp::kCreate:
-          if (!Create(/*timed=*/false)) return false;
-          break;
-        case WriteOp::kGet:
-          Get(/*timed=*/false);
-          break;
-        case WriteOp::kUpdate:
-          Update(/*timed=*/false);
-          break;
-      }
+      if (!RunOp(op, /*timed=*/false)) return false;
     }
     return true;
   }
@@ -145,6 +125,21 @@ class WriteClient {
   ClientTally& tally() { return tally_; }
 
  private:
+  // Runs one operation of the mix; false only if it was a failed create.
+  bool RunOp(WriteOp op, bool timed) {
+    switch (op) {
+      case WriteOp::kCreate:
+        return Create(timed);
+      case WriteOp::kGet:
+        Get(timed);
+        return true;
+      case WriteOp::kUpdate:
+        Update(timed);
+        return true;
+    }
+    return true;
+  }
+
   // Sends one request, records it under `op` when `timed`, and returns the
   // result if it was a 2xx. Latency counts from the scheduled send time in
   // open-loop runs (never later than now), else from now.

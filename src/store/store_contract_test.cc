@@ -611,55 +611,65 @@ TEST(MemoryStoreTest, GroupCommitShowsAndAcknowledgesOnlyDurableWrites) {
   EXPECT_LE(batches.size(), 4u);
 }
 
-TEST(MemoryStoreTest, FailedBatchFailsWritesQueuedBehindIt) {
-  auto owned = std::make_unique<GatedPersistence>();
-  GatedPersistence& log = *owned;
-  MemoryStore store({}, std::move(owned));
-  std::atomic<int> failed = 0;
-  std::thread first([&] {
-    if (!store.Put("/a", {}, Text("1")).ok()) ++failed;
-  });
-  log.AwaitBatches(1);
-  std::thread second([&] {
-    // Same key: waits for the first write, then fails or is written.
-    if (!store.Put("/a", {}, Text("2")).ok()) ++failed;
-  });
+// A store on a GatedPersistence whose first write, to /a, is in the log
+// (not yet durable) when a test starts; `failed` counts writes that fail.
+class FailingBatchTest : public testing::Test {
+ protected:
+  FailingBatchTest()
+      : owned_(std::make_unique<GatedPersistence>()),
+        log_(*owned_),
+        store_({}, std::move(owned_)) {}
+  void SetUp() override {
+    first_ = std::thread([&] { PutCounted("/a", "1"); });
+    log_.AwaitBatches(1);
+  }
+  void TearDown() override {
+    // A test that stopped early still lets the first write return.
+    if (first_.joinable()) {
+      log_.Open(true);
+      first_.join();
+    }
+  }
+  void PutCounted(const char* key, const char* text) {
+    if (!store_.Put(key, {}, Text(text)).ok()) ++failed_;
+  }
+
+  std::unique_ptr<GatedPersistence> owned_;
+  GatedPersistence& log_;
+  MemoryStore store_;
+  std::atomic<int> failed_ = 0;
+  std::thread first_;
+};
+
+TEST_F(FailingBatchTest, FailedBatchFailsWritesQueuedBehindIt) {
+  // Same key: waits for the first write, then fails or is written.
+  std::thread second([&] { PutCounted("/a", "2"); });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  log.Open(true);
-  first.join();
+  log_.Open(true);
+  first_.join();
   second.join();
-  EXPECT_EQ(failed.load(), 2);
-  EXPECT_EQ(store.Revision(), 0);
-  EXPECT_FALSE(store.Get("/a").has_value());
+  EXPECT_EQ(failed_.load(), 2);
+  EXPECT_EQ(store_.Revision(), 0);
+  EXPECT_FALSE(store_.Get("/a").has_value());
 }
 
-TEST(MemoryStoreTest, FailedBatchReturnsEveryWriterOfTheBatchBehindIt) {
-  auto owned = std::make_unique<GatedPersistence>();
-  GatedPersistence& log = *owned;
-  MemoryStore store({}, std::move(owned));
-  std::atomic<int> failed = 0;
-  std::thread first([&] {
-    if (!store.Put("/a", {}, Text("1")).ok()) ++failed;
-  });
-  log.AwaitBatches(1);
+TEST_F(FailingBatchTest, FailedBatchReturnsEveryWriterOfTheBatchBehindIt) {
   // Other keys: these join the next batch and wait for the first commit.
   std::vector<std::thread> queued;
   for (const char* key : {"/b", "/c", "/d"}) {
-    queued.emplace_back([&, key] {
-      if (!store.Put(key, {}, Text("x")).ok()) ++failed;
-    });
+    queued.emplace_back([&, key] { PutCounted(key, "x"); });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  log.Open(true);
-  first.join();
+  log_.Open(true);
+  first_.join();
   for (std::thread& t : queued) t.join();
-  EXPECT_EQ(failed.load(), 4);
-  EXPECT_EQ(log.batches().size(), 1u);
-  EXPECT_EQ(store.Revision(), 0);
+  EXPECT_EQ(failed_.load(), 4);
+  EXPECT_EQ(log_.batches().size(), 1u);
+  EXPECT_EQ(store_.Revision(), 0);
   // The store takes writes again once the log does.
-  log.Open(false);
-  EXPECT_TRUE(store.Put("/b", {}, Text("y")).ok());
-  EXPECT_EQ(store.Revision(), 1);
+  log_.Open(false);
+  EXPECT_TRUE(store_.Put("/b", {}, Text("y")).ok());
+  EXPECT_EQ(store_.Revision(), 1);
 }
 
 TEST(StoreFactoryTest, RejectsUnknownScheme) {
