@@ -6,7 +6,9 @@
 #include <cctype>
 #include <chrono>
 #include <ctime>
+#include <optional>
 #include <random>
+#include <span>
 #include <thread>
 
 #include "api/codec.h"
@@ -216,36 +218,40 @@ ResourceStorage::ResourceStorage(store::Store& store)
 
 namespace {
 
-// The index of `resource` in api::AllResources(), also for a copy of an
-// entry.
-size_t ResourceIndex(const api::ResourceInfo& resource) {
+// The index of `resource` in api::AllResources() (also for a copy of an
+// entry), or nullopt for a resource that is not served.
+std::optional<size_t> ResourceIndex(const api::ResourceInfo& resource) {
   const std::span<const api::ResourceInfo> all = api::AllResources();
   if (&resource >= all.data() && &resource < all.data() + all.size()) {
     return static_cast<size_t>(&resource - all.data());
   }
   const api::ResourceInfo* entry = api::FindResourceByKind(resource.kind);
-  return entry != nullptr ? static_cast<size_t>(entry - all.data()) : 0;
+  if (entry == nullptr) return std::nullopt;
+  return static_cast<size_t>(entry - all.data());
 }
 
 }  // namespace
 
 void ResourceStorage::AddInProcessWatcher(
     const api::ResourceInfo& resource) const {
-  in_process_watchers_[ResourceIndex(resource)].fetch_add(
-      1, std::memory_order_relaxed);
+  if (const auto index = ResourceIndex(resource)) {
+    in_process_watchers_[*index].fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 void ResourceStorage::RemoveInProcessWatcher(
     const api::ResourceInfo& resource) const {
-  in_process_watchers_[ResourceIndex(resource)].fetch_sub(
-      1, std::memory_order_relaxed);
+  if (const auto index = ResourceIndex(resource)) {
+    in_process_watchers_[*index].fetch_sub(1, std::memory_order_relaxed);
+  }
 }
 
 bool ResourceStorage::PublishesWrites(const api::ResourceInfo& resource,
                                       const WriteOptions& options) const {
-  return options.want_object ||
-         in_process_watchers_[ResourceIndex(resource)].load(
-             std::memory_order_relaxed) > 0;
+  if (options.want_object) return true;
+  const auto index = ResourceIndex(resource);
+  return index.has_value() &&
+         in_process_watchers_[*index].load(std::memory_order_relaxed) > 0;
 }
 
 namespace {
@@ -1224,7 +1230,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
         key, store::Precondition::AtRevision(kv->mod_revision),
         Publisher(scope, key, text, publish ? &next : nullptr, &published));
     if (written.ok()) {
-      // `next` has moved into `published` when the text is exact.
+      // `next` has moved into `published` when it was published.
       if (claim != nullptr) {
         allocations_.Record(
             key, published ? std::get_if<api::ResourceClaim>(published.get())

@@ -58,7 +58,8 @@ class StoreWatchStream : public WatchStream {
 
  private:
   const apiserver::ResourceStorage& storage_;
-  const api::ResourceInfo& resource_;
+  // A copy: the caller's ResourceInfo need not outlive the stream.
+  const api::ResourceInfo resource_;
   std::unique_ptr<store::Watcher> watcher_;
 };
 
