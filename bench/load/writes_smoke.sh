@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A short open-loop `writes` run against a fresh `dralloc apiserver`: checks
-# that every request succeeds and that --latency-trace lists each timed
-# request once, in start order. Numbers are not judged.
+# that every request succeeds, that --latency-trace lists each timed
+# request once, in start order, and that each client warmed up with one
+# untimed create. Numbers are not judged.
 #
 #   bash bench/load/writes_smoke.sh DRALLOC DRALLOC_API_LOAD
 set -euo pipefail
@@ -37,7 +38,8 @@ if [[ -z $url ]]; then
 fi
 
 "$load" writes --server "$url" --clients 4 --duration 1 --rate 400 \
-  --mix create,update --latency-trace "$work/trace" --json >"$work/report.json"
+  --mix create,update --latency-trace "$work/trace" --ack-log "$work/acks" \
+  --json >"$work/report.json"
 ok=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["total"]
 print(r["succeeded"] if r["failed"] == 0 else -1)' "$work/report.json")
 if [[ $ok -le 0 ]]; then
@@ -56,4 +58,16 @@ if ! awk -v ok="$ok" '
   head -n 5 "$work/trace" >&2
   exit 1
 fi
-echo "writes smoke: $ok requests, each in the latency trace"
+# Each of the 4 clients warmed up with one untimed create before the clock
+# started: acknowledged, but not among the timed requests.
+timed_creates=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["ops"]["create"]["succeeded"])' \
+  "$work/report.json")
+acked=$(wc -l <"$work/acks")
+if [[ $acked -ne $((timed_creates + 4)) ]]; then
+  echo "writes smoke: $acked creates acknowledged, expected $timed_creates" \
+    "timed + 4 warm-up" >&2
+  exit 1
+fi
+echo "writes smoke: $ok requests, each in the latency trace;" \
+  "4 warm-up creates before the clock"
