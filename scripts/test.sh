@@ -13,6 +13,9 @@
 # Builds go to build/ and build-asan/ and reuse ccache across runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache keys on paths relative to the checkout, so a fresh clone anywhere
+# reuses the objects an earlier build of the same sources left.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 bash scripts/install-deps.sh
 jobs=$(nproc)

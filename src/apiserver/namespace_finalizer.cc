@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/codec.h"
+#include "api/well_known.h"
 #include "common/log.h"
 
 namespace dralloc::apiserver {
@@ -26,8 +27,8 @@ bool NeedsFinalizing(const std::string& stored) {
   const auto* ns = std::get_if<api::Namespace>(&*decoded[0].object);
   if (ns == nullptr || !ns->metadata.deletion_timestamp) return false;
   const auto& finalizers = ns->spec.finalizers;
-  return std::find(finalizers.begin(), finalizers.end(), kNamespaceFinalizer) !=
-         finalizers.end();
+  return std::find(finalizers.begin(), finalizers.end(),
+                   api::kNamespaceFinalizer) != finalizers.end();
 }
 
 // The namespace a namespaced object's storage key is in, or "".
@@ -92,7 +93,7 @@ bool NamespaceFinalizer::Finalize(const std::string& namespace_) {
   // Objects with finalizers: their deletion events bring us back.
   if (content_remains) return false;
   auto released =
-      storage_.RemoveNamespaceFinalizer(namespace_, kNamespaceFinalizer);
+      storage_.RemoveNamespaceFinalizer(namespace_, api::kNamespaceFinalizer);
   if (!released.ok() && released.error().code != 404) {
     log::Warn("apiserver", "finalizing namespace {}: {}", namespace_,
               released.error().message);

@@ -12,9 +12,12 @@
 #include <thread>
 
 #include "api/codec.h"
+#include "api/defaults.h"
 #include "api/pod_conditions.h"
 #include "api/validation/validation.h"
+#include "api/well_known.h"
 #include "apiserver/continue_token.h"
+#include "common/clock.h"
 #include "encoding/document_reader.h"
 #include "patch/json_patch.h"
 #include "patch/merge_patch.h"
@@ -26,8 +29,6 @@ namespace dralloc::apiserver {
 namespace {
 
 constexpr int kMaxWriteAttempts = 64;
-constexpr std::string_view kAdminAccessLabel =
-    "resource.kubernetes.io/admin-access";
 
 bool IsStorageVersion(const RequestScope& scope) {
   return scope.version == scope.info->versions[0];
@@ -148,59 +149,6 @@ ApiOr<DeleteOptions> ParseDeleteOptions(std::string_view body) {
 }
 
 }  // namespace
-
-void ApplyDefaults(api::Object& object) {
-  auto default_request = [](std::string& mode, int64_t& count) {
-    if (mode.empty()) mode = "ExactCount";
-    if (mode == "ExactCount" && count == 0) count = 1;
-  };
-  auto default_claim_spec = [&](api::ResourceClaimSpec& spec) {
-    for (api::DeviceRequest& request : spec.devices.requests) {
-      if (request.exactly) {
-        default_request(request.exactly->allocation_mode,
-                        request.exactly->count);
-      }
-      for (api::DeviceSubRequest& sub : request.first_available) {
-        default_request(sub.allocation_mode, sub.count);
-      }
-    }
-  };
-  if (auto* claim = std::get_if<api::ResourceClaim>(&object)) {
-    default_claim_spec(claim->spec);
-  } else if (auto* tmpl = std::get_if<api::ResourceClaimTemplate>(&object)) {
-    default_claim_spec(tmpl->spec.spec);
-  } else if (auto* pod = std::get_if<api::Pod>(&object)) {
-    if (pod->status.phase.empty()) pod->status.phase = "Pending";
-  } else if (auto* ns = std::get_if<api::Namespace>(&object)) {
-    if (ns->status.phase.empty()) ns->status.phase = "Active";
-  }
-}
-
-std::string NowRfc3339() {
-  // Timestamps have one-second resolution and writers stamp several objects
-  // a second, so each thread formats a second once.
-  thread_local std::time_t cached_second = -1;
-  thread_local std::string cached;
-  const std::time_t now =
-      std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  if (now != cached_second) {
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    cached = buffer;
-    cached_second = now;
-  }
-  return cached;
-}
-
-std::string NewUid() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  const uint64_t hi = rng(), lo = rng();
-  return fmt::format("{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}", hi >> 32,
-                     (hi >> 16) & 0xffff, hi & 0x0fff,
-                     0x8000 | ((lo >> 48) & 0x3fff), lo & 0xffffffffffffULL);
-}
 
 ResourceStorage::ResourceStorage(store::Store& store)
     : store_(store),
@@ -566,7 +514,7 @@ ApiOr<ResourceStorage::Decoded> ResourceStorage::DecodeBody(
 std::optional<ApiError> ResourceStorage::Admit(const RequestScope& scope,
                                                api::Object& object,
                                                const api::Object* old) const {
-  ApplyDefaults(object);
+  api::ApplyDefaults(object);
   api::ErrorList errors = api::Validate(object);
   if (old != nullptr) {
     api::ErrorList immutable = ValidateImmutable(object, *old);
@@ -586,7 +534,7 @@ std::optional<ApiError> ResourceStorage::Admit(const RequestScope& scope,
       auto decoded = api::DecodeDocument(*stored->value, {.strict = false});
       if (decoded.size() == 1 && decoded[0].object) {
         const auto& labels = api::MetaOf(*decoded[0].object).labels;
-        auto it = labels.find(std::string(kAdminAccessLabel));
+        auto it = labels.find(std::string(api::kAdminAccessLabel));
         allowed = it != labels.end() && it->second == "true";
       }
     }
@@ -609,7 +557,7 @@ std::optional<ApiError> ResourceStorage::Admit(const RequestScope& scope,
                 .Child("adminAccess"),
             fmt::format("admin access to devices requires the `{}: true` "
                         "label on the containing namespace",
-                        kAdminAccessLabel)));
+                        api::kAdminAccessLabel)));
       }
     }
   }
@@ -766,9 +714,9 @@ ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
     ns->status = {};
     ns->status.phase = "Active";
     auto& finalizers = ns->spec.finalizers;
-    if (std::find(finalizers.begin(), finalizers.end(), kNamespaceFinalizer) ==
-        finalizers.end()) {
-      finalizers.emplace_back(kNamespaceFinalizer);
+    if (std::find(finalizers.begin(), finalizers.end(),
+                  api::kNamespaceFinalizer) == finalizers.end()) {
+      finalizers.emplace_back(api::kNamespaceFinalizer);
     }
   }
   if (meta.name.empty() && !meta.generate_name.empty()) {

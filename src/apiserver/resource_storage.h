@@ -98,7 +98,7 @@ class ResourceStorage {
   // decoded once and shared through the cache; `cache` false for a state
   // that is gone (a deletion event).
   StatusOr<SharedObject> ObjectOf(const store::KeyValue& kv, bool cache) const;
-  // In-process watch streams of `resource` (StoreApiClient) register for
+  // In-process watch streams of `resource` (InProcessApiClient) register for
   // their lifetime. While a resource has one, every write of it publishes
   // its typed object to the decoded-object cache, where the watcher finds
   // it instead of decoding the stored bytes; without one, only the objects
@@ -262,18 +262,6 @@ class ResourceStorage {
   bool PublishesWrites(const api::ResourceInfo& resource,
                        const WriteOptions& options) const;
 };
-
-// The spec.finalizers entry every new namespace gets; the namespace
-// finalizer removes it once a deleted namespace is empty.
-inline constexpr std::string_view kNamespaceFinalizer = "kubernetes";
-
-// API defaulting (request allocationMode and count, pod and namespace
-// phase), as admission applies it to every write.
-void ApplyDefaults(api::Object& object);
-// "2026-11-22T14:05:09Z".
-std::string NowRfc3339();
-// A random (version 4) UUID.
-std::string NewUid();
 
 }  // namespace dralloc::apiserver
 

@@ -10,7 +10,7 @@
 #include "cli/server_flags.h"
 #include "client/http_api_client.h"
 #include "common/log.h"
-#include "scheduler/control_plane.h"
+#include "controlplane/control_plane.h"
 
 namespace dralloc::cli {
 namespace {
@@ -42,7 +42,7 @@ int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
     return kExitBadInput;
   }
   const sigset_t signals = BlockTerminationSignals();
-  scheduler::ControlPlaneOptions options;
+  controlplane::ControlPlaneOptions options;
   options.run_scheduler = scheduler;
   options.run_controller = !scheduler;
   options.controller.workers = flags.workers;
@@ -53,7 +53,7 @@ int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
       flags.placement == "pack"     ? scheduler::Placement::kPack
       : flags.placement == "spread" ? scheduler::Placement::kSpread
                                     : scheduler::Placement::kDefault;
-  scheduler::ControlPlane plane(**api, options);
+  controlplane::ControlPlane plane(**api, options);
   plane.Start();
   const char* what = scheduler ? "scheduler" : "controller";
   fmt::print("dralloc {} running against {}\n", what, config->server);

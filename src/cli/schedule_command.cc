@@ -22,8 +22,8 @@
 #include "cli/object_loader.h"
 #include "client/api_client.h"
 #include "common/log.h"
+#include "controlplane/what_if.h"
 #include "encoding/yaml_writer.h"
-#include "scheduler/what_if.h"
 
 namespace dralloc::cli {
 namespace {
@@ -88,10 +88,10 @@ std::vector<const T*> Sorted(const std::vector<client::ObjectPtr>& objects) {
   return out;
 }
 
-void PrintTable(const std::vector<scheduler::PodPlacement>& placements) {
+void PrintTable(const std::vector<controlplane::PodPlacement>& placements) {
   std::cout << fmt::format("{:<36} {:<20} {:<40} {}\n", "POD", "NODE", "CLAIMS",
                            "DEVICES");
-  for (const scheduler::PodPlacement& p : placements) {
+  for (const controlplane::PodPlacement& p : placements) {
     if (p.node.empty()) continue;
     std::cout << fmt::format(
         "{:<36} {:<20} {:<40} {}\n",
@@ -101,7 +101,7 @@ void PrintTable(const std::vector<scheduler::PodPlacement>& placements) {
                           : fmt::format("{}", fmt::join(p.devices, ", ")));
   }
   bool header = false;
-  for (const scheduler::PodPlacement& p : placements) {
+  for (const controlplane::PodPlacement& p : placements) {
     if (!p.node.empty()) continue;
     if (!header) {
       std::cout << "\nUNSCHEDULABLE\n";
@@ -112,7 +112,7 @@ void PrintTable(const std::vector<scheduler::PodPlacement>& placements) {
   }
 }
 
-int PrintObjects(scheduler::ControlPlane& plane, const std::string& output) {
+int PrintObjects(controlplane::ControlPlane& plane, const std::string& output) {
   std::vector<api::Json> items;
   auto add = [&](const auto& typed) -> bool {
     StatusOr<api::Json> json = api::EncodeObject(
@@ -155,12 +155,12 @@ int RunSchedule(const ScheduleFlags& flags) {
   // Two threads: controller work of one batch of pods overlaps scheduling
   // of the previous batch; placements are the same as with one.
   constexpr size_t kPipelineBatch = 512;
-  scheduler::WhatIf what_if(options, flags.threads > 1 ? kPipelineBatch : 0);
+  controlplane::WhatIf what_if(options, flags.threads > 1 ? kPipelineBatch : 0);
   if (Status loaded = what_if.Load(std::move(objects)); !loaded.ok()) {
     std::cerr << "error: " << loaded.message() << '\n';
     return kExitBadInput;
   }
-  scheduler::ControlPlane& plane = what_if.plane();
+  controlplane::ControlPlane& plane = what_if.plane();
   // Cluster state (nodes, slices, classes) is synced before the clock
   // starts, as in upstream's scheduler_perf; --stats reports both.
   const auto warm_start = std::chrono::steady_clock::now();
@@ -178,11 +178,12 @@ int RunSchedule(const ScheduleFlags& flags) {
     std::cerr << "error: " << run.message() << '\n';
     return kExitBadInput;
   }
-  const std::vector<scheduler::PodPlacement> placements = what_if.Placements();
+  const std::vector<controlplane::PodPlacement> placements =
+      what_if.Placements();
   const size_t ours = placements.size();
   const size_t scheduled = static_cast<size_t>(std::count_if(
       placements.begin(), placements.end(),
-      [](const scheduler::PodPlacement& p) { return !p.node.empty(); }));
+      [](const controlplane::PodPlacement& p) { return !p.node.empty(); }));
   if (flags.stats) {
     const scheduler::SchedulerStats stats = plane.scheduler()->stats();
     const auto controller = plane.controller()->metrics();

@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "apiserver/api_server.h"
+#include "apiserver/in_process_api_client.h"
 #include "cli/commands.h"
 #include "cli/server_flags.h"
-#include "client/store_api_client.h"
 #include "common/log.h"
-#include "scheduler/control_plane.h"
+#include "controlplane/control_plane.h"
 #include "store/store_factory.h"
 
 namespace dralloc::cli {
@@ -27,7 +27,7 @@ struct ServeFlags {
 
 // Counters of the controller and the scheduler in Prometheus text format
 // (upstream's resourceclaim_controller_* names where they exist).
-std::string ControlPlaneMetrics(scheduler::ControlPlane& plane) {
+std::string ControlPlaneMetrics(controlplane::ControlPlane& plane) {
   const auto c = plane.controller()->metrics();
   const auto s = plane.scheduler()->stats();
   std::string out;
@@ -77,8 +77,8 @@ int RunServe(const ServeFlags& flags) {
     fmt::print(stderr, "{}\n", s.message());
     return kExitInvalid;
   }
-  client::StoreApiClient api(server.storage(), flags.scheduler_name);
-  scheduler::ControlPlaneOptions plane_options;
+  apiserver::InProcessApiClient api(server.storage(), flags.scheduler_name);
+  controlplane::ControlPlaneOptions plane_options;
   plane_options.scheduler.scheduler_name = flags.scheduler_name;
   plane_options.scheduler.binders = flags.binders;
   plane_options.scheduler.placement =
@@ -86,7 +86,7 @@ int RunServe(const ServeFlags& flags) {
       : flags.placement == "spread" ? scheduler::Placement::kSpread
                                     : scheduler::Placement::kDefault;
   plane_options.controller.workers = flags.controller_workers;
-  scheduler::ControlPlane plane(api, plane_options);
+  controlplane::ControlPlane plane(api, plane_options);
   server.AddMetricsSource([&plane] { return ControlPlaneMetrics(plane); });
   plane.Start();
 

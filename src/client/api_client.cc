@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <type_traits>
 
-#include "apiserver/resource_storage.h"
+#include "common/clock.h"
 
 namespace dralloc::client {
 namespace {
@@ -121,7 +121,7 @@ api::Event PodWarningEvent(const api::Pod& pod, std::string reason,
   event.type = "Warning";
   event.source.component = component;
   event.reporting_component = component;
-  const std::string stamp = apiserver::NowRfc3339();
+  const std::string stamp = NowRfc3339();
   event.first_timestamp = stamp;
   event.last_timestamp = stamp;
   event.count = 1;

@@ -3,7 +3,7 @@
 // The scheduler and the claim controller read through informers (list +
 // watch) and write through this interface. Implementations: in memory
 // (MemoryApiClient, for offline what-if runs), in process over a Store with
-// the API server's admission (StoreApiClient), and over HTTP against any
+// the API server's admission (InProcessApiClient), and over HTTP against any
 // Kubernetes-compatible API server (HttpApiClient, from a kubeconfig).
 //
 // Objects are api::Object in the hub version. resourceVersions are the

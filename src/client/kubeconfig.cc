@@ -10,7 +10,7 @@
 #include <optional>
 #include <sstream>
 
-#include "cel/encoders_library.h"
+#include "common/base64.h"
 #include "encoding/document_reader.h"
 
 namespace dralloc::client {
@@ -119,7 +119,8 @@ class KubeconfigReader {
                  std::string& out) const {
     const std::string data = StringField(object, (key + "-data").c_str());
     if (!data.empty()) {
-      std::optional<std::string> decoded = cel::Base64Decode(data);
+      std::optional<std::string> decoded =
+          Base64Decode(data, {.ignore_newlines = true});
       if (!decoded) {
         return Error(StatusCode::kInvalidArgument,
                      key + "-data is not valid base64");

@@ -6,9 +6,10 @@
 #include <deque>
 #include <unordered_map>
 
+#include "api/defaults.h"
 #include "api/pod_conditions.h"
-#include "apiserver/resource_storage.h"
 #include "client/informer.h"
+#include "common/clock.h"
 #include "common/string_hash.h"
 
 namespace dralloc::client {
@@ -221,10 +222,10 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
   }
   // Everything that does not need the lock first: writers contend for it.
   if (!info.namespaced) meta.namespace_.clear();
-  meta.creation_timestamp = apiserver::NowRfc3339();
+  meta.creation_timestamp = NowRfc3339();
   meta.generation = 1;
   meta.deletion_timestamp.reset();
-  apiserver::ApplyDefaults(copy);
+  api::ApplyDefaults(copy);
   if (auto* claim = std::get_if<api::ResourceClaim>(&copy)) claim->status = {};
   std::lock_guard lock(mu_);
   if (meta.name.empty()) {
@@ -393,7 +394,7 @@ Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
   if (!meta.finalizers.empty()) {
     if (meta.deletion_timestamp) return OkStatus();
     auto marked = std::make_shared<api::Object>(*current);
-    api::MetaOf(*marked).deletion_timestamp = apiserver::NowRfc3339();
+    api::MetaOf(*marked).deletion_timestamp = NowRfc3339();
     StoreLocked(collection, key, std::move(marked), false);
     return OkStatus();
   }
@@ -430,7 +431,7 @@ Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
                              std::string_view uid, std::string_view node) {
   const api::ResourceInfo& info = PodsResource();
   const std::string key = ObjectKey(namespace_, name);
-  const std::string now = apiserver::NowRfc3339();
+  const std::string now = NowRfc3339();
   while (true) {  // as Write: built outside the lock, stored if still current
     ObjectPtr current;
     {

@@ -191,7 +191,7 @@ void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
   if (!(old && now)) {
     if (const api::OwnerReference* owner = OwningPod(*claim)) {
       auto annotation = claim->metadata.annotations.find(
-          std::string(kPodClaimNameAnnotation));
+          std::string(api::kPodClaimNameAnnotation));
       if (annotation != claim->metadata.annotations.end()) {
         std::lock_guard lock(mu_);
         if (now) {
@@ -318,7 +318,7 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
       claim.metadata.namespace_ = pod.metadata.namespace_;
       claim.metadata.labels = tmpl->spec.metadata.labels;
       claim.metadata.annotations = tmpl->spec.metadata.annotations;
-      claim.metadata.annotations[std::string(kPodClaimNameAnnotation)] =
+      claim.metadata.annotations[std::string(api::kPodClaimNameAnnotation)] =
           entry.name;
       claim.metadata.owner_references.push_back({.api_version = "v1",
                                                  .kind = "Pod",
@@ -444,7 +444,7 @@ Status ClaimController::SyncClaim(const std::string& key) {
   }
   api::ResourceClaim claim = *cached;
   const bool protected_claim =
-      HasFinalizer(claim.metadata, kDeleteProtectionFinalizer);
+      HasFinalizer(claim.metadata, api::kDeleteProtectionFinalizer);
   if (valid.size() < claim.status.reserved_for.size()) {
     const size_t removed = claim.status.reserved_for.size() - valid.size();
     claim.status.reserved_for = std::move(valid);
@@ -463,7 +463,7 @@ Status ClaimController::SyncClaim(const std::string& key) {
       if (deallocate) ++metrics_.deallocations;
     }
     if (deallocate) {
-      RemoveFinalizer(claim.metadata, kDeleteProtectionFinalizer);
+      RemoveFinalizer(claim.metadata, api::kDeleteProtectionFinalizer);
       ASSIGN_OR_RETURN(written, client_.Update(api::Object(claim)));
       claim = std::get<api::ResourceClaim>(*written);
     }
@@ -478,7 +478,7 @@ Status ClaimController::SyncClaim(const std::string& key) {
       std::lock_guard lock(mu_);
       ++metrics_.deallocations;
     }
-    RemoveFinalizer(claim.metadata, kDeleteProtectionFinalizer);
+    RemoveFinalizer(claim.metadata, api::kDeleteProtectionFinalizer);
     auto written = client_.Update(api::Object(claim));
     if (!written.ok() && written.status().code() != StatusCode::kNotFound) {
       return written.status();

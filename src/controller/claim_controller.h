@@ -25,17 +25,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "api/well_known.h"
 #include "client/api_client.h"
 #include "client/informer.h"
 #include "client/work_queue.h"
 #include "common/string_hash.h"
 
 namespace dralloc::controller {
-
-inline constexpr std::string_view kPodClaimNameAnnotation =
-    "resource.kubernetes.io/pod-claim-name";
-inline constexpr std::string_view kDeleteProtectionFinalizer =
-    "resource.kubernetes.io/delete-protection";
 
 struct ClaimControllerMetrics {
   uint64_t create_attempts = 0;

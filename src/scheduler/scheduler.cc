@@ -7,9 +7,9 @@
 #include "allocator/allocator.h"
 #include "api/pod_conditions.h"
 #include "api/validation/limits.h"
-#include "apiserver/resource_storage.h"
+#include "api/well_known.h"
+#include "common/clock.h"
 #include "common/log.h"
-#include "controller/claim_controller.h"
 #include "scheduler/node_filter.h"
 #include "scheduler/unschedulable_message.h"
 
@@ -21,7 +21,7 @@ using client::ObjectPtr;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kWriteAttempts = 5;
-constexpr std::string_view kFinalizer = controller::kDeleteProtectionFinalizer;
+constexpr std::string_view kFinalizer = api::kDeleteProtectionFinalizer;
 
 bool HasFinalizer(const api::ObjectMeta& meta) {
   return std::find(meta.finalizers.begin(), meta.finalizers.end(),
@@ -577,7 +577,7 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
   // Reserve.
   Candidate& chosen = feasible[best];
   BindTask task{pod_object, nodes_[chosen.node].info.name, {}};
-  const std::string now = apiserver::NowRfc3339();
+  const std::string now = NowRfc3339();
   for (size_t i = 0; i < pod_claims.size(); ++i) {
     const PodClaim& pc = pod_claims[i];
     auto pos = std::find(to_allocate_index.begin(), to_allocate_index.end(), i);
@@ -837,7 +837,7 @@ void Scheduler::ReportUnschedulable(const api::Pod& pod,
                                     const std::string& message) {
   api::Pod updated = pod;
   api::PodCondition& condition = api::ConditionOf(updated, "PodScheduled");
-  const std::string now = apiserver::NowRfc3339();
+  const std::string now = NowRfc3339();
   if (condition.status != "False") condition.last_transition_time = now;
   condition.status = "False";
   condition.reason = "Unschedulable";

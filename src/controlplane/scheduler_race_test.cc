@@ -9,12 +9,12 @@
 #include <set>
 #include <thread>
 
+#include "apiserver/in_process_api_client.h"
 #include "apiserver/resource_storage.h"
-#include "client/store_api_client.h"
-#include "scheduler/control_plane.h"
+#include "controlplane/control_plane.h"
 #include "store/memory_store.h"
 
-namespace dralloc::scheduler {
+namespace dralloc::controlplane {
 namespace {
 
 constexpr int kNodes = 100;
@@ -56,7 +56,7 @@ api::Object PodObject(int i) {
 TEST(SchedulerRaceTest, TwoSchedulersNeverShareADevice) {
   store::MemoryStore store;
   apiserver::ResourceStorage storage(store);
-  client::StoreApiClient setup(storage, "test");
+  apiserver::InProcessApiClient setup(storage, "test");
 
   api::Namespace ns;
   ns.metadata.name = "race";
@@ -79,9 +79,9 @@ TEST(SchedulerRaceTest, TwoSchedulersNeverShareADevice) {
   tmpl.spec.spec.devices.requests.push_back(request);
   ASSERT_TRUE(setup.Create(tmpl).ok());
 
-  client::StoreApiClient controller_client(storage, "controller");
-  client::StoreApiClient client_a(storage, "scheduler-a");
-  client::StoreApiClient client_b(storage, "scheduler-b");
+  apiserver::InProcessApiClient controller_client(storage, "controller");
+  apiserver::InProcessApiClient client_a(storage, "scheduler-a");
+  apiserver::InProcessApiClient client_b(storage, "scheduler-b");
   ControlPlaneOptions controller_only;
   controller_only.run_scheduler = false;
   ControlPlaneOptions scheduler_only;
@@ -160,4 +160,4 @@ TEST(SchedulerRaceTest, TwoSchedulersNeverShareADevice) {
 }
 
 }  // namespace
-}  // namespace dralloc::scheduler
+}  // namespace dralloc::controlplane

@@ -1,13 +1,11 @@
-#include "client/store_api_client.h"
+#include "apiserver/in_process_api_client.h"
 
 #include <fmt/format.h>
 
 #include "api/codec.h"
 
-namespace dralloc::client {
+namespace dralloc::apiserver {
 namespace {
-
-using apiserver::RequestScope;
 
 RequestScope ScopeFor(const api::ResourceInfo& info,
                       std::string_view namespace_, std::string_view name) {
@@ -19,17 +17,17 @@ RequestScope ScopeFor(const api::ResourceInfo& info,
   return scope;
 }
 
-WatchEvent::Type EventType(const store::WatchEvent& event) {
+client::WatchEvent::Type EventType(const store::WatchEvent& event) {
   if (event.type == store::WatchEvent::Type::kDelete) {
-    return WatchEvent::Type::kDeleted;
+    return client::WatchEvent::Type::kDeleted;
   }
-  return event.created() ? WatchEvent::Type::kAdded
-                         : WatchEvent::Type::kModified;
+  return event.created() ? client::WatchEvent::Type::kAdded
+                         : client::WatchEvent::Type::kModified;
 }
 
-class StoreWatchStream : public WatchStream {
+class StoreWatchStream : public client::WatchStream {
  public:
-  StoreWatchStream(const apiserver::ResourceStorage& storage,
+  StoreWatchStream(const ResourceStorage& storage,
                    const api::ResourceInfo& resource,
                    std::unique_ptr<store::Watcher> watcher)
       : storage_(storage), resource_(resource), watcher_(std::move(watcher)) {
@@ -39,16 +37,17 @@ class StoreWatchStream : public WatchStream {
   StoreWatchStream& operator=(const StoreWatchStream&) = delete;
   ~StoreWatchStream() override { storage_.RemoveInProcessWatcher(resource_); }
 
-  StatusOr<std::vector<WatchEvent>> Next(
+  StatusOr<std::vector<client::WatchEvent>> Next(
       std::chrono::milliseconds timeout) override {
     ASSIGN_OR_RETURN(std::vector<store::WatchEvent> raw,
                      watcher_->Next(timeout));
-    std::vector<WatchEvent> events;
+    std::vector<client::WatchEvent> events;
     events.reserve(raw.size());
     for (const store::WatchEvent& event : raw) {
       // A deletion's state is gone: decoded, not cached.
       const bool live = event.type != store::WatchEvent::Type::kDelete;
-      ASSIGN_OR_RETURN(ObjectPtr object, storage_.ObjectOf(event.kv, live));
+      ASSIGN_OR_RETURN(client::ObjectPtr object,
+                       storage_.ObjectOf(event.kv, live));
       events.push_back(
           {EventType(event), std::move(object), event.kv.mod_revision});
     }
@@ -57,7 +56,7 @@ class StoreWatchStream : public WatchStream {
   void Stop() override { watcher_->Stop(); }
 
  private:
-  const apiserver::ResourceStorage& storage_;
+  const ResourceStorage& storage_;
   // A copy: the caller's ResourceInfo need not outlive the stream.
   const api::ResourceInfo resource_;
   std::unique_ptr<store::Watcher> watcher_;
@@ -65,8 +64,8 @@ class StoreWatchStream : public WatchStream {
 
 }  // namespace
 
-Status ToStatus(const apiserver::ApiError& error) {
-  return StatusForApiError(error.code, error.reason, error.message);
+Status ToStatus(const ApiError& error) {
+  return client::StatusForApiError(error.code, error.reason, error.message);
 }
 
 StatusOr<api::Object> DecodeObject(std::string_view json) {
@@ -82,88 +81,90 @@ StatusOr<api::Object> DecodeObject(std::string_view json) {
   return std::move(*results[0].object);
 }
 
-StoreApiClient::StoreApiClient(apiserver::ResourceStorage& storage,
-                               std::string field_manager,
-                               bool record_managed_fields)
+InProcessApiClient::InProcessApiClient(ResourceStorage& storage,
+                                       std::string field_manager,
+                                       bool record_managed_fields)
     : storage_(storage),
       field_manager_(std::move(field_manager)),
       record_managed_fields_(record_managed_fields) {}
 
-StatusOr<ObjectList> StoreApiClient::List(const api::ResourceInfo& resource) {
-  store::ListResult listed = storage_.store().List(
-      apiserver::ResourceStorage::Prefix(resource, ""), "", 0);
-  ObjectList out;
+StatusOr<client::ObjectList> InProcessApiClient::List(
+    const api::ResourceInfo& resource) {
+  store::ListResult listed =
+      storage_.store().List(ResourceStorage::Prefix(resource, ""), "", 0);
+  client::ObjectList out;
   out.resource_version = listed.revision;
   out.items.reserve(listed.items.size());
   for (const store::KeyValue& kv : listed.items) {
-    ASSIGN_OR_RETURN(ObjectPtr object, storage_.ObjectOf(kv, true));
+    ASSIGN_OR_RETURN(client::ObjectPtr object, storage_.ObjectOf(kv, true));
     out.items.push_back(std::move(object));
   }
   return out;
 }
 
-StatusOr<std::unique_ptr<WatchStream>> StoreApiClient::Watch(
+StatusOr<std::unique_ptr<client::WatchStream>> InProcessApiClient::Watch(
     const api::ResourceInfo& resource, int64_t resource_version) {
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<store::Watcher> watcher,
-      storage_.store().Watch(apiserver::ResourceStorage::Prefix(resource, ""),
-                             resource_version));
-  return std::unique_ptr<WatchStream>(std::make_unique<StoreWatchStream>(
-      storage_, resource, std::move(watcher)));
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Watcher> watcher,
+                   storage_.store().Watch(ResourceStorage::Prefix(resource, ""),
+                                          resource_version));
+  return std::unique_ptr<client::WatchStream>(
+      std::make_unique<StoreWatchStream>(storage_, resource,
+                                         std::move(watcher)));
 }
 
-StatusOr<ObjectPtr> StoreApiClient::Get(const api::ResourceInfo& resource,
-                                        std::string_view namespace_,
-                                        std::string_view name) {
+StatusOr<client::ObjectPtr> InProcessApiClient::Get(
+    const api::ResourceInfo& resource, std::string_view namespace_,
+    std::string_view name) {
   auto object = storage_.GetObject(ScopeFor(resource, namespace_, name));
   if (!object.ok()) return ToStatus(object.error());
-  return ObjectPtr(std::move(*object));
+  return client::ObjectPtr(std::move(*object));
 }
 
-apiserver::WriteOptions StoreApiClient::Options() const {
-  apiserver::WriteOptions options;
+WriteOptions InProcessApiClient::Options() const {
+  WriteOptions options;
   options.field_manager = RecordedManager();
   options.want_object = true;
   return options;
 }
 
-StatusOr<ObjectPtr> StoreApiClient::Create(api::Object object) {
-  const api::ResourceInfo& info = ResourceOf(object);
+StatusOr<client::ObjectPtr> InProcessApiClient::Create(api::Object object) {
+  const api::ResourceInfo& info = client::ResourceOf(object);
   const RequestScope scope = ScopeFor(info, api::MetaOf(object).namespace_, "");
   auto written = storage_.CreateObject(scope, std::move(object), Options());
   if (!written.ok()) return ToStatus(written.error());
-  return ObjectPtr(std::move(written->object));
+  return client::ObjectPtr(std::move(written->object));
 }
 
-StatusOr<ObjectPtr> StoreApiClient::Write(api::Object object,
-                                          std::string_view subresource,
-                                          bool with_status) {
-  const api::ResourceInfo& info = ResourceOf(object);
+StatusOr<client::ObjectPtr> InProcessApiClient::Write(
+    api::Object object, std::string_view subresource, bool with_status) {
+  const api::ResourceInfo& info = client::ResourceOf(object);
   const api::ObjectMeta& meta = api::MetaOf(object);
   RequestScope scope = ScopeFor(info, meta.namespace_, meta.name);
   scope.subresource = std::string(subresource);
-  apiserver::WriteOptions options = Options();
+  WriteOptions options = Options();
   options.with_status = with_status;
   auto written = storage_.UpdateObject(scope, std::move(object), options);
   if (!written.ok()) return ToStatus(written.error());
-  return ObjectPtr(std::move(written->object));
+  return client::ObjectPtr(std::move(written->object));
 }
 
-StatusOr<ObjectPtr> StoreApiClient::Update(api::Object object) {
+StatusOr<client::ObjectPtr> InProcessApiClient::Update(api::Object object) {
   return Write(std::move(object), "");
 }
 
-StatusOr<ObjectPtr> StoreApiClient::UpdateStatus(api::Object object) {
+StatusOr<client::ObjectPtr> InProcessApiClient::UpdateStatus(
+    api::Object object) {
   return Write(std::move(object), "status");
 }
 
-StatusOr<ObjectPtr> StoreApiClient::UpdateWithStatus(api::Object object) {
+StatusOr<client::ObjectPtr> InProcessApiClient::UpdateWithStatus(
+    api::Object object) {
   return Write(std::move(object), "", /*with_status=*/true);
 }
 
-Status StoreApiClient::Delete(const api::ResourceInfo& resource,
-                              std::string_view namespace_,
-                              std::string_view name, std::string_view uid) {
+Status InProcessApiClient::Delete(const api::ResourceInfo& resource,
+                                  std::string_view namespace_,
+                                  std::string_view name, std::string_view uid) {
   std::string body;
   if (!uid.empty()) {
     body = fmt::format(
@@ -171,14 +172,15 @@ Status StoreApiClient::Delete(const api::ResourceInfo& resource,
         uid);
   }
   auto deleted = storage_.Delete(ScopeFor(resource, namespace_, name), body,
-                                 apiserver::WriteOptions{});
+                                 WriteOptions{});
   if (!deleted.ok()) return ToStatus(deleted.error());
   return OkStatus();
 }
 
-Status StoreApiClient::Bind(std::string_view namespace_, std::string_view name,
-                            std::string_view uid, std::string_view node) {
-  RequestScope scope = ScopeFor(PodsResource(), namespace_, name);
+Status InProcessApiClient::Bind(std::string_view namespace_,
+                                std::string_view name, std::string_view uid,
+                                std::string_view node) {
+  RequestScope scope = ScopeFor(client::PodsResource(), namespace_, name);
   scope.subresource = "binding";
   auto bound =
       storage_.BindTo(scope, std::string(node), std::string(uid), Options());
@@ -186,8 +188,8 @@ Status StoreApiClient::Bind(std::string_view namespace_, std::string_view name,
   return OkStatus();
 }
 
-Status StoreApiClient::CreateEvent(const api::Event& event) {
+Status InProcessApiClient::CreateEvent(const api::Event& event) {
   return Create(api::Object(event)).status();
 }
 
-}  // namespace dralloc::client
+}  // namespace dralloc::apiserver

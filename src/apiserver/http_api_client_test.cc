@@ -11,7 +11,7 @@
 
 #include "api/codec.h"
 #include "apiserver/api_server.h"
-#include "client/store_api_client.h"
+#include "apiserver/in_process_api_client.h"
 #include "store/memory_store.h"
 
 namespace dralloc::client {
@@ -231,7 +231,7 @@ void ExpectUpdateWithStatus(ApiClient& client, std::string_view name,
 // Over HTTP an update, then a status update; in process one write.
 TEST_F(HttpApiClientTest, UpdateWithStatusWritesMetadataAndStatus) {
   ExpectUpdateWithStatus(client(), "over-http", 2);
-  StoreApiClient in_process(server_.server->storage(), "test");
+  InProcessApiClient in_process(server_.server->storage(), "test");
   ExpectUpdateWithStatus(in_process, "in-process", 1);
 }
 

@@ -1,8 +1,8 @@
-#include "scheduler/control_plane.h"
+#include "controlplane/control_plane.h"
 
 #include <fmt/format.h>
 
-namespace dralloc::scheduler {
+namespace dralloc::controlplane {
 
 ControlPlane::ControlPlane(client::ApiClient& client,
                            ControlPlaneOptions options) {
@@ -36,10 +36,11 @@ ControlPlane::ControlPlane(client::ApiClient& client,
         client, *pods, *claims, *templates, options.controller);
   }
   if (options.run_scheduler) {
-    scheduler_ = std::make_unique<Scheduler>(
+    scheduler_ = std::make_unique<scheduler::Scheduler>(
         client,
-        SchedulerInformers{*pods_, *nodes_, *claims_, *slices_, *classes_,
-                           *slice_patches_, *taint_rules_},
+        scheduler::SchedulerInformers{*pods_, *nodes_, *claims_, *slices_,
+                                      *classes_, *slice_patches_,
+                                      *taint_rules_},
         options.scheduler);
   }
 }
@@ -227,4 +228,4 @@ Status ControlPlane::RunToQuiescence(size_t max_rounds) {
                 fmt::format("no quiescence after {} rounds", max_rounds));
 }
 
-}  // namespace dralloc::scheduler
+}  // namespace dralloc::controlplane

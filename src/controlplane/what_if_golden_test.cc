@@ -17,9 +17,9 @@
 
 #include "allocator/offline_allocation.h"
 #include "api/validation/validation.h"
-#include "scheduler/what_if.h"
+#include "controlplane/what_if.h"
 
-namespace dralloc::scheduler {
+namespace dralloc::controlplane {
 namespace {
 
 namespace fs = std::filesystem;
@@ -62,15 +62,15 @@ TEST_P(WhatIfGoldenTest, Run) {
     ASSERT_TRUE(api::Validate(object).empty()) << api::DisplayName(object);
   }
 
-  SchedulerOptions options;
+  scheduler::SchedulerOptions options;
   std::map<std::string, std::string> expected;  // pod → rest of line
   std::istringstream expect(ReadText(dir / (name + ".expect")));
   for (std::string line; std::getline(expect, line);) {
     if (line.empty() || line[0] == '#') continue;
     if (line.starts_with("option placement=")) {
       const std::string value = line.substr(17);
-      options.placement =
-          value == "pack" ? Placement::kPack : Placement::kSpread;
+      options.placement = value == "pack" ? scheduler::Placement::kPack
+                                          : scheduler::Placement::kSpread;
       continue;
     }
     const size_t space = line.find(' ');
@@ -180,7 +180,7 @@ std::vector<std::string> PlacementLines(size_t pipeline_batch,
   auto objects = allocator::DecodeManifests(yaml, "generated.yaml");
   EXPECT_TRUE(objects.ok()) << objects.status();
   if (!objects.ok()) return {};
-  WhatIf what_if(SchedulerOptions{}, pipeline_batch);
+  WhatIf what_if(scheduler::SchedulerOptions{}, pipeline_batch);
   EXPECT_TRUE(what_if.Load(std::move(*objects)).ok());
   EXPECT_TRUE(what_if.Run().ok());
   std::vector<std::string> lines;
@@ -212,4 +212,4 @@ TEST(WhatIfPipelineTest, PlacesEveryPodAsTheSingleThreadedRun) {
 }
 
 }  // namespace
-}  // namespace dralloc::scheduler
+}  // namespace dralloc::controlplane

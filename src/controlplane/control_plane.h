@@ -1,8 +1,8 @@
 // ControlPlane: the informers, claim controller and scheduler over one
 // ApiClient, run either on threads (`dralloc serve`, separate processes) or
 // single-threaded to quiescence (`dralloc schedule`, tests).
-#ifndef DRALLOC_SCHEDULER_CONTROL_PLANE_H_
-#define DRALLOC_SCHEDULER_CONTROL_PLANE_H_
+#ifndef DRALLOC_CONTROLPLANE_CONTROL_PLANE_H_
+#define DRALLOC_CONTROLPLANE_CONTROL_PLANE_H_
 
 #include <condition_variable>
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include "controller/claim_controller.h"
 #include "scheduler/scheduler.h"
 
-namespace dralloc::scheduler {
+namespace dralloc::controlplane {
 
 struct ControlPlaneOptions {
   bool run_controller = true;
@@ -30,7 +30,7 @@ struct ControlPlaneOptions {
   // names do not depend on timing (resourceVersions and timestamps do).
   size_t pipeline_batch = 0;
   controller::ClaimControllerOptions controller;
-  SchedulerOptions scheduler;
+  scheduler::SchedulerOptions scheduler;
 };
 
 class ControlPlane {
@@ -54,7 +54,7 @@ class ControlPlane {
   client::Informer& claims() { return *claims_; }
   client::Informer& nodes() { return *nodes_; }
   client::Informer& templates() { return *templates_; }
-  Scheduler* scheduler() { return scheduler_.get(); }
+  scheduler::Scheduler* scheduler() { return scheduler_.get(); }
   controller::ClaimController* controller() { return controller_.get(); }
 
  private:
@@ -92,11 +92,11 @@ class ControlPlane {
   std::unique_ptr<client::Informer> controller_pods_, controller_claims_,
       controller_templates_;
   std::unique_ptr<controller::ClaimController> controller_;
-  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
   size_t pipeline_batch_ = 0;
   bool started_ = false;
 };
 
-}  // namespace dralloc::scheduler
+}  // namespace dralloc::controlplane
 
-#endif  // DRALLOC_SCHEDULER_CONTROL_PLANE_H_
+#endif  // DRALLOC_CONTROLPLANE_CONTROL_PLANE_H_

@@ -1,4 +1,4 @@
-#include "scheduler/what_if.h"
+#include "controlplane/what_if.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-namespace dralloc::scheduler {
+namespace dralloc::controlplane {
 namespace {
 
 // Creation order: what objects refer to exists before them.
@@ -25,7 +25,7 @@ int KindRank(std::string_view kind) {
   return it == kRanks.end() ? 9 : it->second;
 }
 
-ControlPlaneOptions OfflineOptions(SchedulerOptions options,
+ControlPlaneOptions OfflineOptions(scheduler::SchedulerOptions options,
                                    size_t pipeline_batch) {
   ControlPlaneOptions out;
   out.scheduler = std::move(options);
@@ -63,7 +63,7 @@ std::string PendingReason(const api::Pod& pod,
 
 }  // namespace
 
-WhatIf::WhatIf(SchedulerOptions options, size_t pipeline_batch)
+WhatIf::WhatIf(scheduler::SchedulerOptions options, size_t pipeline_batch)
     : plane_(api_, OfflineOptions(std::move(options), pipeline_batch)) {}
 
 Status WhatIf::Load(std::vector<api::Object> objects) {
@@ -155,4 +155,4 @@ std::vector<PodPlacement> WhatIf::Placements() {
   return out;
 }
 
-}  // namespace dralloc::scheduler
+}  // namespace dralloc::controlplane

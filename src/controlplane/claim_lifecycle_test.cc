@@ -5,11 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "allocator/offline_allocation.h"
+#include "api/well_known.h"
 #include "client/memory_api_client.h"
 #include "controller/claim_controller.h"
-#include "scheduler/control_plane.h"
+#include "controlplane/control_plane.h"
 
-namespace dralloc::scheduler {
+namespace dralloc::controlplane {
 namespace {
 
 constexpr std::string_view kCluster = R"(
@@ -93,12 +94,12 @@ TEST_F(ClaimLifecycleTest, FinishedPodReleasesAndDeletesItsClaim) {
   EXPECT_TRUE(mine.status.allocation.has_value());
   ASSERT_EQ(mine.status.reserved_for.size(), 1u);
   EXPECT_EQ(mine.status.reserved_for[0].uid, first.metadata.uid);
-  EXPECT_EQ(mine.metadata.finalizers,
-            std::vector<std::string>{
-                std::string(controller::kDeleteProtectionFinalizer)});
-  EXPECT_EQ(mine.metadata.annotations.at(
-                std::string(controller::kPodClaimNameAnnotation)),
-            "gpu");
+  EXPECT_EQ(
+      mine.metadata.finalizers,
+      std::vector<std::string>{std::string(api::kDeleteProtectionFinalizer)});
+  EXPECT_EQ(
+      mine.metadata.annotations.at(std::string(api::kPodClaimNameAnnotation)),
+      "gpu");
 
   // The pod finishes: its claim is released, deallocated and deleted, and
   // the waiting pod gets the device.
@@ -119,8 +120,7 @@ TEST_F(ClaimLifecycleTest, NeverAdoptsAClaimThePodDoesNotOwn) {
   api::ResourceClaim decoy;
   decoy.metadata.name = "lonely-gpu-decoy";
   decoy.metadata.namespace_ = "ns";
-  decoy.metadata.annotations[std::string(controller::kPodClaimNameAnnotation)] =
-      "gpu";
+  decoy.metadata.annotations[std::string(api::kPodClaimNameAnnotation)] = "gpu";
   decoy.metadata.owner_references.push_back({.api_version = "v1",
                                              .kind = "Pod",
                                              .name = "lonely",
@@ -214,4 +214,4 @@ TEST_F(ClaimLifecycleTest, PodBoundElsewhereGetsItsAllocatedClaimReserved) {
 }
 
 }  // namespace
-}  // namespace dralloc::scheduler
+}  // namespace dralloc::controlplane

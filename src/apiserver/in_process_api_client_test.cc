@@ -1,4 +1,4 @@
-#include "client/store_api_client.h"
+#include "apiserver/in_process_api_client.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include "apiserver/resource_storage.h"
 #include "store/memory_store.h"
 
-namespace dralloc::client {
+namespace dralloc::apiserver {
 namespace {
 
 constexpr std::string_view kClaimJson = R"({
@@ -15,9 +15,9 @@ constexpr std::string_view kClaimJson = R"({
   "spec": {"devices": {"requests": [{"name": "gpu",
     "exactly": {"deviceClassName": "gpu.example.com"}}]}}})";
 
-class StoreApiClientCacheTest : public testing::Test {
+class InProcessApiClientCacheTest : public testing::Test {
  protected:
-  StoreApiClientCacheTest() : storage_(store_) {}
+  InProcessApiClientCacheTest() : storage_(store_) {}
 
   void SetUp() override {
     api::Namespace ns;
@@ -29,24 +29,24 @@ class StoreApiClientCacheTest : public testing::Test {
 
   // A create as the HTTP handler makes it: the body, no object wanted.
   void CreateOverHttp(std::string_view name) {
-    apiserver::RequestScope scope;
+    RequestScope scope;
     scope.info = claims_;
     scope.version = "v1";
     scope.namespace_ = "default";
     std::string body(kClaimJson);
     body.replace(body.find("NAME"), 4, name);
-    auto created = storage_.Create(scope, body, apiserver::WriteOptions{});
+    auto created = storage_.Create(scope, body, WriteOptions{});
     ASSERT_TRUE(created.ok()) << created.error().message;
   }
 
   store::MemoryStore store_;
-  apiserver::ResourceStorage storage_;
+  ResourceStorage storage_;
   const api::ResourceInfo* claims_ = api::FindResourceByKind("ResourceClaim");
-  StoreApiClient client_{storage_, "test"};
+  InProcessApiClient client_{storage_, "test"};
   size_t baseline_ = 0;
 };
 
-TEST_F(StoreApiClientCacheTest,
+TEST_F(InProcessApiClientCacheTest,
        HttpWritesAreSharedOnlyWhileAnInProcessWatchIsOpen) {
   CreateOverHttp("before");
   EXPECT_EQ(storage_.decoded_objects(), baseline_);
@@ -67,4 +67,4 @@ TEST_F(StoreApiClientCacheTest,
 }
 
 }  // namespace
-}  // namespace dralloc::client
+}  // namespace dralloc::apiserver

@@ -1,17 +1,17 @@
 // WhatIf: an offline scheduling run over a set of objects (`dralloc
 // schedule`): the objects go into an in-memory API, then the claim
 // controller and the scheduler run to quiescence.
-#ifndef DRALLOC_SCHEDULER_WHAT_IF_H_
-#define DRALLOC_SCHEDULER_WHAT_IF_H_
+#ifndef DRALLOC_CONTROLPLANE_WHAT_IF_H_
+#define DRALLOC_CONTROLPLANE_WHAT_IF_H_
 
 #include <string>
 #include <vector>
 
 #include "api/object.h"
 #include "client/memory_api_client.h"
-#include "scheduler/control_plane.h"
+#include "controlplane/control_plane.h"
 
-namespace dralloc::scheduler {
+namespace dralloc::controlplane {
 
 // Where a pod landed and with which devices, or why it did not.
 struct PodPlacement {
@@ -25,7 +25,8 @@ struct PodPlacement {
 class WhatIf {
  public:
   // pipeline_batch: see ControlPlaneOptions (0: one thread).
-  explicit WhatIf(SchedulerOptions options, size_t pipeline_batch = 0);
+  explicit WhatIf(scheduler::SchedulerOptions options,
+                  size_t pipeline_batch = 0);
 
   // Stores the (already validated) objects in dependency order. Namespaces
   // used but not given are created. Errors name the object.
@@ -45,6 +46,6 @@ class WhatIf {
   ControlPlane plane_;
 };
 
-}  // namespace dralloc::scheduler
+}  // namespace dralloc::controlplane
 
-#endif  // DRALLOC_SCHEDULER_WHAT_IF_H_
+#endif  // DRALLOC_CONTROLPLANE_WHAT_IF_H_

@@ -1,0 +1,40 @@
+#include "api/defaults.h"
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace dralloc::api {
+namespace {
+
+void DefaultRequest(std::string& mode, int64_t& count) {
+  if (mode.empty()) mode = "ExactCount";
+  if (mode == "ExactCount" && count == 0) count = 1;
+}
+
+void DefaultClaimSpec(ResourceClaimSpec& spec) {
+  for (DeviceRequest& request : spec.devices.requests) {
+    if (request.exactly) {
+      DefaultRequest(request.exactly->allocation_mode, request.exactly->count);
+    }
+    for (DeviceSubRequest& sub : request.first_available) {
+      DefaultRequest(sub.allocation_mode, sub.count);
+    }
+  }
+}
+
+}  // namespace
+
+void ApplyDefaults(Object& object) {
+  if (auto* claim = std::get_if<ResourceClaim>(&object)) {
+    DefaultClaimSpec(claim->spec);
+  } else if (auto* tmpl = std::get_if<ResourceClaimTemplate>(&object)) {
+    DefaultClaimSpec(tmpl->spec.spec);
+  } else if (auto* pod = std::get_if<Pod>(&object)) {
+    if (pod->status.phase.empty()) pod->status.phase = "Pending";
+  } else if (auto* ns = std::get_if<Namespace>(&object)) {
+    if (ns->status.phase.empty()) ns->status.phase = "Active";
+  }
+}
+
+}  // namespace dralloc::api

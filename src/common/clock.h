@@ -1,0 +1,20 @@
+// Clock and identity helpers shared by every layer that stamps objects:
+// the API server's registry, the in-memory client, the scheduler and the
+// controllers.
+#ifndef DRALLOC_COMMON_CLOCK_H_
+#define DRALLOC_COMMON_CLOCK_H_
+
+#include <string>
+
+namespace dralloc {
+
+// The current UTC time as Kubernetes writes timestamps, with one-second
+// resolution: "2026-11-22T14:05:09Z".
+std::string NowRfc3339();
+
+// A random (version 4) UUID, as Kubernetes assigns metadata.uid.
+std::string NewUid();
+
+}  // namespace dralloc
+
+#endif  // DRALLOC_COMMON_CLOCK_H_
