@@ -66,7 +66,7 @@ void StallMonitor::Start(Clock::time_point start) {
       const double overrun =
           MillisecondsBetween(before, Clock::now()) - kSleep.count();
       if (overrun <= threshold_.count()) continue;
-      const std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       if (stalls_.size() < kMaxStalls) {
         stalls_.push_back({MillisecondsBetween(start, before), overrun});
       }
@@ -79,7 +79,7 @@ std::vector<Stall> StallMonitor::Stop() {
     thread_.request_stop();
     thread_.join();
   }
-  const std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return stalls_;
 }
 

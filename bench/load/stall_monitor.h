@@ -7,11 +7,12 @@
 #define DRALLOC_BENCH_LOAD_STALL_MONITOR_H_
 
 #include <chrono>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "common/mutex.h"
 
 namespace dralloc::load {
 
@@ -49,16 +50,16 @@ class StallMonitor {
   ~StallMonitor();
 
   // Starts recording with offsets counted from `start`; at most once.
-  void Start(std::chrono::steady_clock::time_point start);
+  void Start(std::chrono::steady_clock::time_point start) EXCLUDES(mutex_);
   // Stops the thread and returns the stalls seen, in time order.
-  std::vector<Stall> Stop();
+  std::vector<Stall> Stop() EXCLUDES(mutex_);
 
   std::chrono::milliseconds threshold() const { return threshold_; }
 
  private:
   const std::chrono::milliseconds threshold_;
-  std::mutex mutex_;
-  std::vector<Stall> stalls_;
+  Mutex mutex_;
+  std::vector<Stall> stalls_ GUARDED_BY(mutex_);
   std::jthread thread_;
 };
 

@@ -18,10 +18,10 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/mutex.h"
 #include "load/http_connection.h"
 #include "load/list_body_scanner.h"
 #include "load/object_manifests.h"
@@ -351,7 +351,7 @@ StatusOr<WatchFanoutReport> RunWatchFanoutScenario(
   }
 
   // Phase 2: the writes.
-  std::mutex acked_mutex;
+  Mutex acked_mutex;  // guards acked_versions and undecodable_acks
   std::vector<std::uint64_t> acked_versions;
   acked_versions.reserve(options.writes);
   std::int64_t undecodable_acks = 0;
@@ -370,7 +370,7 @@ StatusOr<WatchFanoutReport> RunWatchFanoutScenario(
       [&](std::int64_t, const HttpResult& result) {
         const std::optional<std::uint64_t> rv =
             ParseResourceVersion(ResourceVersionOf(result.body));
-        const std::lock_guard<std::mutex> lock(acked_mutex);
+        MutexLock lock(acked_mutex);
         if (rv.has_value()) {
           acked_versions.push_back(*rv);
         } else {

@@ -10,11 +10,11 @@
 #include <boost/beast/http/verb.hpp>
 #include <chrono>
 #include <cstdio>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
+#include "common/mutex.h"
 #include "load/http_connection.h"
 #include "load/object_manifests.h"
 
@@ -52,13 +52,13 @@ class AckLog {
 
   void Record(std::string_view name, std::string_view resource_version) {
     if (file_ == nullptr) return;
-    const std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     fmt::print(file_, "{} {}\n", name, resource_version);
     std::fflush(file_);
   }
 
  private:
-  std::mutex mutex_;
+  Mutex mutex_;  // serialises the lines written to file_
   std::FILE* file_ = nullptr;
 };
 

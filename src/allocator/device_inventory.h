@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -26,6 +25,7 @@
 #include "api/types/resource_slice.h"
 #include "api/types/resource_slice_patch.h"
 #include "cel/dra_environment.h"
+#include "common/mutex.h"
 #include "common/quantity.h"
 
 namespace dralloc::allocator {
@@ -155,7 +155,7 @@ class DeviceInventory {
   std::unordered_map<std::string, std::vector<uint32_t>> pools_by_node_name_;
   std::vector<uint32_t> pools_any_node_;
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;  // guards views_ and selectors_
   mutable std::unordered_map<std::string, std::shared_ptr<const NodeView>>
       views_;
   struct SelectorEntry {

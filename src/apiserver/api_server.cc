@@ -109,7 +109,139 @@ ApiOr<std::string_view> JsonBody(const HttpRequest& request,
   return std::string_view(storage);
 }
 
+// The write options every resource request carries (parsed, and their
+// errors reported, whatever the verb).
+ApiOr<WriteOptions> ParseWriteOptions(const HttpRequest& request) {
+  WriteOptions write;
+  write.dry_run = request.Query("dryRun") == "All";
+  if (request.HasQuery("dryRun") && !write.dry_run) {
+    return BadRequest(fmt::format(
+        "dryRun: Unsupported value: \"{}\": supported values: \"All\"",
+        request.Query("dryRun")));
+  }
+  write.field_manager = request.Query("fieldManager");
+  write.force = Truthy(request.Query("force"));
+  const std::string validation = request.Query("fieldValidation");
+  if (validation == "Strict") {
+    write.field_validation = FieldValidation::kStrict;
+  } else if (validation == "Ignore") {
+    write.field_validation = FieldValidation::kIgnore;
+  } else if (validation.empty() || validation == "Warn") {
+    write.field_validation = FieldValidation::kWarn;
+  } else {
+    return BadRequest(fmt::format(
+        "fieldValidation: Unsupported value: \"{}\": supported values: "
+        "\"Ignore\", \"Strict\", \"Warn\"",
+        validation));
+  }
+  if (write.field_manager.empty() && request.method != "GET") {
+    // Kubernetes derives a manager from the user agent.
+    write.field_manager =
+        request.user_agent.substr(0, request.user_agent.find('/'));
+  }
+  return write;
+}
+
+void SendWriteResult(ResponseWriter& writer, ApiOr<WriteResult> result) {
+  if (!result.ok()) return SendError(writer, result.error());
+  SendJson(writer, result->code, std::move(result->body), result->warnings);
+}
+
+// The ERROR event (a 410 Status) that ends a watch whose position fell out
+// of the store's event window.
+std::string GoneEvent(const Status& status) {
+  ApiError gone = Gone(status.message());
+  return Json{{"type", "ERROR"}, {"object", gone.ToStatus()}}.dump() + "\n";
+}
+
 }  // namespace
+
+// What a watch request asks for.
+struct ApiServer::WatchRequest {
+  bool send_initial = false;  // sendInitialEvents=true
+  bool bookmarks = false;     // allowWatchBookmarks=true
+  // Start with ADDED events for a snapshot of the current state.
+  bool synthetic = false;
+  // The revision the watch starts after (the snapshot's, if synthetic).
+  int64_t from = 0;
+  // `from` came from the request: the store must reach it first.
+  bool wait_for_from = false;
+  int timeout_seconds = 0;
+};
+
+// The lines of a watch stream, one JSON event each.
+class ApiServer::WatchLines {
+ public:
+  WatchLines(const api::ResourceInfo& info, std::string group_version,
+             bool table)
+      : info_(info), group_version_(std::move(group_version)), table_(table) {}
+
+  // An event for `object` (JSON, in the requested version), as a Table
+  // when the client asked for one.
+  std::string Event(std::string_view type, std::string object) const {
+    return Line(type, table_ ? AsTable(info_, object) : object);
+  }
+  std::string Bookmark(int64_t revision, bool initial_end) const {
+    Json metadata = {{"resourceVersion", std::to_string(revision)}};
+    if (initial_end) {
+      metadata["annotations"] = {{"k8s.io/initial-events-end", "true"}};
+    }
+    return Line("BOOKMARK", Json{{"kind", info_.kind},
+                                 {"apiVersion", group_version_},
+                                 {"metadata", metadata}}
+                                .dump());
+  }
+
+ private:
+  static std::string Line(std::string_view type, const std::string& object) {
+    std::string out;
+    out.reserve(object.size() + 32);
+    out += R"({"type":")";
+    out += type;
+    out += R"(","object":)";
+    out += object;
+    out += "}\n";
+    return out;
+  }
+
+  const api::ResourceInfo& info_;
+  const std::string group_version_;
+  const bool table_;
+};
+
+ApiOr<ApiServer::WatchRequest> ApiServer::ParseWatchRequest(
+    const HttpRequest& request, const api::ResourceInfo& info) const {
+  const int max_watch_seconds = options_.max_watch_seconds;
+  WatchRequest watch;
+  const std::string rv_text = request.Query("resourceVersion");
+  const bool send_initial_param = request.HasQuery("sendInitialEvents");
+  watch.send_initial = Truthy(request.Query("sendInitialEvents"));
+  watch.bookmarks = Truthy(request.Query("allowWatchBookmarks"));
+  if (send_initial_param && watch.send_initial &&
+      request.Query("resourceVersionMatch") != "NotOlderThan") {
+    return Invalid(info, "",
+                   {api::Forbidden(api::FieldPath("resourceVersionMatch"),
+                                   "sendInitialEvents requires setting "
+                                   "resourceVersionMatch to NotOlderThan")});
+  }
+  watch.synthetic = watch.send_initial || (!send_initial_param &&
+                                           (rv_text.empty() || rv_text == "0"));
+  if (!rv_text.empty() && !watch.send_initial) {
+    char* end = nullptr;
+    watch.from = std::strtoll(rv_text.c_str(), &end, 10);
+    if (*end != '\0' || watch.from < 0) {
+      return BadRequest(
+          fmt::format("invalid resource version \"{}\"", rv_text));
+    }
+    watch.wait_for_from = true;
+  }
+  watch.timeout_seconds = max_watch_seconds;
+  if (const std::string t = request.Query("timeoutSeconds"); !t.empty()) {
+    watch.timeout_seconds =
+        std::clamp(std::atoi(t.c_str()), 0, max_watch_seconds);
+  }
+  return watch;
+}
 
 // What a request path names.
 struct ApiServer::Route {
@@ -341,121 +473,111 @@ bool ApiServer::ServeNonResource(const HttpRequest& request,
 
 void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
                               ResponseWriter& writer, std::string& verb) {
+  ApiOr<WriteOptions> write = ParseWriteOptions(request);
+  if (!write.ok()) return SendError(writer, write.error());
+  if (route.scope.name.empty()) {
+    return ServeCollection(request, route, *write, writer, verb);
+  }
+  ServeObject(request, route.scope, *write, writer, verb);
+}
+
+void ApiServer::ServeCollection(const HttpRequest& request, const Route& route,
+                                const WriteOptions& write,
+                                ResponseWriter& writer, std::string& verb) {
   const RequestScope& scope = route.scope;
   const std::string& method = request.method;
-  WriteOptions write;
-  write.dry_run = request.Query("dryRun") == "All";
-  if (request.HasQuery("dryRun") && !write.dry_run) {
-    SendError(writer, BadRequest(fmt::format(
-                          "dryRun: Unsupported value: \"{}\": supported "
-                          "values: \"All\"",
-                          request.Query("dryRun"))));
-    return;
+  ListOptions list;
+  if (method == "GET" || method == "DELETE") {
+    auto labels = LabelSelector::Parse(request.Query("labelSelector"));
+    if (!labels.ok()) {
+      return SendError(writer, BadRequest(labels.status().message()));
+    }
+    auto fields = FieldSelector::Parse(request.Query("fieldSelector"),
+                                       scope.info->field_labels);
+    if (!fields.ok()) {
+      return SendError(writer, BadRequest(fields.status().message()));
+    }
+    list.labels = std::move(*labels);
+    list.fields = std::move(*fields);
   }
-  write.field_manager = request.Query("fieldManager");
-  write.force = Truthy(request.Query("force"));
-  const std::string validation = request.Query("fieldValidation");
-  if (validation == "Strict") {
-    write.field_validation = FieldValidation::kStrict;
-  } else if (validation == "Ignore") {
-    write.field_validation = FieldValidation::kIgnore;
-  } else if (validation.empty() || validation == "Warn") {
-    write.field_validation = FieldValidation::kWarn;
-  } else {
-    SendError(writer, BadRequest(fmt::format(
-                          "fieldValidation: Unsupported value: \"{}\": "
-                          "supported values: \"Ignore\", \"Strict\", \"Warn\"",
-                          validation)));
-    return;
+  if (method == "GET") {
+    if (Truthy(request.Query("watch"))) {
+      verb = "WATCH";
+      return ServeWatch(request, scope, list, writer);
+    }
+    verb = "LIST";
+    return ServeList(request, scope, std::move(list), writer);
   }
-  if (write.field_manager.empty() && method != "GET") {
-    // Kubernetes derives a manager from the user agent.
-    write.field_manager =
-        request.user_agent.substr(0, request.user_agent.find('/'));
+  if (method == "POST") {
+    if (route.all_namespaces) {
+      return SendError(writer, MethodNotAllowed("create needs a namespace"));
+    }
+    verb = "CREATE";
+    std::string decoded;
+    auto body = JsonBody(request, scope.info->kind, decoded);
+    if (!body.ok()) return SendError(writer, body.error());
+    return SendWriteResult(writer, storage_.Create(scope, *body, write));
   }
+  if (method == "DELETE") {
+    verb = "DELETECOLLECTION";
+    return DeleteCollection(scope, list, write, writer);
+  }
+  SendError(writer, MethodNotAllowed(fmt::format(
+                        "method {} is not allowed on a collection", method)));
+}
 
-  const auto send_write = [&](ApiOr<WriteResult> result) {
-    if (!result.ok()) return SendError(writer, result.error());
-    SendJson(writer, result->code, std::move(result->body), result->warnings);
-  };
-
-  if (scope.name.empty()) {
-    ListOptions list;
-    if (method == "GET" || method == "DELETE") {
-      auto labels = LabelSelector::Parse(request.Query("labelSelector"));
-      if (!labels.ok()) {
-        return SendError(writer, BadRequest(labels.status().message()));
-      }
-      auto fields = FieldSelector::Parse(request.Query("fieldSelector"),
-                                         scope.info->field_labels);
-      if (!fields.ok()) {
-        return SendError(writer, BadRequest(fields.status().message()));
-      }
-      list.labels = std::move(*labels);
-      list.fields = std::move(*fields);
+void ApiServer::ServeList(const HttpRequest& request, const RequestScope& scope,
+                          ListOptions list, ResponseWriter& writer) {
+  const std::string limit = request.Query("limit");
+  if (!limit.empty()) {
+    char* end = nullptr;
+    const long long value = std::strtoll(limit.c_str(), &end, 10);
+    if (*end != '\0' || value < 0) {
+      return SendError(writer,
+                       BadRequest("limit must be a non-negative integer"));
     }
-    if (method == "GET") {
-      if (Truthy(request.Query("watch"))) {
-        verb = "WATCH";
-        return ServeWatch(request, scope, list, writer);
-      }
-      verb = "LIST";
-      const std::string limit = request.Query("limit");
-      if (!limit.empty()) {
-        char* end = nullptr;
-        const long long value = std::strtoll(limit.c_str(), &end, 10);
-        if (*end != '\0' || value < 0) {
-          return SendError(writer,
-                           BadRequest("limit must be a non-negative integer"));
-        }
-        list.limit = static_cast<size_t>(value);
-      }
-      list.continue_token = request.Query("continue");
-      list.resource_version = request.Query("resourceVersion");
-      list.resource_version_match = request.Query("resourceVersionMatch");
-      list.send_initial_events = request.HasQuery("sendInitialEvents");
-      auto body = storage_.List(scope, list);
-      if (!body.ok()) return SendError(writer, body.error());
-      if (WantsTable(request.accept)) *body = AsTable(*scope.info, *body);
-      return SendJson(writer, 200, std::move(*body));
-    }
-    if (method == "POST") {
-      if (route.all_namespaces) {
-        return SendError(writer, MethodNotAllowed("create needs a namespace"));
-      }
-      verb = "CREATE";
-      std::string decoded;
-      auto body = JsonBody(request, scope.info->kind, decoded);
-      if (!body.ok()) return SendError(writer, body.error());
-      return send_write(storage_.Create(scope, *body, write));
-    }
-    if (method == "DELETE") {
-      verb = "DELETECOLLECTION";
-      store::ListResult all = store_.List(
-          ResourceStorage::Prefix(*scope.info, scope.namespace_), "", 0);
-      std::string items;
-      for (const store::KeyValue& kv : all.items) {
-        if (!ResourceStorage::Selected(scope, *kv.value, list.labels,
-                                       list.fields)) {
-          continue;
-        }
-        if (!write.dry_run) storage_.DeleteKey(kv.key);
-        auto item = storage_.ToVersion(scope, *kv.value);
-        if (!item.ok()) continue;
-        if (!items.empty()) items += ',';
-        items += *item;
-      }
-      return SendJson(
-          writer, 200,
-          fmt::format(
-              R"({{"kind":"{}List","apiVersion":"{}","metadata":{{}},"items":[{}]}})",
-              scope.info->kind, scope.info->GroupVersion(scope.version),
-              items));
-    }
-    return SendError(writer,
-                     MethodNotAllowed(fmt::format(
-                         "method {} is not allowed on a collection", method)));
+    list.limit = static_cast<size_t>(value);
   }
+  list.continue_token = request.Query("continue");
+  list.resource_version = request.Query("resourceVersion");
+  list.resource_version_match = request.Query("resourceVersionMatch");
+  list.send_initial_events = request.HasQuery("sendInitialEvents");
+  auto body = storage_.List(scope, list);
+  if (!body.ok()) return SendError(writer, body.error());
+  if (WantsTable(request.accept)) *body = AsTable(*scope.info, *body);
+  SendJson(writer, 200, std::move(*body));
+}
+
+void ApiServer::DeleteCollection(const RequestScope& scope,
+                                 const ListOptions& list,
+                                 const WriteOptions& write,
+                                 ResponseWriter& writer) {
+  store::ListResult all = store_.List(
+      ResourceStorage::Prefix(*scope.info, scope.namespace_), "", 0);
+  std::string items;
+  for (const store::KeyValue& kv : all.items) {
+    if (!ResourceStorage::Selected(scope, *kv.value, list.labels,
+                                   list.fields)) {
+      continue;
+    }
+    if (!write.dry_run) storage_.DeleteKey(kv.key);
+    auto item = storage_.ToVersion(scope, *kv.value);
+    if (!item.ok()) continue;
+    if (!items.empty()) items += ',';
+    items += *item;
+  }
+  SendJson(
+      writer, 200,
+      fmt::format(
+          R"({{"kind":"{}List","apiVersion":"{}","metadata":{{}},"items":[{}]}})",
+          scope.info->kind, scope.info->GroupVersion(scope.version), items));
+}
+
+void ApiServer::ServeObject(const HttpRequest& request,
+                            const RequestScope& scope,
+                            const WriteOptions& write, ResponseWriter& writer,
+                            std::string& verb) {
+  const std::string& method = request.method;
   if (scope.subresource == "binding") {
     if (method != "POST") {
       return SendError(
@@ -490,19 +612,19 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
     std::string decoded;
     auto body = JsonBody(request, scope.info->kind, decoded);
     if (!body.ok()) return SendError(writer, body.error());
-    return send_write(storage_.Update(scope, *body, write));
+    return SendWriteResult(writer, storage_.Update(scope, *body, write));
   }
   if (method == "PATCH") {
     verb = "PATCH";
-    return send_write(
-        storage_.Patch(scope, request.content_type, request.body, write));
+    return SendWriteResult(writer, storage_.Patch(scope, request.content_type,
+                                                  request.body, write));
   }
   if (method == "DELETE" && scope.subresource.empty()) {
     verb = "DELETE";
     std::string decoded;
     auto body = JsonBody(request, "DeleteOptions", decoded);
     if (!body.ok()) return SendError(writer, body.error());
-    return send_write(storage_.Delete(scope, *body, write));
+    return SendWriteResult(writer, storage_.Delete(scope, *body, write));
   }
   SendError(writer,
             MethodNotAllowed(fmt::format("method {} is not allowed on {}",
@@ -512,122 +634,91 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
 void ApiServer::ServeWatch(const HttpRequest& request,
                            const RequestScope& scope, const ListOptions& list,
                            ResponseWriter& writer) {
-  const std::string rv_text = request.Query("resourceVersion");
-  const bool send_initial_param = request.HasQuery("sendInitialEvents");
-  const bool send_initial = Truthy(request.Query("sendInitialEvents"));
-  const bool bookmarks = Truthy(request.Query("allowWatchBookmarks"));
-  if (send_initial_param && send_initial &&
-      request.Query("resourceVersionMatch") != "NotOlderThan") {
-    return SendError(
-        writer,
-        Invalid(*scope.info, "",
-                {api::Forbidden(api::FieldPath("resourceVersionMatch"),
-                                "sendInitialEvents requires setting "
-                                "resourceVersionMatch to NotOlderThan")}));
-  }
-  int64_t from = 0;
-  bool synthetic = send_initial ||
-                   (!send_initial_param && (rv_text.empty() || rv_text == "0"));
-  if (!rv_text.empty() && !send_initial) {
-    char* end = nullptr;
-    from = std::strtoll(rv_text.c_str(), &end, 10);
-    if (*end != '\0' || from < 0) {
-      return SendError(
-          writer,
-          BadRequest(fmt::format("invalid resource version \"{}\"", rv_text)));
-    }
-    if (auto error = storage_.WaitForRevision(from)) {
+  ApiOr<WatchRequest> parsed = ParseWatchRequest(request, *scope.info);
+  if (!parsed.ok()) return SendError(writer, parsed.error());
+  WatchRequest& watch = *parsed;
+  if (watch.wait_for_from) {
+    if (auto error = storage_.WaitForRevision(watch.from)) {
       return SendError(writer, *error);
     }
   }
   const std::string prefix =
       ResourceStorage::Prefix(*scope.info, scope.namespace_);
   std::vector<store::KeyValue> initial;
-  if (synthetic) {
+  if (watch.synthetic) {
     store::ListResult snapshot = store_.List(prefix, "", 0);
-    from = snapshot.revision;
+    watch.from = snapshot.revision;
     initial = std::move(snapshot.items);
   }
-  const std::string group_version = scope.info->GroupVersion(scope.version);
-  auto watcher = store_.Watch(prefix, from);
+  auto watcher = store_.Watch(prefix, watch.from);
   if (!watcher.ok()) {
     if (watcher.status().code() == StatusCode::kOutOfRange) {
       // As upstream: 200, then one ERROR event with a 410 Status.
       writer.StartStream("application/json");
-      ApiError gone = Gone(watcher.status().message());
-      writer.WriteChunk(
-          Json{{"type", "ERROR"}, {"object", gone.ToStatus()}}.dump() + "\n");
+      writer.WriteChunk(GoneEvent(watcher.status()));
       return;
     }
     return SendError(writer, StorageError(*scope.info, "", watcher.status()));
   }
-  int timeout_seconds = options_.max_watch_seconds;
-  if (const std::string t = request.Query("timeoutSeconds"); !t.empty()) {
-    timeout_seconds =
-        std::clamp(std::atoi(t.c_str()), 0, options_.max_watch_seconds);
-  }
-  const auto deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
+  const auto deadline =
+      Clock::now() + std::chrono::seconds(watch.timeout_seconds);
   if (!writer.StartStream("application/json")) return;
   metrics_.WatchOpened();
-  const auto line = [&](std::string_view type, const std::string& object) {
-    std::string out;
-    out.reserve(object.size() + 32);
-    out += R"({"type":")";
-    out += type;
-    out += R"(","object":)";
-    out += object;
-    out += "}\n";
-    return out;
-  };
-  const auto bookmark = [&](int64_t revision, bool initial_end) {
-    Json metadata = {{"resourceVersion", std::to_string(revision)}};
-    if (initial_end) {
-      metadata["annotations"] = {{"k8s.io/initial-events-end", "true"}};
-    }
-    return line("BOOKMARK", Json{{"kind", scope.info->kind},
-                                 {"apiVersion", group_version},
-                                 {"metadata", metadata}}
-                                .dump());
-  };
-  const bool table = WantsTable(request.accept);
-  const auto render = [&](std::string object) {
-    return table ? AsTable(*scope.info, object) : object;
-  };
-  bool open = true;
-  {
-    std::string batch;
-    for (const store::KeyValue& kv : initial) {
-      if (!ResourceStorage::Selected(scope, *kv.value, list.labels,
-                                     list.fields)) {
-        continue;
-      }
-      auto object = storage_.ToVersion(scope, *kv.value);
-      if (object.ok()) batch += line("ADDED", render(std::move(*object)));
-      if (batch.size() > (1u << 20)) {
-        open = writer.WriteChunk(batch);
-        batch.clear();
-        if (!open) break;
-      }
-    }
-    if (open && send_initial && bookmarks) batch += bookmark(from, true);
-    if (open && !batch.empty()) open = writer.WriteChunk(batch);
+  const WatchLines lines(*scope.info, scope.info->GroupVersion(scope.version),
+                         WantsTable(request.accept));
+  if (WriteInitialEvents(scope, list, watch, initial, lines, writer)) {
+    StreamWatchEvents(scope, list, watch, **watcher, lines, deadline, writer);
   }
+  metrics_.WatchClosed();
+}
+
+bool ApiServer::WriteInitialEvents(const RequestScope& scope,
+                                   const ListOptions& list,
+                                   const WatchRequest& watch,
+                                   const std::vector<store::KeyValue>& initial,
+                                   const WatchLines& lines,
+                                   ResponseWriter& writer) {
+  bool open = true;
+  std::string batch;
+  for (const store::KeyValue& kv : initial) {
+    if (!ResourceStorage::Selected(scope, *kv.value, list.labels,
+                                   list.fields)) {
+      continue;
+    }
+    auto object = storage_.ToVersion(scope, *kv.value);
+    if (object.ok()) batch += lines.Event("ADDED", std::move(*object));
+    if (batch.size() > (1u << 20)) {
+      open = writer.WriteChunk(batch);
+      batch.clear();
+      if (!open) break;
+    }
+  }
+  if (open && watch.send_initial && watch.bookmarks) {
+    batch += lines.Bookmark(watch.from, true);
+  }
+  if (open && !batch.empty()) open = writer.WriteChunk(batch);
+  return open;
+}
+
+void ApiServer::StreamWatchEvents(
+    const RequestScope& scope, const ListOptions& list,
+    const WatchRequest& watch, store::Watcher& watcher, const WatchLines& lines,
+    Clock::time_point deadline, ResponseWriter& writer) {
+  const bool filtered = !list.labels.empty() || !list.fields.empty();
+  const auto selected = [&](const std::string& object) {
+    return ResourceStorage::Selected(scope, object, list.labels, list.fields);
+  };
   auto last_bookmark = Clock::now();
+  bool open = true;
   while (open && Clock::now() < deadline) {
-    auto events = (*watcher)->Next(std::chrono::milliseconds(1000));
+    auto events = watcher.Next(std::chrono::milliseconds(1000));
     if (!events.ok()) {
       if (events.status().code() == StatusCode::kOutOfRange) {
-        ApiError gone = Gone(events.status().message());
-        writer.WriteChunk(
-            Json{{"type", "ERROR"}, {"object", gone.ToStatus()}}.dump() + "\n");
+        writer.WriteChunk(GoneEvent(events.status()));
       }
       break;
     }
     std::string batch;
-    const bool filtered = !list.labels.empty() || !list.fields.empty();
-    const auto selected = [&](const std::string& object) {
-      return ResourceStorage::Selected(scope, object, list.labels, list.fields);
-    };
     for (const store::WatchEvent& event : *events) {
       // With selectors, an object that starts matching is ADDED and one
       // that stops matching is DELETED, as Kubernetes does.
@@ -649,10 +740,11 @@ void ApiServer::ServeWatch(const HttpRequest& request,
       if (event.type == store::WatchEvent::Type::kDelete) {
         text = WithResourceVersion(std::move(text), event.kv.mod_revision);
       }
-      batch += line(type, render(std::move(text)));
+      batch += lines.Event(type, std::move(text));
     }
-    if (bookmarks && Clock::now() - last_bookmark > std::chrono::seconds(30)) {
-      batch += bookmark((*watcher)->revision(), false);
+    if (watch.bookmarks &&
+        Clock::now() - last_bookmark > std::chrono::seconds(30)) {
+      batch += lines.Bookmark(watcher.revision(), false);
       last_bookmark = Clock::now();
     }
     if (!batch.empty()) {
@@ -661,7 +753,6 @@ void ApiServer::ServeWatch(const HttpRequest& request,
       open = false;
     }
   }
-  metrics_.WatchClosed();
 }
 
 }  // namespace dralloc::apiserver

@@ -56,10 +56,41 @@ class ApiServer {
 
  private:
   struct Route;
+  struct WatchRequest;
+  class WatchLines;
+
+  // Resource requests: `verb` is set to the verb the metrics record.
   void ServeResource(const HttpRequest& request, const Route& route,
                      ResponseWriter& writer, std::string& verb);
+  // Requests on a collection: list, watch, create, deletecollection.
+  void ServeCollection(const HttpRequest& request, const Route& route,
+                       const WriteOptions& write, ResponseWriter& writer,
+                       std::string& verb);
+  void ServeList(const HttpRequest& request, const RequestScope& scope,
+                 ListOptions list, ResponseWriter& writer);
+  void DeleteCollection(const RequestScope& scope, const ListOptions& list,
+                        const WriteOptions& write, ResponseWriter& writer);
+  // Requests on one object or its subresources.
+  void ServeObject(const HttpRequest& request, const RequestScope& scope,
+                   const WriteOptions& write, ResponseWriter& writer,
+                   std::string& verb);
+
+  // A watch: its options, the initial events (a snapshot, when asked for or
+  // implied), then the store's events until the deadline or a closed stream.
   void ServeWatch(const HttpRequest& request, const RequestScope& scope,
                   const ListOptions& list, ResponseWriter& writer);
+  ApiOr<WatchRequest> ParseWatchRequest(const HttpRequest& request,
+                                        const api::ResourceInfo& info) const;
+  // False if the client went away.
+  bool WriteInitialEvents(const RequestScope& scope, const ListOptions& list,
+                          const WatchRequest& watch,
+                          const std::vector<store::KeyValue>& initial,
+                          const WatchLines& lines, ResponseWriter& writer);
+  void StreamWatchEvents(const RequestScope& scope, const ListOptions& list,
+                         const WatchRequest& watch, store::Watcher& watcher,
+                         const WatchLines& lines,
+                         std::chrono::steady_clock::time_point deadline,
+                         ResponseWriter& writer);
   bool ServeNonResource(const HttpRequest& request, ResponseWriter& writer);
   void EnsureNamespace(const std::string& name);
 

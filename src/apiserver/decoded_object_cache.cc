@@ -7,7 +7,7 @@ namespace dralloc::apiserver {
 SharedObject DecodedObjectCache::Find(std::string_view key,
                                       int64_t revision) const {
   Shard& shard = ShardOf(key);
-  std::lock_guard lock(shard.mutex);
+  MutexLock lock(shard.mutex);
   auto it = shard.map.find(key);
   if (it == shard.map.end() || it->second.revision != revision) return nullptr;
   return it->second.object;
@@ -17,7 +17,7 @@ void DecodedObjectCache::Insert(std::string_view key, int64_t revision,
                                 SharedObject object) {
   Shard& shard = ShardOf(key);
   SharedObject replaced;  // released outside the lock
-  std::lock_guard lock(shard.mutex);
+  MutexLock lock(shard.mutex);
   auto it = shard.map.find(key);
   if (it == shard.map.end()) {
     shard.map.emplace(std::string(key), Entry{revision, std::move(object)});
@@ -31,7 +31,7 @@ void DecodedObjectCache::Insert(std::string_view key, int64_t revision,
 void DecodedObjectCache::Erase(std::string_view key) {
   Shard& shard = ShardOf(key);
   SharedObject erased;
-  std::lock_guard lock(shard.mutex);
+  MutexLock lock(shard.mutex);
   auto it = shard.map.find(key);
   if (it == shard.map.end()) return;
   erased = std::move(it->second.object);
@@ -41,7 +41,7 @@ void DecodedObjectCache::Erase(std::string_view key) {
 size_t DecodedObjectCache::size() const {
   size_t entries = 0;
   for (const Shard& shard : shards_) {
-    std::lock_guard lock(shard.mutex);
+    MutexLock lock(shard.mutex);
     entries += shard.map.size();
   }
   return entries;

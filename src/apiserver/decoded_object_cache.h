@@ -19,12 +19,12 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "api/object.h"
+#include "common/mutex.h"
 #include "common/string_hash.h"
 
 namespace dralloc::apiserver {
@@ -48,8 +48,9 @@ class DecodedObjectCache {
     SharedObject object;
   };
   struct Shard {
-    mutable std::mutex mutex;
-    std::unordered_map<std::string, Entry, StringHash, std::equal_to<>> map;
+    mutable Mutex mutex;
+    std::unordered_map<std::string, Entry, StringHash, std::equal_to<>> map
+        GUARDED_BY(mutex);
   };
   Shard& ShardOf(std::string_view key) const {
     return shards_[StringHash{}(key) % shards_.size()];

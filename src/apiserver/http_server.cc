@@ -11,6 +11,8 @@
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
 
+#include "common/mutex.h"
+
 namespace dralloc::apiserver {
 
 namespace asio = boost::asio;
@@ -218,12 +220,12 @@ struct HttpServer::Impl {
   std::thread accept_thread;
   std::atomic<bool> stopping{false};
 
-  mutable std::mutex mutex;
-  std::condition_variable all_closed;
-  std::set<tcp::socket*> sockets;
-  size_t threads = 0;
+  mutable Mutex mutex;
+  CondVar all_closed;  // signalled when `threads` drops to 0
+  std::set<tcp::socket*> sockets GUARDED_BY(mutex);
+  size_t threads GUARDED_BY(mutex) = 0;  // connections being served
 
-  void AcceptLoop() {
+  void AcceptLoop() EXCLUDES(mutex) {
     while (!stopping) {
       auto socket = std::make_unique<tcp::socket>(io);
       beast::error_code ec;
@@ -234,7 +236,7 @@ struct HttpServer::Impl {
         continue;
       }
       socket->set_option(tcp::no_delay(true), ec);
-      std::lock_guard lock(mutex);
+      MutexLock lock(mutex);
       if (stopping) break;
       sockets.insert(socket.get());
       ++threads;
@@ -242,7 +244,7 @@ struct HttpServer::Impl {
     }
   }
 
-  void Serve(tcp::socket* socket) {
+  void Serve(tcp::socket* socket) EXCLUDES(mutex) {
     beast::flat_buffer buffer;
     for (;;) {
       http::request_parser<http::string_body> parser;
@@ -283,10 +285,10 @@ struct HttpServer::Impl {
     beast::error_code ignored;
     socket->shutdown(tcp::socket::shutdown_both, ignored);
     socket->close(ignored);
-    std::lock_guard lock(mutex);
+    MutexLock lock(mutex);
     sockets.erase(socket);
     delete socket;
-    if (--threads == 0) all_closed.notify_all();
+    if (--threads == 0) all_closed.SignalAll();
   }
 };
 
@@ -329,16 +331,18 @@ void HttpServer::Stop(const std::function<void()>& before_close) {
   beast::error_code ignored;
   impl_->acceptor.close(ignored);
   if (before_close) before_close();
-  std::unique_lock lock(impl_->mutex);
-  for (tcp::socket* socket : impl_->sockets) {
+  Impl& impl = *impl_;
+  MutexLock lock(impl.mutex);
+  for (tcp::socket* socket : impl.sockets) {
     ::shutdown(socket->native_handle(), SHUT_RDWR);
   }
-  impl_->all_closed.wait_for(lock, std::chrono::seconds(10),
-                             [&] { return impl_->threads == 0; });
+  impl.all_closed.WaitFor(
+      impl.mutex, std::chrono::seconds(10),
+      [&]() REQUIRES(impl.mutex) { return impl.threads == 0; });
 }
 
 size_t HttpServer::open_connections() const {
-  std::lock_guard lock(impl_->mutex);
+  MutexLock lock(impl_->mutex);
   return impl_->threads;
 }
 

@@ -28,18 +28,18 @@ void LatencyHistogram::Render(std::string& out, const std::string& name,
 void Metrics::ObserveRequest(const std::string& verb,
                              const std::string& resource, int code,
                              double seconds) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ++requests_[{verb, resource, code}];
   latency_[{verb, resource}].Observe(seconds);
 }
 
 void Metrics::ObserveStorage(const std::string& operation, double seconds) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   storage_latency_[operation].Observe(seconds);
 }
 
 std::string Metrics::Render() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::string out;
   out +=
       "# HELP apiserver_request_total Requests by verb, resource and HTTP "

@@ -5,9 +5,10 @@
 #include <array>
 #include <atomic>
 #include <map>
-#include <mutex>
 #include <string>
 #include <tuple>
+
+#include "common/mutex.h"
 
 namespace dralloc::apiserver {
 
@@ -31,18 +32,21 @@ class LatencyHistogram {
 class Metrics {
  public:
   void ObserveRequest(const std::string& verb, const std::string& resource,
-                      int code, double seconds);
-  void ObserveStorage(const std::string& operation, double seconds);
+                      int code, double seconds) EXCLUDES(mutex_);
+  void ObserveStorage(const std::string& operation, double seconds)
+      EXCLUDES(mutex_);
   void WatchOpened() { ++open_watches_; }
   void WatchClosed() { --open_watches_; }
   // The Prometheus text exposition format (version 0.0.4).
-  std::string Render() const;
+  std::string Render() const EXCLUDES(mutex_);
 
  private:
-  mutable std::mutex mutex_;
-  std::map<std::tuple<std::string, std::string, int>, uint64_t> requests_;
-  std::map<std::pair<std::string, std::string>, LatencyHistogram> latency_;
-  std::map<std::string, LatencyHistogram> storage_latency_;
+  mutable Mutex mutex_;
+  std::map<std::tuple<std::string, std::string, int>, uint64_t> requests_
+      GUARDED_BY(mutex_);
+  std::map<std::pair<std::string, std::string>, LatencyHistogram> latency_
+      GUARDED_BY(mutex_);
+  std::map<std::string, LatencyHistogram> storage_latency_ GUARDED_BY(mutex_);
   std::atomic<int64_t> open_watches_{0};
 };
 

@@ -448,7 +448,7 @@ ProgramCache::ProgramCache(std::shared_ptr<const Environment> env,
 StatusOr<std::shared_ptr<const Program>> ProgramCache::GetOrCompile(
     std::string_view text) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     auto it = index_.find(text);
     if (it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);
@@ -459,7 +459,7 @@ StatusOr<std::shared_ptr<const Program>> ProgramCache::GetOrCompile(
   options.estimate_cost = false;  // the scheduler only enforces runtime cost
   StatusOr<std::shared_ptr<const Program>> compiled =
       Compile(env_, text, options);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = index_.find(text);
   if (it != index_.end()) return it->second->second;
   lru_.emplace_front(std::string(text), compiled);
@@ -472,7 +472,7 @@ StatusOr<std::shared_ptr<const Program>> ProgramCache::GetOrCompile(
 }
 
 size_t ProgramCache::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return lru_.size();
 }
 

@@ -6,7 +6,6 @@
 
 #include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +14,7 @@
 #include "cel/environment.h"
 #include "cel/program.h"
 #include "cel/value.h"
+#include "common/mutex.h"
 #include "common/quantity.h"
 #include "common/status.h"
 
@@ -104,9 +104,10 @@ class ProgramCache {
       std::pair<std::string, StatusOr<std::shared_ptr<const Program>>>;
   std::shared_ptr<const Environment> env_;
   size_t capacity_;
-  mutable std::mutex mu_;
-  std::list<Entry> lru_;  // most recent first
-  std::unordered_map<std::string_view, std::list<Entry>::iterator> index_;
+  mutable Mutex mu_;
+  std::list<Entry> lru_ GUARDED_BY(mu_);  // most recent first
+  std::unordered_map<std::string_view, std::list<Entry>::iterator> index_
+      GUARDED_BY(mu_);
 };
 
 ProgramCache& SelectorCache();

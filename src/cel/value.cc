@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <mutex>
 #include <new>
 #include <set>
 
 #include "cel/types.h"
+#include "common/mutex.h"
 #include "fmt/format.h"
 
 namespace dralloc::cel {
@@ -448,9 +448,9 @@ bool EntryMap::Insert(Value key, Value value) {
 const std::string* Intern(std::string_view text) {
   // Bounded so that hostile input cannot grow it without limit.
   constexpr size_t kMaxInterned = 1 << 20;
-  static std::mutex* mu = new std::mutex();
+  static Mutex* mu = new Mutex();
   static auto* table = new std::set<std::string, std::less<>>();
-  std::lock_guard<std::mutex> lock(*mu);
+  MutexLock lock(*mu);
   auto it = table->find(text);
   if (it != table->end()) return &*it;
   if (table->size() >= kMaxInterned) return nullptr;

@@ -11,11 +11,11 @@
 #define DRALLOC_CLIENT_ASSUME_CACHE_H_
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
 #include "client/informer.h"
+#include "common/mutex.h"
 #include "common/string_hash.h"
 
 namespace dralloc::client {
@@ -25,28 +25,28 @@ class AssumeCache {
   explicit AssumeCache(const Informer& informer) : informer_(informer) {}
 
   // The assumed object if there is one, else the informer's (or null).
-  ObjectPtr Get(const std::string& key) const {
+  ObjectPtr Get(const std::string& key) const EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       auto it = assumed_.find(key);
       if (it != assumed_.end()) return it->second.object;
     }
     return informer_.Get(key);
   }
-  bool IsAssumed(const std::string& key) const {
-    std::lock_guard lock(mu_);
+  bool IsAssumed(const std::string& key) const EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     return assumed_.contains(key);
   }
-  void Assume(const std::string& key, ObjectPtr object) {
-    std::lock_guard lock(mu_);
+  void Assume(const std::string& key, ObjectPtr object) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     assumed_[key] = Entry{std::move(object), 0};
   }
   // The write for `key` succeeded with `resource_version`. Assumptions are
   // about objects the informer held: if it holds none now, the object was
   // deleted since (its deletion may have been observed while the write was
   // in flight), and the assumption goes.
-  void Confirm(const std::string& key, int64_t resource_version) {
-    std::lock_guard lock(mu_);
+  void Confirm(const std::string& key, int64_t resource_version) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     auto it = assumed_.find(key);
     if (it == assumed_.end()) return;
     ObjectPtr current = informer_.Get(key);
@@ -56,14 +56,14 @@ class AssumeCache {
       it->second.confirmed_revision = resource_version;
     }
   }
-  void Restore(const std::string& key) {
-    std::lock_guard lock(mu_);
+  void Restore(const std::string& key) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     assumed_.erase(key);
   }
   // The informer now holds `now` for `key` (null: deleted). Returns true if
   // an assumption was dropped because the informer caught up with it.
-  bool Observe(const std::string& key, const ObjectPtr& now) {
-    std::lock_guard lock(mu_);
+  bool Observe(const std::string& key, const ObjectPtr& now) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     auto it = assumed_.find(key);
     if (it == assumed_.end() || it->second.confirmed_revision == 0) {
       return false;
@@ -72,8 +72,8 @@ class AssumeCache {
     assumed_.erase(it);
     return true;
   }
-  size_t size() const {
-    std::lock_guard lock(mu_);
+  size_t size() const EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     return assumed_.size();
   }
 
@@ -87,8 +87,8 @@ class AssumeCache {
     int64_t confirmed_revision = 0;  // 0: the write is still in flight
   };
   const Informer& informer_;
-  mutable std::mutex mu_;
-  StringKeyedMap<Entry> assumed_;
+  mutable Mutex mu_;
+  StringKeyedMap<Entry> assumed_ GUARDED_BY(mu_);
 };
 
 }  // namespace dralloc::client

@@ -12,7 +12,6 @@
 #include <charconv>
 #include <cstdint>
 #include <exception>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "api/codec.h"
+#include "common/mutex.h"
 
 #ifdef DRALLOC_CLIENT_WITH_TLS
 #include <openssl/ssl.h>
@@ -799,16 +799,17 @@ class HttpApiClient : public ApiClient {
     return Connection::Open(endpoint_, tls_.get(), options_.request_timeout);
   }
 
-  std::unique_ptr<Connection> TakeIdle() {
-    std::lock_guard lock(idle_mutex_);
+  std::unique_ptr<Connection> TakeIdle() EXCLUDES(idle_mutex_) {
+    MutexLock lock(idle_mutex_);
     if (idle_.empty()) return nullptr;
     std::unique_ptr<Connection> connection = std::move(idle_.back());
     idle_.pop_back();
     return connection;
   }
 
-  void ReturnIdle(std::unique_ptr<Connection> connection) {
-    std::lock_guard lock(idle_mutex_);
+  void ReturnIdle(std::unique_ptr<Connection> connection)
+      EXCLUDES(idle_mutex_) {
+    MutexLock lock(idle_mutex_);
     if (idle_.size() < kMaxIdleConnections) {
       idle_.push_back(std::move(connection));
     }
@@ -818,8 +819,9 @@ class HttpApiClient : public ApiClient {
   const std::unique_ptr<TlsContext> tls_;
   const std::string authorization_;
   const HttpClientOptions options_;
-  std::mutex idle_mutex_;
-  std::vector<std::unique_ptr<Connection>> idle_;  // most recent last
+  Mutex idle_mutex_;
+  // Most recent last.
+  std::vector<std::unique_ptr<Connection>> idle_ GUARDED_BY(idle_mutex_);
 };
 
 #ifdef DRALLOC_CLIENT_WITH_TLS

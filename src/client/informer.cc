@@ -36,7 +36,7 @@ void Informer::Notify(const ObjectPtr& old, const ObjectPtr& now) {
 void Informer::Apply(std::string key, ObjectPtr now) {
   ObjectPtr old;
   {
-    std::unique_lock lock(cache_mu_);
+    WriterMutexLock lock(cache_mu_);
     auto it = cache_.find(key);
     if (it != cache_.end()) old = it->second;
     if (now) {
@@ -62,7 +62,7 @@ Status Informer::Relist() {
   }
   std::vector<std::string> gone;
   {
-    std::shared_lock lock(cache_mu_);
+    ReaderMutexLock lock(cache_mu_);
     for (const auto& [key, object] : cache_) {
       if (!fresh.contains(key)) gone.push_back(key);
     }
@@ -83,10 +83,10 @@ Status Informer::Relist() {
   }
   revision_ = listed.resource_version;
   {
-    std::lock_guard lock(sync_mu_);
+    MutexLock lock(sync_mu_);
     synced_ = true;
   }
-  synced_cv_.notify_all();
+  synced_cv_.SignalAll();
   listed_ = true;
   return OkStatus();
 }
@@ -103,7 +103,7 @@ StatusOr<size_t> Informer::Pump(std::chrono::milliseconds wait) {
       if (watch.status().code() == StatusCode::kOutOfRange) listed_ = false;
       return watch.status();
     }
-    std::lock_guard lock(watch_mu_);
+    MutexLock lock(watch_mu_);
     watch_ = std::move(*watch);
     if (stopping_) watch_->Stop();
   }
@@ -114,7 +114,7 @@ StatusOr<size_t> Informer::Pump(std::chrono::milliseconds wait) {
                 resource_.plural, revision_.load());
       listed_ = false;
     }
-    std::lock_guard lock(watch_mu_);
+    MutexLock lock(watch_mu_);
     watch_.reset();
     return events.status();
   }
@@ -154,19 +154,20 @@ void Informer::Start() {
 void Informer::Stop() {
   stopping_ = true;
   {
-    std::lock_guard lock(watch_mu_);
+    MutexLock lock(watch_mu_);
     if (watch_) watch_->Stop();
   }
   if (thread_.joinable()) thread_.join();
 }
 
 bool Informer::WaitForSync(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(sync_mu_);
-  return synced_cv_.wait_for(lock, timeout, [this] { return synced_; });
+  MutexLock lock(sync_mu_);
+  return synced_cv_.WaitFor(sync_mu_, timeout,
+                            [this]() REQUIRES(sync_mu_) { return synced_; });
 }
 
 ObjectPtr Informer::Get(std::string_view key) const {
-  std::shared_lock lock(cache_mu_);
+  ReaderMutexLock lock(cache_mu_);
   auto it = cache_.find(key);
   return it == cache_.end() ? nullptr : it->second;
 }
@@ -186,7 +187,7 @@ ObjectPtr Informer::Get(std::string_view namespace_,
 }
 
 std::vector<ObjectPtr> Informer::List() const {
-  std::shared_lock lock(cache_mu_);
+  ReaderMutexLock lock(cache_mu_);
   std::vector<ObjectPtr> out;
   out.reserve(cache_.size());
   for (const auto& [key, object] : cache_) out.push_back(object);
@@ -194,7 +195,7 @@ std::vector<ObjectPtr> Informer::List() const {
 }
 
 size_t Informer::size() const {
-  std::shared_lock lock(cache_mu_);
+  ReaderMutexLock lock(cache_mu_);
   return cache_.size();
 }
 

@@ -14,11 +14,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -26,6 +23,7 @@
 #include <vector>
 
 #include "client/api_client.h"
+#include "common/mutex.h"
 #include "common/string_hash.h"
 
 namespace dralloc::client {
@@ -56,41 +54,46 @@ class Informer {
   // changes it waits kBatchInterval, so that a stream of events is handled
   // in batches.
   void Start();
-  void Stop();
+  void Stop() EXCLUDES(watch_mu_);
   static constexpr std::chrono::milliseconds kBatchInterval{2};
   // True once the first list has been applied (waits up to `timeout`).
-  bool WaitForSync(std::chrono::milliseconds timeout);
+  bool WaitForSync(std::chrono::milliseconds timeout) EXCLUDES(sync_mu_);
 
-  ObjectPtr Get(std::string_view key) const;
-  ObjectPtr Get(std::string_view namespace_, std::string_view name) const;
-  std::vector<ObjectPtr> List() const;
-  size_t size() const;
+  ObjectPtr Get(std::string_view key) const EXCLUDES(cache_mu_);
+  ObjectPtr Get(std::string_view namespace_, std::string_view name) const
+      EXCLUDES(cache_mu_);
+  std::vector<ObjectPtr> List() const EXCLUDES(cache_mu_);
+  size_t size() const EXCLUDES(cache_mu_);
   // The revision the cache reflects.
   int64_t revision() const { return revision_.load(); }
   const api::ResourceInfo& resource() const { return resource_; }
 
  private:
-  Status Relist();
-  void Apply(std::string key, ObjectPtr now);
+  Status Relist() EXCLUDES(cache_mu_, sync_mu_);
+  void Apply(std::string key, ObjectPtr now) EXCLUDES(cache_mu_);
   void Notify(const ObjectPtr& old, const ObjectPtr& now);
 
   ApiClient& client_;
   const api::ResourceInfo& resource_;
   std::vector<Handler> handlers_;
 
-  mutable std::shared_mutex cache_mu_;
-  std::unordered_map<std::string, ObjectPtr, StringHash, std::equal_to<>>
-      cache_;
+  mutable SharedMutex cache_mu_;
+  std::unordered_map<std::string, ObjectPtr, StringHash, std::equal_to<>> cache_
+      GUARDED_BY(cache_mu_);
   std::atomic<int64_t> revision_{0};
 
+  // Owned by the pumping thread, which reads it without a lock and replaces
+  // it with watch_mu_ held, so that Stop() from another thread (under
+  // watch_mu_) sees either no stream or a whole one. Not GUARDED_BY: the
+  // analysis has no word for "one writer, who also reads unlocked".
   std::unique_ptr<WatchStream> watch_;
-  bool listed_ = false;
+  bool listed_ = false;  // pumping thread only
 
-  std::mutex sync_mu_;
-  std::condition_variable synced_cv_;
-  bool synced_ = false;
+  Mutex sync_mu_;
+  CondVar synced_cv_;
+  bool synced_ GUARDED_BY(sync_mu_) = false;
 
-  std::mutex watch_mu_;  // guards watch_ against Stop() from other threads
+  Mutex watch_mu_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };

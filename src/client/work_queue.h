@@ -7,21 +7,20 @@
 #define DRALLOC_CLIENT_WORK_QUEUE_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "common/mutex.h"
 #include "common/string_hash.h"
 
 namespace dralloc::client {
 
 class WorkQueue {
  public:
-  void Add(std::string key) {
+  void Add(std::string key) EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       auto [it, inserted] = entries_.try_emplace(std::move(key), kQueued);
       if (!inserted) {
         if (it->second == kProcessing) it->second = kProcessingChanged;
@@ -29,14 +28,16 @@ class WorkQueue {
       }
       items_.push_back(&*it);
     }
-    cv_.notify_one();
+    cv_.Signal();
   }
 
   // The next key, waiting up to `wait`; nullopt if none or shut down.
-  std::optional<std::string> Pop(std::chrono::milliseconds wait) {
-    std::unique_lock lock(mu_);
+  std::optional<std::string> Pop(std::chrono::milliseconds wait) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     if (items_.empty() && !shutdown_) {
-      cv_.wait_for(lock, wait, [this] { return !items_.empty() || shutdown_; });
+      cv_.WaitFor(mu_, wait, [this]() REQUIRES(mu_) {
+        return !items_.empty() || shutdown_;
+      });
     }
     if (items_.empty() || shutdown_) return std::nullopt;
     Entry* entry = items_.front();
@@ -46,9 +47,9 @@ class WorkQueue {
     return entry->first;
   }
 
-  void Done(const std::string& key) {
+  void Done(const std::string& key) EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       auto it = entries_.find(key);
       if (it == entries_.end() || it->second == kQueued) return;
       --processing_;
@@ -59,35 +60,35 @@ class WorkQueue {
       it->second = kQueued;  // changed while processed: again, at the back
       items_.push_back(&*it);
     }
-    cv_.notify_one();
+    cv_.Signal();
   }
 
   // Nothing queued and nothing being processed.
-  bool Idle() const {
-    std::lock_guard lock(mu_);
+  bool Idle() const EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     return items_.empty() && processing_ == 0;
   }
 
-  void ShutDown() {
+  void ShutDown() EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       shutdown_ = true;
     }
-    cv_.notify_all();
+    cv_.SignalAll();
   }
 
  private:
   enum State { kQueued, kProcessing, kProcessingChanged };
   using Entry = std::pair<const std::string, State>;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable Mutex mu_;
+  CondVar cv_;
   // Every key queued or being processed; elements keep their address when
   // the table grows, so the FIFO points at them.
-  StringKeyedMap<State> entries_;
-  std::deque<Entry*> items_;
-  size_t processing_ = 0;
-  bool shutdown_ = false;
+  StringKeyedMap<State> entries_ GUARDED_BY(mu_);
+  std::deque<Entry*> items_ GUARDED_BY(mu_);
+  size_t processing_ GUARDED_BY(mu_) = 0;
+  bool shutdown_ GUARDED_BY(mu_) = false;
 };
 
 }  // namespace dralloc::client

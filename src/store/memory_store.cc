@@ -28,21 +28,21 @@ class MemoryStore::WindowWatcher : public Watcher {
       std::chrono::milliseconds timeout) override {
     // Advances past every revision scanned, matching or not, so that a
     // quiet prefix does not rescan the window.
-    return store_.EventsAfter(prefix_, revision_, timeout, stopped_, wake_);
+    return store_.EventsAfter(prefix_, revision_, timeout, &stopped_, wake_);
   }
   int64_t revision() const override { return revision_; }
   void Stop() override {
-    std::lock_guard lock(store_.window_mutex_);
+    MutexLock lock(store_.window_mutex_);
     stopped_ = true;
-    wake_.notify_all();
+    wake_.SignalAll();
   }
 
  private:
   MemoryStore& store_;
   const std::string prefix_;
   int64_t revision_;
-  bool stopped_ = false;  // guarded by store_.window_mutex_
-  std::condition_variable wake_;
+  bool stopped_ GUARDED_BY(store_.window_mutex_) = false;
+  CondVar wake_;
 };
 
 MemoryStore::MemoryStore(StoreOptions options,
@@ -77,7 +77,7 @@ void MemoryStore::SeedWindow(const std::vector<KeyValue>& initial,
   while (start > 0 && revision - start < kMaxSeeded && recent.contains(start)) {
     --start;
   }
-  std::lock_guard window(window_mutex_);
+  MutexLock window(window_mutex_);
   window_start_ = start;
   for (int64_t r = start + 1; r <= revision; ++r) {
     WatchEvent event;
@@ -85,7 +85,7 @@ void MemoryStore::SeedWindow(const std::vector<KeyValue>& initial,
     event.kv = *recent.at(r);
     // An update's previous state is unknown: no list can go back past it.
     if (!event.created()) list_floor_ = r;
-    RecordEventLocked(std::move(event));
+    RecordEvent(std::move(event));
   }
 }
 
@@ -125,12 +125,11 @@ Status MemoryStore::CheckPrecondition(const Entry* current,
 StatusOr<KeyValue> MemoryStore::Put(std::string_view key,
                                     Precondition precondition,
                                     const ValueEncoder& encode) {
-  std::unique_lock writer(write_mutex_);
-  AwaitKeySettled(writer, key);
-  // Only writers modify objects_, and they hold write_mutex_: reading it
-  // here without data_mutex_ is safe.
-  auto it = objects_.find(key);
-  const Entry* current = it == objects_.end() ? nullptr : &it->second;
+  MutexLock writer(write_mutex_);
+  AwaitKeySettled(key);
+  const ObjectMap& objects = ObjectsForWriter();
+  auto it = objects.find(key);
+  const Entry* current = it == objects.end() ? nullptr : &it->second;
   if (Status s = CheckPrecondition(current, precondition, key); !s.ok()) {
     return s;
   }
@@ -146,16 +145,17 @@ StatusOr<KeyValue> MemoryStore::Put(std::string_view key,
     event.previous_mod_revision = current->mod_revision;
   }
   KeyValue kv = event.kv;
-  if (Status s = Commit(writer, std::move(event)); !s.ok()) return s;
+  if (Status s = Commit(std::move(event)); !s.ok()) return s;
   return kv;
 }
 
 StatusOr<KeyValue> MemoryStore::Delete(std::string_view key,
                                        Precondition precondition) {
-  std::unique_lock writer(write_mutex_);
-  AwaitKeySettled(writer, key);
-  auto it = objects_.find(key);
-  if (it == objects_.end()) {
+  MutexLock writer(write_mutex_);
+  AwaitKeySettled(key);
+  const ObjectMap& objects = ObjectsForWriter();
+  auto it = objects.find(key);
+  if (it == objects.end()) {
     return NotFoundError(fmt::format("key {} not found", key));
   }
   if (Status s = CheckPrecondition(&it->second, precondition, key); !s.ok()) {
@@ -168,22 +168,23 @@ StatusOr<KeyValue> MemoryStore::Delete(std::string_view key,
                       it->second.create_revision, revision};
   event.previous_mod_revision = it->second.mod_revision;
   KeyValue kv = event.kv;
-  if (Status s = Commit(writer, std::move(event)); !s.ok()) return s;
+  if (Status s = Commit(std::move(event)); !s.ok()) return s;
   return kv;
 }
 
-void MemoryStore::AwaitKeySettled(std::unique_lock<std::mutex>& writer,
-                                  std::string_view key) {
+void MemoryStore::AwaitKeySettled(std::string_view key) {
   // The writer of the in-flight write waits for (or leads) its batch's
   // commit, which clears the key.
-  while (in_flight_.find(key) != in_flight_.end()) batch_done_.wait(writer);
+  while (in_flight_.find(key) != in_flight_.end()) {
+    batch_done_.Wait(write_mutex_);
+  }
 }
 
-void MemoryStore::ApplyLocked(std::span<WatchEvent> events) {
+void MemoryStore::Apply(std::span<WatchEvent> events) {
   if (events.empty()) return;
   // The map and the window change together (data_mutex_, then
   // window_mutex_): a reader holding both never sees half a batch.
-  std::unique_lock data(data_mutex_);
+  WriterMutexLock data(data_mutex_);
   for (const WatchEvent& event : events) {
     const KeyValue& kv = event.kv;
     if (event.type == WatchEvent::Type::kDelete) {
@@ -195,15 +196,14 @@ void MemoryStore::ApplyLocked(std::span<WatchEvent> events) {
     if (!inserted) it->second = std::move(entry);
   }
   revision_ = events.back().kv.mod_revision;
-  std::lock_guard window(window_mutex_);
-  for (WatchEvent& event : events) RecordEventLocked(std::move(event));
+  MutexLock window(window_mutex_);
+  for (WatchEvent& event : events) RecordEvent(std::move(event));
 }
 
-Status MemoryStore::Commit(std::unique_lock<std::mutex>& writer,
-                           WatchEvent event) {
+Status MemoryStore::Commit(WatchEvent event) {
   assigned_revision_ = event.kv.mod_revision;
   if (!persistence_) {
-    ApplyLocked(std::span<WatchEvent>(&event, 1));
+    Apply(std::span<WatchEvent>(&event, 1));
     return OkStatus();
   }
   if (!open_batch_) open_batch_ = std::make_shared<Batch>();
@@ -212,15 +212,15 @@ Status MemoryStore::Commit(std::unique_lock<std::mutex>& writer,
   batch->writes.push_back(std::move(event));
   while (!batch->done) {
     if (committing_) {
-      batch_done_.wait(writer);
+      batch_done_.Wait(write_mutex_);
     } else {
-      CommitOpenBatch(writer);
+      CommitOpenBatch();
     }
   }
   return batch->status;
 }
 
-void MemoryStore::CommitOpenBatch(std::unique_lock<std::mutex>& writer) {
+void MemoryStore::CommitOpenBatch() {
   committing_ = true;
   std::shared_ptr<Batch> batch = std::move(open_batch_);
   open_batch_.reset();
@@ -232,13 +232,13 @@ void MemoryStore::CommitOpenBatch(std::unique_lock<std::mutex>& writer) {
     records.push_back({kv.key, deleted ? nullptr : kv.value.get(),
                        kv.create_revision, kv.mod_revision});
   }
-  writer.unlock();
+  write_mutex_.Unlock();
   Status status = persistence_->Write(records);
-  writer.lock();
+  write_mutex_.Lock();
   if (status.ok()) {
     for (const WatchEvent& event : batch->writes)
       in_flight_.erase(event.kv.key);
-    ApplyLocked(batch->writes);
+    Apply(batch->writes);
   } else {
     // Writes queued meanwhile were numbered after the failed ones; they
     // fail too, so that revisions stay contiguous.
@@ -249,15 +249,15 @@ void MemoryStore::CommitOpenBatch(std::unique_lock<std::mutex>& writer) {
     }
     open_batch_.reset();
     in_flight_.clear();
-    assigned_revision_ = revision_;
+    assigned_revision_ = RevisionForWriter();
   }
   batch->status = status;
   batch->done = true;
   committing_ = false;
-  batch_done_.notify_all();
+  batch_done_.SignalAll();
 }
 
-void MemoryStore::RecordEventLocked(WatchEvent event) {
+void MemoryStore::RecordEvent(WatchEvent event) {
   window_bytes_ += EventBytes(event);
   window_.push_back(std::move(event));
   while (!window_.empty() && (window_.size() > options_.window_events ||
@@ -278,12 +278,12 @@ void MemoryStore::RecordEventLocked(WatchEvent event) {
   }
   const std::string& key = window_.back().kv.key;
   for (Waiter& waiter : waiters_) {
-    if (HasPrefix(key, waiter.prefix)) waiter.wake->notify_one();
+    if (HasPrefix(key, waiter.prefix)) waiter.wake->Signal();
   }
 }
 
 std::optional<KeyValue> MemoryStore::Get(std::string_view key) const {
-  std::shared_lock data(data_mutex_);
+  ReaderMutexLock data(data_mutex_);
   auto it = objects_.find(key);
   if (it == objects_.end()) return std::nullopt;
   return KeyValue{it->first, it->second.value, it->second.create_revision,
@@ -293,7 +293,7 @@ std::optional<KeyValue> MemoryStore::Get(std::string_view key) const {
 ListResult MemoryStore::List(std::string_view prefix,
                              std::string_view start_after, size_t limit) const {
   ListResult result;
-  std::shared_lock data(data_mutex_);
+  ReaderMutexLock data(data_mutex_);
   result.revision = revision_;
   auto it = start_after.empty() || start_after < prefix
                 ? objects_.lower_bound(prefix)
@@ -311,7 +311,7 @@ ListResult MemoryStore::List(std::string_view prefix,
 }
 
 size_t MemoryStore::Count(std::string_view prefix) const {
-  std::shared_lock data(data_mutex_);
+  ReaderMutexLock data(data_mutex_);
   size_t count = 0;
   for (auto it = objects_.lower_bound(prefix);
        it != objects_.end() && HasPrefix(it->first, prefix); ++it) {
@@ -321,18 +321,18 @@ size_t MemoryStore::Count(std::string_view prefix) const {
 }
 
 int64_t MemoryStore::Revision() const {
-  std::shared_lock data(data_mutex_);
+  ReaderMutexLock data(data_mutex_);
   return revision_;
 }
 
 int64_t MemoryStore::OldestWatchableRevision() const {
-  std::lock_guard window(const_cast<std::mutex&>(window_mutex_));
+  MutexLock window(window_mutex_);
   return window_start_;
 }
 
 StatusOr<std::unique_ptr<Watcher>> MemoryStore::Watch(std::string prefix,
                                                       int64_t after_revision) {
-  std::lock_guard window(window_mutex_);
+  MutexLock window(window_mutex_);
   if (shutdown_) return Status(StatusCode::kCancelled, "store is shut down");
   if (after_revision < window_start_) {
     return OutOfRangeError(fmt::format("too old resource version: {} ({})",
@@ -344,12 +344,12 @@ StatusOr<std::unique_ptr<Watcher>> MemoryStore::Watch(std::string prefix,
 
 StatusOr<std::vector<WatchEvent>> MemoryStore::EventsAfter(
     std::string_view prefix, int64_t& after, std::chrono::milliseconds wait,
-    const bool& stopped, std::condition_variable& wake) {
-  std::unique_lock window(window_mutex_);
+    const bool* stopped, CondVar& wake) {
+  MutexLock window(window_mutex_);
   // True when there is something to report; otherwise moves `after` past
   // the events scanned (none under `prefix`).
-  const auto has_news = [&] {
-    if (shutdown_ || stopped || after < window_start_) return true;
+  const auto has_news = [&]() REQUIRES(window_mutex_) {
+    if (shutdown_ || *stopped || after < window_start_) return true;
     if (window_.empty()) return false;
     const int64_t first = window_.front().kv.mod_revision;
     for (size_t i =
@@ -362,10 +362,10 @@ StatusOr<std::vector<WatchEvent>> MemoryStore::EventsAfter(
   };
   if (!has_news() && wait.count() > 0) {
     waiters_.push_back({prefix, &after, &wake});
-    wake.wait_for(window, wait, has_news);
+    wake.WaitFor(window_mutex_, wait, has_news);
     std::erase_if(waiters_, [&](const Waiter& w) { return w.wake == &wake; });
   }
-  if (shutdown_ || stopped) {
+  if (shutdown_ || *stopped) {
     return Status(StatusCode::kCancelled, "watch stopped");
   }
   if (after < window_start_) {
@@ -384,9 +384,9 @@ StatusOr<std::vector<WatchEvent>> MemoryStore::EventsAfter(
 }
 
 void MemoryStore::Shutdown() {
-  std::lock_guard window(window_mutex_);
+  MutexLock window(window_mutex_);
   shutdown_ = true;
-  for (Waiter& waiter : waiters_) waiter.wake->notify_all();
+  for (Waiter& waiter : waiters_) waiter.wake->SignalAll();
 }
 
 // Lists as of an earlier revision ---------------------------------------
@@ -394,23 +394,7 @@ void MemoryStore::Shutdown() {
 StatusOr<ListResult> MemoryStore::ListAt(std::string_view prefix,
                                          std::string_view start, size_t limit,
                                          int64_t revision) const {
-  // Writers update the map and the window under both locks (ApplyLocked):
-  // holding both here gives a consistent pair.
-  std::shared_lock data(data_mutex_);
-  std::unique_lock window(const_cast<std::mutex&>(window_mutex_));
-
-  if (revision == 0) revision = revision_;
-  if (revision > revision_) {
-    return InvalidArgumentError(fmt::format(
-        "revision {} is newer than the store ({})", revision, revision_));
-  }
-  const int64_t oldest = std::max(window_start_, list_floor_);
-  if (revision < oldest) {
-    return OutOfRangeError(
-        fmt::format("too old resource version: {} ({})", revision, oldest));
-  }
   const std::string_view from = start < prefix ? prefix : start;
-
   // The state at `revision` of every key written since: the state the
   // first later event replaced (nullopt: the key did not exist).
   struct Before {
@@ -419,30 +403,46 @@ StatusOr<ListResult> MemoryStore::ListAt(std::string_view prefix,
     int64_t mod_revision = 0;
   };
   std::map<std::string_view, Before, std::less<>> undone;
-  if (revision < revision_ && !window_.empty()) {
-    const int64_t first = window_.front().kv.mod_revision;
-    for (size_t i =
-             static_cast<size_t>(std::max<int64_t>(revision + 1 - first, 0));
-         i < window_.size(); ++i) {
-      const WatchEvent& event = window_[i];
-      const std::string& key = event.kv.key;
-      if (!HasPrefix(key, prefix) || key < from || undone.contains(key)) {
-        continue;
+
+  // Writers update the map and the window under both locks (Apply):
+  // holding both here gives a consistent pair.
+  ReaderMutexLock data(data_mutex_);
+  {
+    MutexLock window(window_mutex_);
+    if (revision == 0) revision = revision_;
+    if (revision > revision_) {
+      return InvalidArgumentError(fmt::format(
+          "revision {} is newer than the store ({})", revision, revision_));
+    }
+    const int64_t oldest = std::max(window_start_, list_floor_);
+    if (revision < oldest) {
+      return OutOfRangeError(
+          fmt::format("too old resource version: {} ({})", revision, oldest));
+    }
+    if (revision < revision_ && !window_.empty()) {
+      const int64_t first = window_.front().kv.mod_revision;
+      for (size_t i =
+               static_cast<size_t>(std::max<int64_t>(revision + 1 - first, 0));
+           i < window_.size(); ++i) {
+        const WatchEvent& event = window_[i];
+        const std::string& key = event.kv.key;
+        if (!HasPrefix(key, prefix) || key < from || undone.contains(key)) {
+          continue;
+        }
+        Before before;
+        if (event.type == WatchEvent::Type::kDelete) {
+          before = {event.kv.value, event.kv.create_revision,
+                    event.previous_mod_revision};
+        } else if (event.previous) {
+          before = {event.previous, event.kv.create_revision,
+                    event.previous_mod_revision};
+        }
+        undone.emplace(key, std::move(before));
       }
-      Before before;
-      if (event.type == WatchEvent::Type::kDelete) {
-        before = {event.kv.value, event.kv.create_revision,
-                  event.previous_mod_revision};
-      } else if (event.previous) {
-        before = {event.previous, event.kv.create_revision,
-                  event.previous_mod_revision};
-      }
-      undone.emplace(key, std::move(before));
     }
   }
   // Writers change the window only while holding data_mutex_ exclusively:
   // holding `data` keeps both (and the keys `undone` views) as they are.
-  window.unlock();
 
   ListResult result;
   result.revision = revision;
@@ -479,7 +479,7 @@ StatusOr<ListResult> MemoryStore::ListAt(std::string_view prefix,
 }
 
 int64_t MemoryStore::OldestListableRevision() const {
-  std::lock_guard window(const_cast<std::mutex&>(window_mutex_));
+  MutexLock window(window_mutex_);
   return std::max(window_start_, list_floor_);
 }
 

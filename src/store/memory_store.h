@@ -15,16 +15,14 @@
 #ifndef DRALLOC_STORE_MEMORY_STORE_H_
 #define DRALLOC_STORE_MEMORY_STORE_H_
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <span>
 #include <unordered_set>
 
+#include "common/mutex.h"
 #include "common/string_hash.h"
 #include "store/store.h"
 
@@ -61,21 +59,26 @@ class MemoryStore : public Store {
   ~MemoryStore() override;
 
   StatusOr<KeyValue> Put(std::string_view key, Precondition precondition,
-                         const ValueEncoder& encode) override;
+                         const ValueEncoder& encode) override
+      EXCLUDES(write_mutex_);
   StatusOr<KeyValue> Delete(std::string_view key,
-                            Precondition precondition) override;
-  std::optional<KeyValue> Get(std::string_view key) const override;
+                            Precondition precondition) override
+      EXCLUDES(write_mutex_);
+  std::optional<KeyValue> Get(std::string_view key) const override
+      EXCLUDES(data_mutex_);
   ListResult List(std::string_view prefix, std::string_view start_after,
-                  size_t limit) const override;
+                  size_t limit) const override EXCLUDES(data_mutex_);
   StatusOr<ListResult> ListAt(std::string_view prefix, std::string_view start,
-                              size_t limit, int64_t revision) const override;
-  int64_t OldestListableRevision() const override;
-  size_t Count(std::string_view prefix) const override;
-  int64_t Revision() const override;
+                              size_t limit, int64_t revision) const override
+      EXCLUDES(data_mutex_, window_mutex_);
+  int64_t OldestListableRevision() const override EXCLUDES(window_mutex_);
+  size_t Count(std::string_view prefix) const override EXCLUDES(data_mutex_);
+  int64_t Revision() const override EXCLUDES(data_mutex_);
   StatusOr<std::unique_ptr<Watcher>> Watch(std::string prefix,
-                                           int64_t after_revision) override;
-  int64_t OldestWatchableRevision() const override;
-  void Shutdown() override;
+                                           int64_t after_revision) override
+      EXCLUDES(window_mutex_);
+  int64_t OldestWatchableRevision() const override EXCLUDES(window_mutex_);
+  void Shutdown() override EXCLUDES(window_mutex_);
 
  private:
   class WindowWatcher;
@@ -92,69 +95,87 @@ class MemoryStore : public Store {
     Status status;
   };
 
+  using ObjectMap = std::map<std::string, Entry, std::less<>>;
+
   static Status CheckPrecondition(const Entry* current,
                                   Precondition precondition,
                                   std::string_view key);
-  // Waits (releasing `writer`) until no write to `key` is in flight.
-  void AwaitKeySettled(std::unique_lock<std::mutex>& writer,
-                       std::string_view key);
+  // The object map and revision as writers see them. Every change to
+  // objects_ and revision_ is made with write_mutex_ held (in Apply), so a
+  // writer may read them without data_mutex_: nothing changes them under it.
+  const ObjectMap& ObjectsForWriter() const
+      REQUIRES(write_mutex_) NO_THREAD_SAFETY_ANALYSIS {
+    return objects_;
+  }
+  int64_t RevisionForWriter() const
+      REQUIRES(write_mutex_) NO_THREAD_SAFETY_ANALYSIS {
+    return revision_;
+  }
+  // Waits (releasing write_mutex_) until no write to `key` is in flight.
+  void AwaitKeySettled(std::string_view key) REQUIRES(write_mutex_);
   // Makes `events` (revision order) visible: the object map, the revision
-  // and the window. Requires write_mutex_.
-  void ApplyLocked(std::span<WatchEvent> events);
+  // and the window.
+  void Apply(std::span<WatchEvent> events) REQUIRES(write_mutex_)
+      EXCLUDES(data_mutex_, window_mutex_);
   // Queues `event` (numbered, checked) in the open batch and returns once
   // its batch is durable and visible, or failed.
-  Status Commit(std::unique_lock<std::mutex>& writer, WatchEvent event);
-  // Writes the open batch to the log (releasing `writer` meanwhile) and
+  Status Commit(WatchEvent event) REQUIRES(write_mutex_);
+  // Writes the open batch to the log (releasing write_mutex_ meanwhile) and
   // applies it, or fails it and every write queued behind it.
-  void CommitOpenBatch(std::unique_lock<std::mutex>& writer);
+  void CommitOpenBatch() REQUIRES(write_mutex_);
   // Puts the newest writes of `initial` that are known exactly back into
   // the event window (after a restart).
-  void SeedWindow(const std::vector<KeyValue>& initial, int64_t revision);
-  // Appends to the window and wakes watchers. Requires window_mutex_.
-  void RecordEventLocked(WatchEvent event);
+  void SeedWindow(const std::vector<KeyValue>& initial, int64_t revision)
+      EXCLUDES(window_mutex_);
+  // Appends to the window and wakes watchers.
+  void RecordEvent(WatchEvent event) REQUIRES(window_mutex_);
   // Events under `prefix` after `after`, or kOutOfRange/kCancelled; moves
-  // `after` to the last revision scanned.
-  StatusOr<std::vector<WatchEvent>> EventsAfter(std::string_view prefix,
-                                                int64_t& after,
-                                                std::chrono::milliseconds wait,
-                                                const bool& stopped,
-                                                std::condition_variable& wake);
+  // `after` to the last revision scanned. `stopped` is read with
+  // window_mutex_ held.
+  StatusOr<std::vector<WatchEvent>> EventsAfter(
+      std::string_view prefix, int64_t& after, std::chrono::milliseconds wait,
+      const bool* stopped, CondVar& wake) EXCLUDES(window_mutex_);
 
   const StoreOptions options_;
   const std::unique_ptr<Persistence> persistence_;
 
+  // Lock order: write_mutex_, then data_mutex_, then window_mutex_.
   // Serialises writers' checks and numbering, and the application of
   // committed batches; not held while the log is written.
-  std::mutex write_mutex_;
-  mutable std::shared_mutex data_mutex_;  // guards objects_ and revision_
-  std::map<std::string, Entry, std::less<>> objects_;
-  int64_t revision_ = 0;  // the newest visible revision
+  Mutex write_mutex_ ACQUIRED_BEFORE(data_mutex_);
+  mutable SharedMutex data_mutex_;
+  ObjectMap objects_ GUARDED_BY(data_mutex_);
+  int64_t revision_ GUARDED_BY(data_mutex_) = 0;  // the newest visible one
 
-  // Group commit state, guarded by write_mutex_.
-  int64_t assigned_revision_ = 0;  // the newest revision handed out
-  std::shared_ptr<Batch> open_batch_;
-  bool committing_ = false;
-  std::condition_variable batch_done_;
+  // Group commit state.
+  // The newest revision handed out.
+  int64_t assigned_revision_ GUARDED_BY(write_mutex_) = 0;
+  std::shared_ptr<Batch> open_batch_ GUARDED_BY(write_mutex_);
+  bool committing_ GUARDED_BY(write_mutex_) = false;
+  CondVar batch_done_;
   // Keys with a write in flight (in the open or the committing batch).
-  std::unordered_set<std::string, StringHash, std::equal_to<>> in_flight_;
+  std::unordered_set<std::string, StringHash, std::equal_to<>> in_flight_
+      GUARDED_BY(write_mutex_);
 
   // A watcher blocked in EventsAfter. Writes wake only the waiters whose
   // prefix they match, so a busy prefix does not wake every watch thread.
   struct Waiter {
     std::string_view prefix;
     int64_t* after;  // the watcher's position, advanced over trimmed events
-    std::condition_variable* wake;
+    CondVar* wake;
   };
 
-  std::mutex window_mutex_;  // guards the window, waiters_ and shutdown_
-  std::vector<Waiter> waiters_;
-  std::deque<WatchEvent> window_;  // contiguous revisions
-  int64_t window_start_ = 0;       // watches may start after this revision
+  mutable Mutex window_mutex_ ACQUIRED_AFTER(data_mutex_);
+  std::vector<Waiter> waiters_ GUARDED_BY(window_mutex_);
+  // Contiguous revisions.
+  std::deque<WatchEvent> window_ GUARDED_BY(window_mutex_);
+  // Watches may start after this revision.
+  int64_t window_start_ GUARDED_BY(window_mutex_) = 0;
   // Lists as of a revision need every later event to carry the state it
   // replaced; events seeded after a restart may not (see SeedWindow).
-  int64_t list_floor_ = 0;
-  size_t window_bytes_ = 0;
-  bool shutdown_ = false;
+  int64_t list_floor_ GUARDED_BY(window_mutex_) = 0;
+  size_t window_bytes_ GUARDED_BY(window_mutex_) = 0;
+  bool shutdown_ GUARDED_BY(window_mutex_) = false;
 };
 
 }  // namespace dralloc::store

@@ -16,6 +16,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "common/mutex.h"
 #include "common/string_hash.h"
 
 namespace dralloc::store {
@@ -45,7 +46,7 @@ class WalFlusher {
   void NoteCommit() {
     if (written_.exchange(true, std::memory_order_relaxed)) return;
     // Under the mutex: the thread checks the flag and sleeps atomically.
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     wake_.notify_one();
   }
 
@@ -57,7 +58,10 @@ class WalFlusher {
   // Sleeps until a commit, then syncs the log every kPeriod while commits
   // keep coming; an idle server does not wake up.
   void Run(std::stop_token stop) {
-    std::unique_lock lock(mutex_);
+    // std::condition_variable_any (for its stop_token waits) needs a
+    // std::unique_lock; mutex_ guards no member, so nothing is lost to the
+    // analysis.
+    std::unique_lock<Mutex> lock(mutex_);
     while (wake_.wait(lock, stop, [this] {
       return written_.load(std::memory_order_relaxed);
     })) {
@@ -76,7 +80,7 @@ class WalFlusher {
 
   const std::string wal_path_;
   std::atomic<bool> written_{false};
-  std::mutex mutex_;
+  Mutex mutex_;
   std::condition_variable_any wake_;
   int fd_ = -1;
   std::jthread thread_;  // last: starts after the members it uses
