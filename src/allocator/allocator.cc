@@ -7,7 +7,7 @@
 #include <map>
 #include <random>
 
-#include "allocator/allocation_search.h"
+#include "allocator/internal/allocation_search.h"
 #include "cel/dra_environment.h"
 
 namespace dralloc::allocator {

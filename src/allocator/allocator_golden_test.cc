@@ -5,10 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <string>
+#include <string_view>
 
 #include "allocator/offline_allocation.h"
+#include "golden_case.h"
 
 namespace dralloc::allocator {
 namespace {
@@ -25,36 +26,28 @@ struct GoldenCase {
   std::vector<std::string> explain;  // substrings for "unsatisfiable"
 };
 
-std::string Trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t"));
-  s.erase(s.find_last_not_of(" \t\r") + 1);
-  return s;
-}
-
 GoldenCase ParseHeader(const std::string& path, const std::string& text) {
   GoldenCase c;
   c.path = path;
-  std::istringstream in(text);
-  std::string line;
   bool in_summary = false;
-  while (std::getline(in, line)) {
-    if (!line.starts_with("#")) {
-      if (Trim(line).empty() || line == "---") continue;
-      break;
-    }
-    if (in_summary && line.starts_with("#   ")) {
-      c.summary.push_back(line.substr(4));
+  for (const std::string& comment : golden::HeaderComments(text)) {
+    if (in_summary && comment.starts_with("   ")) {
+      c.summary.push_back(comment.substr(3));
       continue;
     }
     in_summary = false;
-    std::string body = Trim(line.substr(1));
-    if (body.starts_with("node:")) c.node = Trim(body.substr(5));
-    if (body.starts_with("explain:")) c.explain.push_back(Trim(body.substr(8)));
-    if (!body.starts_with("expect:")) continue;
-    std::string expect = Trim(body.substr(7));
+    if (auto node = golden::HeaderValue(comment, "node")) {
+      c.node = golden::Trim(*node);
+    }
+    if (auto explain = golden::HeaderValue(comment, "explain")) {
+      c.explain.emplace_back(golden::Trim(*explain));
+    }
+    auto expect_value = golden::HeaderValue(comment, "expect");
+    if (!expect_value) continue;
+    std::string expect(golden::Trim(*expect_value));
     if (expect.starts_with("error:")) {
       c.expect = "error";
-      c.error_substring = Trim(expect.substr(6));
+      c.error_substring = golden::Trim(std::string_view(expect).substr(6));
     } else {
       c.expect = expect;
       in_summary = expect == "allocated";
@@ -134,22 +127,16 @@ std::vector<std::string> Summarize(
 
 std::vector<std::string> CaseFiles() {
   std::vector<std::string> files;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(kCaseRoot, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".yaml") files.push_back(it->path().string());
+  for (const fs::path& path : golden::CaseFiles(kCaseRoot, {".yaml"})) {
+    files.push_back(path.string());
   }
-  std::sort(files.begin(), files.end());
   return files;
 }
 
 class AllocatorGoldenTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(AllocatorGoldenTest, Case) {
-  std::ifstream in(GetParam());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = golden::ReadFile(GetParam());
   GoldenCase c = ParseHeader(GetParam(), text);
   ASSERT_FALSE(c.expect.empty()) << "no '# expect:' line";
 
@@ -195,11 +182,8 @@ TEST_P(AllocatorGoldenTest, Case) {
 }
 
 std::string CaseName(const testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param.substr(sizeof(kCaseRoot));
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
+  return golden::TestName(
+      std::string_view(info.param).substr(sizeof(kCaseRoot)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AllocatorGoldenTest,

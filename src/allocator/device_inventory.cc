@@ -175,6 +175,58 @@ std::shared_ptr<const NodeView> DeviceInventory::ViewFor(
   return view;
 }
 
+void DeviceInventory::GatherCounters(const std::vector<uint32_t>& pool_slices,
+                                     GatheredPool& gathered,
+                                     NodeView& view) const {
+  std::map<std::string, uint32_t, std::less<>> counter_index;
+  std::set<std::string, std::less<>> counter_sets;
+  for (uint32_t s : pool_slices) {
+    for (const auto& set : slices_[s]->spec.shared_counters) {
+      if (!counter_sets.insert(set.name).second) {
+        gathered.invalid = true;
+        gathered.invalid_reason = "duplicate counter set " + set.name;
+      }
+      for (const auto& [name, counter] : set.counters) {
+        std::string key = set.name + "/" + name;
+        if (counter_index.contains(key)) continue;
+        counter_index.emplace(
+            key, static_cast<uint32_t>(gathered.counter_names.size()));
+        gathered.counter_names.push_back(std::move(key));
+        gathered.counter_capacity.push_back(counter.value);
+      }
+    }
+    for (uint32_t d = first_device_[s]; d < first_device_[s + 1]; ++d) {
+      gathered.all_devices.push_back(d);
+    }
+  }
+  for (uint32_t d : gathered.all_devices) {
+    const api::Device& device = *devices_[d].device;
+    if (device.consumes_counters.empty()) continue;
+    std::vector<std::pair<uint32_t, Quantity>> consumption;
+    for (const auto& use : device.consumes_counters) {
+      if (!counter_sets.contains(use.counter_set)) {
+        gathered.invalid = true;
+        gathered.invalid_reason = "device " + device.name +
+                                  " consumes unknown counter set " +
+                                  use.counter_set;
+        continue;
+      }
+      for (const auto& [name, counter] : use.counters) {
+        auto it = counter_index.find(use.counter_set + "/" + name);
+        if (it == counter_index.end()) {
+          gathered.invalid = true;
+          gathered.invalid_reason = "device " + device.name +
+                                    " consumes unknown counter " +
+                                    use.counter_set + "/" + name;
+          continue;
+        }
+        consumption.emplace_back(it->second, counter.value);
+      }
+    }
+    view.consumption.emplace(d, std::move(consumption));
+  }
+}
+
 std::shared_ptr<const NodeView> DeviceInventory::BuildView(
     const NodeInfo& node) const {
   auto view = std::make_shared<NodeView>();
@@ -251,54 +303,7 @@ std::shared_ptr<const NodeView> DeviceInventory::BuildView(
       }
     }
 
-    // Shared counters of the pool.
-    std::map<std::string, uint32_t, std::less<>> counter_index;
-    std::set<std::string, std::less<>> counter_sets;
-    for (uint32_t s : pool_slices) {
-      for (const auto& set : slices_[s]->spec.shared_counters) {
-        if (!counter_sets.insert(set.name).second) {
-          gathered.invalid = true;
-          gathered.invalid_reason = "duplicate counter set " + set.name;
-        }
-        for (const auto& [name, counter] : set.counters) {
-          std::string key = set.name + "/" + name;
-          if (counter_index.contains(key)) continue;
-          counter_index.emplace(
-              key, static_cast<uint32_t>(gathered.counter_names.size()));
-          gathered.counter_names.push_back(std::move(key));
-          gathered.counter_capacity.push_back(counter.value);
-        }
-      }
-      for (uint32_t d = first_device[s]; d < first_device[s + 1]; ++d) {
-        gathered.all_devices.push_back(d);
-      }
-    }
-    for (uint32_t d : gathered.all_devices) {
-      const api::Device& device = *devices_[d].device;
-      if (device.consumes_counters.empty()) continue;
-      std::vector<std::pair<uint32_t, Quantity>> consumption;
-      for (const auto& use : device.consumes_counters) {
-        if (!counter_sets.contains(use.counter_set)) {
-          gathered.invalid = true;
-          gathered.invalid_reason = "device " + device.name +
-                                    " consumes unknown counter set " +
-                                    use.counter_set;
-          continue;
-        }
-        for (const auto& [name, counter] : use.counters) {
-          auto it = counter_index.find(use.counter_set + "/" + name);
-          if (it == counter_index.end()) {
-            gathered.invalid = true;
-            gathered.invalid_reason = "device " + device.name +
-                                      " consumes unknown counter " +
-                                      use.counter_set + "/" + name;
-            continue;
-          }
-          consumption.emplace_back(it->second, counter.value);
-        }
-      }
-      view->consumption.emplace(d, std::move(consumption));
-    }
+    GatherCounters(pool_slices, gathered, *view);
     view->any_invalid |= gathered.invalid;
     view->num_devices += gathered.devices.size();
     view->pools.push_back(std::move(gathered));

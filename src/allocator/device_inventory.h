@@ -133,6 +133,11 @@ class DeviceInventory {
  private:
   struct SliceEntry;
   std::shared_ptr<const NodeView> BuildView(const NodeInfo& node) const;
+  // The pool's shared counters (declared by `pool_slices`) into `gathered`,
+  // and what each of its devices consumes into `view.consumption`; unknown
+  // or duplicate counter sets make the pool invalid.
+  void GatherCounters(const std::vector<uint32_t>& pool_slices,
+                      GatheredPool& gathered, NodeView& view) const;
   void Reindex();
 
   std::map<std::string, std::shared_ptr<SliceEntry>> entries_;  // by slice name

@@ -273,9 +273,9 @@ StatusOr<std::string> EncodeObjectText(const Object& object,
   std::string out;
   out.reserve(1024);
   out += "{\"apiVersion\":";
-  codec_internal::AppendJsonString(api_version, out);
+  AppendJsonString(out, api_version);
   out += ",\"kind\":";
-  codec_internal::AppendJsonString(kind, out);
+  AppendJsonString(out, kind);
   bool first = false;
   std::visit(
       [&](const auto& hub) {

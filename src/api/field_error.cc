@@ -60,6 +60,12 @@ std::string_view FieldErrorTypeName(FieldErrorType type) {
   return "Unknown";
 }
 
+// Not GoQuote (common/text_escape.h): this quoting escapes only '"', '\\',
+// \n and \t by name, writes other controls below 0x20 (\r included) as
+// \xXX and passes DEL and every non-ASCII byte through, while Go's %q names
+// \a \b \f \r \v, escapes DEL and invalid UTF-8 and escapes non-printable
+// runes. Field error messages are compared by tests and clients, so switching
+// is a visible change to be made on its own.
 std::string QuoteValue(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {

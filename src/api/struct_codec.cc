@@ -135,7 +135,7 @@ void AppendCanonical(JsonElement e, std::string& out) {
       for (auto [key, value] : simdjson::dom::object(e)) {
         if (!first) out += ',';
         first = false;
-        AppendJsonString(key, out);
+        AppendJsonString(out, key);
         out += ':';
         AppendCanonical(value, out);
       }
@@ -154,7 +154,7 @@ void AppendCanonical(JsonElement e, std::string& out) {
       return;
     }
     case simdjson::dom::element_type::STRING:
-      AppendJsonString(std::string_view(e), out);
+      AppendJsonString(out, std::string_view(e));
       return;
     case simdjson::dom::element_type::INT64:
       AppendInteger(int64_t(e), out);
@@ -180,47 +180,6 @@ void DecodeRaw(JsonElement e, RawJson& out) {
   out.json.clear();
   AppendCanonical(e, out.json);
   out.canonical = true;
-}
-
-void AppendJsonString(std::string_view text, std::string& out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  size_t run = 0;  // start of the pending unescaped run
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(text, run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 0xf];
-    }
-  }
-  out.append(text, run, text.size() - run);
-  out += '"';
 }
 
 void AppendRaw(const RawJson& raw, std::string& out) {

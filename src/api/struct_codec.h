@@ -26,6 +26,7 @@
 #include "api/field_path.h"
 #include "api/reflect.h"
 #include "common/quantity.h"
+#include "common/text_escape.h"
 
 namespace dralloc::api {
 
@@ -346,8 +347,6 @@ Json EncodeValue(const T& v) {
 // member insertion a linear search): the hot path of every stored write.
 
 namespace codec_internal {
-// `text` as a JSON string literal, escaped as nlohmann::json::dump() does.
-void AppendJsonString(std::string_view text, std::string& out);
 void AppendRaw(const RawJson& raw, std::string& out);
 void AppendInteger(int64_t value, std::string& out);
 void AppendUnsigned(uint64_t value, std::string& out);
@@ -365,7 +364,7 @@ void AppendJsonMembers(const T& v, std::string& out, bool& first,
   const auto member_key = [&](std::string_view key) {
     if (!first) out += ',';
     first = false;
-    codec_internal::AppendJsonString(key, out);
+    AppendJsonString(out, key);
     out += ':';
   };
   ForEachField<T>([&](const auto& field) {
@@ -390,7 +389,7 @@ void AppendJsonMembers(const T& v, std::string& out, bool& first,
 template <typename T>
 void AppendJson(const T& v, std::string& out) {
   if constexpr (std::is_same_v<T, std::string>) {
-    codec_internal::AppendJsonString(v, out);
+    AppendJsonString(out, v);
   } else if constexpr (std::is_same_v<T, bool>) {
     out += v ? "true" : "false";
   } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
@@ -398,7 +397,7 @@ void AppendJson(const T& v, std::string& out) {
   } else if constexpr (std::is_integral_v<T>) {
     codec_internal::AppendUnsigned(v, out);
   } else if constexpr (std::is_same_v<T, Quantity>) {
-    codec_internal::AppendJsonString(v.ToString(), out);
+    AppendJsonString(out, v.ToString());
   } else if constexpr (std::is_same_v<T, RawJson>) {
     codec_internal::AppendRaw(v, out);
   } else if constexpr (IsOptional<T>::value) {
@@ -422,7 +421,7 @@ void AppendJson(const T& v, std::string& out) {
     for (const auto& [key, value] : v) {
       if (!first) out += ',';
       first = false;
-      codec_internal::AppendJsonString(key, out);
+      AppendJsonString(out, key);
       out += ':';
       AppendJson(value, out);
     }

@@ -29,6 +29,8 @@ bool IsSpace(char c) {
 }
 
 // `s` in double quotes, shortened with "..." past kMaxQuotedLength bytes.
+// Nothing is escaped, unlike GoQuote (common/text_escape.h): these messages
+// keep the raw bytes they were given (the tests pin the truncated form).
 std::string Quote(std::string_view s) {
   if (s.size() <= kMaxQuotedLength) return "\"" + std::string(s) + "\"";
   return "\"" + std::string(s.substr(0, kMaxQuotedLength)) + "...\"";

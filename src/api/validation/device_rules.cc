@@ -579,4 +579,17 @@ void ValidateDeviceBindingConditions(
   }
 }
 
+void ValidateCapacityMap(const std::map<std::string, Quantity>& capacities,
+                         const FieldPath& path, ErrorList& errors) {
+  for (const auto& [name, quantity] : capacities) {
+    ValidateQualifiedAttributeName(name, path, errors);
+    if (quantity.Sign() < 0) {
+      const std::string key =
+          TruncateKeyIfTooLong(name, kAttributeAndCapacityMaxKeyLength);
+      errors.push_back(InvalidString(path.Key(key), quantity.ToString(),
+                                     "must be greater than or equal to 0"));
+    }
+  }
+}
+
 }  // namespace dralloc::api

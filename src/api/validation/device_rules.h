@@ -4,6 +4,7 @@
 #define DRALLOC_API_VALIDATION_DEVICE_RULES_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "api/types/device_types.h"
 #include "api/validation/limits.h"
 #include "cel/dra_environment.h"
+#include "common/quantity.h"
 
 namespace dralloc::api {
 
@@ -71,6 +73,12 @@ void ValidateDeviceCapacity(const DeviceCapacity& capacity,
 // shortened in field paths (see TruncateKeyIfTooLong in names.h).
 inline constexpr int64_t kAttributeAndCapacityMaxKeyLength =
     kDeviceMaxDomainLength + 1 + kDeviceMaxIDLength;
+
+// A map of capacity name -> quantity (capacity.requests, consumedCapacity):
+// keys are qualified capacity names, reported at the map path as upstream's
+// validateMap does; values must not be negative.
+void ValidateCapacityMap(const std::map<std::string, Quantity>& capacities,
+                         const FieldPath& path, ErrorList& errors);
 
 // Raw JSON (opaque parameters, device status data): required, at most
 // `max_length` bytes, a JSON object.

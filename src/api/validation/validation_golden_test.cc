@@ -13,14 +13,16 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/codec.h"
 #include "api/validation/validation.h"
 #include "encoding/document_reader.h"
+#include "golden_case.h"
 
 namespace dralloc::api {
 namespace {
@@ -45,16 +47,12 @@ struct ValidationCase {
 ValidationCase ReadCase(const fs::path& path) {
   ValidationCase c;
   c.path = path;
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  c.text = buffer.str();
-  std::istringstream lines(c.text);
-  std::string line;
-  const std::string prefix = "# expect:";
-  while (std::getline(lines, line)) {
-    if (!line.starts_with(prefix)) continue;
-    std::istringstream words(line.substr(prefix.size()));
+  c.text = golden::ReadFile(path);
+  for (const std::string& comment : golden::HeaderComments(c.text)) {
+    const std::optional<std::string_view> expect =
+        golden::HeaderValue(comment, "expect");
+    if (!expect) continue;
+    std::istringstream words{std::string(*expect)};
     ExpectedError e;
     words >> e.type;
     if (e.type == "valid") {
@@ -71,16 +69,7 @@ ValidationCase ReadCase(const fs::path& path) {
 }
 
 std::vector<fs::path> CaseFiles() {
-  std::vector<fs::path> files;
-  if (!fs::exists(kCaseRoot)) return files;
-  for (const auto& entry : fs::recursive_directory_iterator(kCaseRoot)) {
-    const std::string ext = entry.path().extension().string();
-    if (entry.is_regular_file() && (ext == ".yaml" || ext == ".json")) {
-      files.push_back(entry.path());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+  return golden::CaseFiles(kCaseRoot, {".yaml", ".json"});
 }
 
 std::string Describe(const ErrorList& errors) {
@@ -137,14 +126,9 @@ TEST_P(ValidationGoldenTest, MatchesExpectedErrors) {
 INSTANTIATE_TEST_SUITE_P(Cases, ValidationGoldenTest,
                          testing::ValuesIn(CaseFiles()),
                          [](const testing::TestParamInfo<fs::path>& info) {
-                           std::string name =
+                           return golden::TestName(
                                info.param.parent_path().filename().string() +
-                               "_" + info.param.stem().string();
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch)))
-                               ch = '_';
-                           }
-                           return name;
+                               "_" + info.param.stem().string());
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ValidationGoldenTest);
 

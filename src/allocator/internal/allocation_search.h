@@ -1,14 +1,18 @@
 // AllocationSearch: one Allocate call — request preparation (upstream's
-// validateDeviceRequest), the depth-first search (upstream's allocateOne /
-// allocateDevice, plus sound pruning), result building and explanations.
-#ifndef DRALLOC_ALLOCATOR_ALLOCATION_SEARCH_H_
-#define DRALLOC_ALLOCATOR_ALLOCATION_SEARCH_H_
+// validateDeviceRequest; allocation_preparation.cc), the depth-first search
+// (upstream's allocateOne / allocateDevice, plus sound pruning;
+// allocation_search.cc), result building (allocation_results.cc) and
+// explanations (allocation_explanation.cc). Internal to the allocator: only
+// allocator.cc includes it.
+#ifndef DRALLOC_ALLOCATOR_INTERNAL_ALLOCATION_SEARCH_H_
+#define DRALLOC_ALLOCATOR_INTERNAL_ALLOCATION_SEARCH_H_
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -90,6 +94,54 @@ struct PickedDevice {
   std::map<std::string, Quantity> consumed;
 };
 
+// Where the depth-first search stands: the claim and request being filled,
+// the alternative chosen for a request with subrequests, how many of the
+// request's devices are placed and where its next candidate may come from.
+// 16 bytes and trivially copyable, so it travels by value in two registers
+// (x86-64 SysV, AArch64): the hottest recursion of the allocator passes one
+// named cursor at no more cost than the six scalars it replaces.
+struct SearchPosition {
+  int32_t claim = 0;    // index into the claims of the call
+  int32_t request = 0;  // index into the claim's requests (slots)
+  // ExactCount: the first candidate position the next device may take, so
+  // that a request tries combinations, not permutations. Candidates are
+  // inventory devices, which are indexed by uint32_t.
+  uint32_t start = 0;
+  // Devices of the request placed so far; at most kMaxDevicesPerClaim, as
+  // Step stops a claim that would need more.
+  uint32_t device : 6 = 0;
+  // Set once an alternative of a request with subrequests is chosen;
+  // `subrequest` is then its index (otherwise 0, the only alternative).
+  uint32_t in_subrequest : 1 = 0;
+  uint32_t subrequest : 25 = 0;
+
+  // The first request of the next claim.
+  SearchPosition NextClaim() const { return {.claim = claim + 1}; }
+  // The next request of this claim, no alternative chosen yet.
+  SearchPosition NextRequest() const {
+    return {.claim = claim, .request = request + 1};
+  }
+  // This request, filled by its alternative `index`.
+  SearchPosition Alternative(int index) const {
+    return {.claim = claim,
+            .request = request,
+            .in_subrequest = 1,
+            .subrequest = static_cast<uint32_t>(index)};
+  }
+  // The next device of this request, searched from candidate position
+  // `next_start` on (All-mode requests take their devices in order and pass
+  // 0).
+  SearchPosition NextDevice(size_t next_start) const {
+    SearchPosition next = *this;
+    next.device = device + 1;
+    next.start = static_cast<uint32_t>(next_start);
+    return next;
+  }
+};
+static_assert(sizeof(SearchPosition) == 16);
+static_assert(std::is_trivially_copyable_v<SearchPosition>);
+static_assert(kMaxDevicesPerClaim < (1 << 6), "SearchPosition::device");
+
 class AllocationSearch {
  public:
   AllocationSearch(const DeviceInventory& inventory,
@@ -113,8 +165,7 @@ class AllocationSearch {
                              Status* error);
   Status SelectorError(const RequestData& data, uint32_t device);
 
-  Outcome Step(int claim, int request, int sub, int k, bool in_sub,
-               size_t start);
+  Outcome Step(SearchPosition at);
   Placement Place(int claim, const RequestData& data, const Candidate& c,
                   bool must);
   void Unplace(int claim);
@@ -145,6 +196,26 @@ class AllocationSearch {
       const std::vector<PickedDevice>& picked) const;
   // Explanation lines, the `*num_reasons` first of which say what blocks.
   std::vector<std::string> Explain(size_t* num_reasons);
+  // Explain's parts (allocation_explanation.cc).
+  struct RejectionTally;
+  struct ExplanationLines;
+  using UsableDevices = std::map<const RequestData*, std::vector<uint32_t>>;
+  // Appends one line per request alternative of `cs` and fills `usable`;
+  // true when every request without subrequests has enough devices.
+  bool ExplainRequests(const ClaimState& cs, UsableDevices& usable,
+                       ExplanationLines& out);
+  // The devices `d` could use with no other claim of this call placed,
+  // counting the others by cause in `tally`.
+  std::vector<uint32_t> UsableOnItsOwn(const RequestData& d,
+                                       RejectionTally& tally);
+  bool RejectedBySelector(const RequestData& d, uint32_t device,
+                          RejectionTally& tally) const;
+  std::string RequestLine(const ClaimState& cs, const RequestData& d,
+                          const RejectionTally& tally, size_t num_usable) const;
+  // Appends the line of constraint `index` of `cs`, given what each request
+  // could use on its own.
+  void ExplainConstraint(const ClaimState& cs, size_t index,
+                         UsableDevices& usable, ExplanationLines& out) const;
 
   const DeviceInventory& inventory_;
   const AllocatedState& state_;
@@ -176,4 +247,4 @@ class AllocationSearch {
 
 }  // namespace dralloc::allocator
 
-#endif  // DRALLOC_ALLOCATOR_ALLOCATION_SEARCH_H_
+#endif  // DRALLOC_ALLOCATOR_INTERNAL_ALLOCATION_SEARCH_H_

@@ -1,23 +1,15 @@
-#include "allocator/allocation_search.h"
+// AllocationSearch, the search: upstream's allocateOne / allocateDevice
+// with sound pruning, and the placement state it keeps and undoes.
+#include "allocator/internal/allocation_search.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
 #include <random>
-#include <set>
-
-#include "allocator/prefix_closed_conjuncts.h"
-#include "cel/dra_environment.h"
 
 namespace dralloc::allocator {
 namespace {
-
-std::string ClaimName(const api::ResourceClaim& claim) {
-  return claim.metadata.namespace_.empty()
-             ? claim.metadata.name
-             : claim.metadata.namespace_ + "/" + claim.metadata.name;
-}
 
 Quantity Plus(const Quantity& a, const Quantity& b) {
   auto sum = a.Add(b);
@@ -118,301 +110,6 @@ AllocationSearch::AllocationSearch(
 
 AllocationSearch::~AllocationSearch() = default;
 
-// ---------------------------------------------------------------------------
-// Preparation (upstream's per-claim checks and validateDeviceRequest).
-
-Status AllocationSearch::Prepare() {
-  states_.resize(claims_.size());
-  bool any_all_mode = false;
-  for (size_t c = 0; c < claims_.size(); ++c) {
-    ClaimState& cs = states_[c];
-    const api::ResourceClaim& claim = *claims_[c];
-    cs.claim = &claim;
-    cs.display = ClaimName(claim);
-    const auto& requests = claim.spec.devices.requests;
-    int min_devices = 0;
-    cs.slots.resize(requests.size());
-    for (size_t r = 0; r < requests.size(); ++r) {
-      const api::DeviceRequest& request = requests[r];
-      RequestSlot& slot = cs.slots[r];
-      auto base = [&](RequestData& d) {
-        d.claim = static_cast<int>(c);
-        d.request = static_cast<int>(r);
-        d.base_name = request.name;
-      };
-      if (!request.first_available.empty()) {
-        slot.has_subrequests = true;
-        int min_request = std::numeric_limits<int>::max();
-        for (size_t s = 0; s < request.first_available.size(); ++s) {
-          RequestData& d = slot.alternatives.emplace_back();
-          base(d);
-          d.subrequest = static_cast<int>(s);
-          d.sub_name = request.first_available[s].name;
-          d.name = request.name + "/" + request.first_available[s].name;
-        }
-        for (RequestData& d : slot.alternatives) {
-          bool too_large = false;
-          RETURN_IF_ERROR(PrepareRequest(d, too_large));
-          min_request = std::min(min_request, d.num_devices);
-          any_all_mode |= d.all_mode;
-        }
-        min_devices += min_request;
-      } else {
-        RequestData& d = slot.alternatives.emplace_back();
-        base(d);
-        d.name = request.name;
-        bool too_large = false;
-        RETURN_IF_ERROR(PrepareRequest(d, too_large));
-        min_devices += d.num_devices;
-        any_all_mode |= d.all_mode;
-      }
-    }
-    if (min_devices > kMaxDevicesPerClaim) {
-      return InvalidArgumentError(fmt::format(
-          "claim {}: number of requested devices {} exceeds the claim limit "
-          "of {}",
-          cs.display, min_devices, kMaxDevicesPerClaim));
-    }
-
-    const auto& constraints = claim.spec.devices.constraints;
-    for (size_t i = 0; i < constraints.size(); ++i) {
-      const api::DeviceConstraint& constraint = constraints[i];
-      if (constraint.match_attribute) {
-        cs.constraints.push_back(ClaimConstraint::MatchAttribute(
-            constraint.requests, *constraint.match_attribute));
-      } else if (constraint.distinct_attribute) {
-        cs.constraints.push_back(ClaimConstraint::DistinctAttribute(
-            constraint.requests, *constraint.distinct_attribute));
-      } else if (constraint.cel) {
-        auto program =
-            cel::ConstraintCache().GetOrCompile(constraint.cel->expression);
-        if (!program.ok()) {
-          return InvalidArgumentError(
-              fmt::format("claim {}, constraint #{}: CEL compile error: {}",
-                          cs.display, i, program.status().message()));
-        }
-        std::vector<std::shared_ptr<const cel::Program>> prefix_checks;
-        for (const std::string& part :
-             PrefixClosedConjuncts(constraint.cel->expression)) {
-          auto check = cel::ConstraintCache().GetOrCompile(part);
-          if (check.ok()) prefix_checks.push_back(*check);
-        }
-        cs.constraints.push_back(ClaimConstraint::Cel(
-            constraint.requests, constraint.cel->expression, *program,
-            std::move(prefix_checks)));
-      } else {
-        return InvalidArgumentError(fmt::format(
-            "claim {}, constraint #{}: empty constraint (unsupported "
-            "constraint type?)",
-            cs.display, i));
-      }
-      // Where a CEL constraint's set is complete: after the last request it
-      // names (its base request), or the last request of the claim.
-      int last = static_cast<int>(requests.size()) - 1;
-      if (!constraint.requests.empty()) {
-        last = -1;
-        for (const std::string& name : constraint.requests) {
-          std::string_view base_name =
-              std::string_view(name).substr(0, name.find('/'));
-          for (size_t r = 0; r < requests.size(); ++r) {
-            if (requests[r].name == base_name)
-              last = std::max(last, static_cast<int>(r));
-          }
-        }
-        if (last < 0) last = static_cast<int>(requests.size()) - 1;
-      }
-      cs.cel_complete_after.push_back(last);
-    }
-  }
-
-  // Pruning must never hide what upstream would report: with erroneous
-  // candidates or All-mode requests (whose constraint failures are fatal),
-  // value-group pruning is off.
-  for (const ClaimState& cs : states_) {
-    for (const RequestSlot& slot : cs.slots) {
-      for (const RequestData& d : slot.alternatives) {
-        if (d.has_error_candidates) pruning_ = false;
-      }
-    }
-  }
-  if (any_all_mode) pruning_ = false;
-  return OkStatus();
-}
-
-Status AllocationSearch::PrepareRequest(RequestData& d, bool& too_large) {
-  const api::ResourceClaim& claim = *claims_[d.claim];
-  const api::DeviceRequest& request = claim.spec.devices.requests[d.request];
-  const std::vector<api::DeviceSelector>* selectors = nullptr;
-  const std::string* class_name = nullptr;
-  const std::string* mode = nullptr;
-  int64_t count = 0;
-  if (d.subrequest >= 0) {
-    const api::DeviceSubRequest& sub = request.first_available[d.subrequest];
-    selectors = &sub.selectors;
-    class_name = &sub.device_class_name;
-    mode = &sub.allocation_mode;
-    count = sub.count;
-    d.tolerations = &sub.tolerations;
-    d.capacity = sub.capacity ? &*sub.capacity : nullptr;
-  } else if (request.exactly) {
-    const api::ExactDeviceRequest& exact = *request.exactly;
-    selectors = &exact.selectors;
-    class_name = &exact.device_class_name;
-    mode = &exact.allocation_mode;
-    count = exact.count;
-    d.admin = exact.admin_access.value_or(false);
-    d.tolerations = &exact.tolerations;
-    d.capacity = exact.capacity ? &*exact.capacity : nullptr;
-  } else {
-    return InvalidArgumentError(fmt::format(
-        "claim {}, request {}: missing device class name (unsupported request "
-        "type?)",
-        states_[d.claim].display, d.name));
-  }
-  const std::string& display = states_[d.claim].display;
-  std::string_view own_name = d.subrequest >= 0 ? d.sub_name : d.base_name;
-  for (size_t i = 0; i < selectors->size(); ++i) {
-    if (!(*selectors)[i].cel) {
-      return InvalidArgumentError(fmt::format(
-          "claim {}, request {}, selector #{}: CEL expression empty "
-          "(unsupported selector type?)",
-          display, own_name, i));
-    }
-  }
-  if (class_name->empty()) {
-    return InvalidArgumentError(fmt::format(
-        "claim {}, request {}: missing device class name (unsupported request "
-        "type?)",
-        display, own_name));
-  }
-  d.device_class = inventory_.FindClass(*class_name);
-  if (d.device_class == nullptr) {
-    return InvalidArgumentError(
-        fmt::format("claim {}, request {}: could not retrieve device class {}: "
-                    "deviceclass.resource.k8s.io \"{}\" not found",
-                    display, own_name, *class_name, *class_name));
-  }
-  // `owner` is "class" or "claim"; names are formatted only for errors.
-  auto compile = [&](const std::vector<api::DeviceSelector>& from,
-                     std::vector<CompiledSelector>& to, std::string_view owner,
-                     const std::string& name) -> Status {
-    to.reserve(from.size());
-    for (size_t i = 0; i < from.size(); ++i) {
-      if (!from[i].cel) {
-        return InvalidArgumentError(fmt::format(
-            "{} {}: selector #{}: CEL expression empty (unsupported selector "
-            "type?)",
-            owner, name, i));
-      }
-      const std::string& text = from[i].cel->expression;
-      auto selector = inventory_.SelectorFor(text);
-      if (!selector.ok()) {
-        return InvalidArgumentError(
-            fmt::format("{} {}: selector #{}: CEL compile error: {}", owner,
-                        name, i, selector.status().message()));
-      }
-      to.push_back({&text, std::move(selector->program), selector->verdicts});
-    }
-    return OkStatus();
-  };
-  RETURN_IF_ERROR(compile(d.device_class->spec.selectors, d.class_selectors,
-                          "class", d.device_class->metadata.name));
-  RETURN_IF_ERROR(compile(*selectors, d.request_selectors, "claim", display));
-
-  if (mode->empty() || *mode == "ExactCount") {
-    d.num_devices = static_cast<int>(std::clamp<int64_t>(
-        count <= 0 ? 1 : count, 1, std::numeric_limits<int>::max()));
-    too_large = count > std::numeric_limits<int>::max();
-    return ComputeCandidates(d);
-  }
-  if (*mode != "All") {
-    return InvalidArgumentError(
-        fmt::format("claim {}, request {}: unsupported count mode {}", display,
-                    own_name, *mode));
-  }
-  d.all_mode = true;
-  for (const GatheredPool& pool : view_.pools) {
-    const InventoryPool& ip = inventory_.pools()[pool.pool];
-    if (pool.incomplete) {
-      return FailedPreconditionError(fmt::format(
-          "claim {}, request {}: asks for all devices, but resource pool {}/{} "
-          "is currently being updated",
-          display, own_name, ip.driver, ip.name));
-    }
-    if (pool.invalid) {
-      return FailedPreconditionError(fmt::format(
-          "claim {}, request {}: asks for all devices, but resource pool {}/{} "
-          "is currently invalid",
-          display, own_name, ip.driver, ip.name));
-    }
-    for (uint32_t device : pool.devices) {
-      Status error;
-      SelectorVerdict verdict = Selectable(d, device, &error);
-      if (verdict == SelectorVerdict::kError) return error;
-      if (verdict != SelectorVerdict::kMatch) continue;
-      if (!CapacityFits(d, device)) continue;
-      d.all_devices.push_back(device);
-    }
-  }
-  d.num_devices = static_cast<int>(d.all_devices.size());
-  d.evaluated = true;
-  return OkStatus();
-}
-
-Status AllocationSearch::ComputeCandidates(RequestData& d) {
-  d.candidates.reserve(view_.num_devices);
-  for (uint32_t p = 0; p < view_.pools.size(); ++p) {
-    const GatheredPool& pool = view_.pools[p];
-    if (pool.incomplete || pool.invalid) continue;
-    for (uint32_t device : pool.devices) {
-      SelectorVerdict verdict = Selectable(d, device, nullptr);
-      if (verdict == SelectorVerdict::kNoMatch) continue;
-      Candidate c;
-      c.device = device;
-      c.pool_pos = p;
-      c.error = verdict == SelectorVerdict::kError;
-      d.has_error_candidates |= c.error;
-      d.candidates.push_back(c);
-    }
-  }
-  d.evaluated = true;
-  return OkStatus();
-}
-
-SelectorVerdict AllocationSearch::Selectable(const RequestData& d,
-                                             uint32_t device, Status* error) {
-  // Class selectors first, then the request's, as upstream.
-  const std::pair<const std::vector<CompiledSelector>*, bool> lists[] = {
-      {&d.class_selectors, true}, {&d.request_selectors, false}};
-  for (const auto& [selectors, is_class] : lists) {
-    for (size_t i = 0; i < selectors->size(); ++i) {
-      const CompiledSelector& s = (*selectors)[i];
-      Status e;
-      SelectorVerdict v =
-          inventory_.MatchSelector(s.verdicts, *s.program, device, &e);
-      if (v == SelectorVerdict::kMatch) continue;
-      if (v == SelectorVerdict::kError && error != nullptr) {
-        *error = FailedPreconditionError(fmt::format(
-            "{} {}: selector #{} on device {}: CEL runtime error: {}",
-            is_class ? "class" : "claim",
-            is_class ? d.device_class->metadata.name : states_[d.claim].display,
-            i, inventory_.devices()[device].id, e.message()));
-      }
-      return v;
-    }
-  }
-  return SelectorVerdict::kMatch;
-}
-
-Status AllocationSearch::SelectorError(const RequestData& d, uint32_t device) {
-  Status error = InternalError("selector error without a message");
-  Selectable(d, device, &error);
-  return error;
-}
-
-// ---------------------------------------------------------------------------
-// Search.
-
 StatusOr<Allocation> AllocationSearch::Run() {
   picked_.assign(claims_.size(), {});
   undo_.assign(claims_.size(), {});
@@ -421,7 +118,7 @@ StatusOr<Allocation> AllocationSearch::Run() {
   Allocation allocation;
   // Diagnostics on success describe the node before this call's choices.
   if (options_.explain) allocation.explanation = Explain(nullptr);
-  Outcome outcome = Step(0, 0, 0, 0, false, 0);
+  Outcome outcome = Step(SearchPosition{});
   if (outcome == Outcome::kError) return fatal_;
   if (outcome == Outcome::kDone) {
     allocation.allocated = true;
@@ -447,9 +144,7 @@ StatusOr<Allocation> AllocationSearch::Run() {
   return allocation;
 }
 
-AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
-                                                 int sub, int k, bool in_sub,
-                                                 size_t start) {
+AllocationSearch::Outcome AllocationSearch::Step(SearchPosition at) {
   if (++stats_.steps > options_.max_steps) {
     fatal_ = ResourceExhaustedError(fmt::format(
         "search limit reached after {} steps; the claims may fit, but "
@@ -462,17 +157,19 @@ AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
     fatal_ = Status(StatusCode::kCancelled, "allocation cancelled");
     return Outcome::kError;
   }
+  const int claim = at.claim;
   if (claim >= static_cast<int>(states_.size())) return Outcome::kDone;
   ClaimState& cs = states_[claim];
+  const int request = at.request;
   if (request >= static_cast<int>(cs.slots.size())) {
-    Outcome next = Step(claim + 1, 0, 0, 0, false, 0);
+    Outcome next = Step(at.NextClaim());
     return next == Outcome::kTooMany ? Outcome::kFail : next;
   }
   RequestSlot& slot = cs.slots[request];
-  if (!in_sub && slot.has_subrequests) {
+  if (!at.in_subrequest && slot.has_subrequests) {
     bool all_too_many = true;
     for (int s = 0; s < static_cast<int>(slot.alternatives.size()); ++s) {
-      Outcome o = Step(claim, request, s, 0, true, 0);
+      Outcome o = Step(at.Alternative(s));
       if (o == Outcome::kTooMany) continue;
       all_too_many = false;
       if (o == Outcome::kError) return o;
@@ -483,13 +180,14 @@ AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
     }
     return all_too_many ? Outcome::kTooMany : Outcome::kFail;
   }
-  RequestData& d = slot.alternatives[sub];
+  RequestData& d = slot.alternatives[at.subrequest];
+  const int k = at.device;
   if (d.all_mode && d.all_devices.empty()) return Outcome::kFail;
   if (k >= d.num_devices) {
     if (!CheckCompleted(claim, request)) {
       return fatal_.ok() ? Outcome::kFail : Outcome::kError;
     }
-    return Step(claim, request + 1, 0, 0, false, 0);
+    return Step(at.NextRequest());
   }
   if (static_cast<int>(picked_[claim].size()) + d.num_devices - k >
       kMaxDevicesPerClaim) {
@@ -508,13 +206,13 @@ AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
     Placement placed = Place(claim, d, c, /*must=*/true);
     if (placed == Placement::kError) return Outcome::kError;
     if (placed == Placement::kNo) return Outcome::kFail;
-    Outcome o = Step(claim, request, sub, k + 1, in_sub, 0);
+    Outcome o = Step(at.NextDevice(0));
     if (o != Outcome::kDone) Unplace(claim);
     return o;
   }
 
   if (!d.has_error_candidates) {
-    const size_t from = std::min(start, d.candidates.size());
+    const size_t from = std::min<size_t>(at.start, d.candidates.size());
     if (d.backtracked && d.free_suffix.empty()) ComputeFreeSuffix(d);
     const size_t bound = d.free_suffix.empty() ? d.candidates.size() - from
                                                : d.free_suffix[from];
@@ -523,7 +221,7 @@ AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
       return Outcome::kFail;
     }
   }
-  for (size_t pos = start; pos < d.candidates.size(); ++pos) {
+  for (size_t pos = at.start; pos < d.candidates.size(); ++pos) {
     const Candidate& c = d.candidates[pos];
     if (InUseForRequest(claim, d, c)) continue;
     if (c.error) {
@@ -533,7 +231,7 @@ AllocationSearch::Outcome AllocationSearch::Step(int claim, int request,
     Placement placed = Place(claim, d, c, /*must=*/false);
     if (placed == Placement::kError) return Outcome::kError;
     if (placed == Placement::kNo) continue;
-    Outcome o = Step(claim, request, sub, k + 1, in_sub, pos + 1);
+    Outcome o = Step(at.NextDevice(pos + 1));
     if (o == Outcome::kDone) return o;
     Unplace(claim);
     if (o == Outcome::kError || o == Outcome::kTooMany) return o;
@@ -917,128 +615,6 @@ int AllocationSearch::ConstrainedDemand(
     if (any_in_scope) demand += slot_demand;
   }
   return demand;
-}
-
-// ---------------------------------------------------------------------------
-// Results.
-
-api::AllocationResult AllocationSearch::BuildResult(int claim) const {
-  const ClaimState& cs = states_[claim];
-  const api::ResourceClaim& rc = *cs.claim;
-  api::AllocationResult result;
-  for (const PickedDevice& p : picked_[claim]) {
-    const InventoryDevice& device = inventory_.devices()[p.device];
-    api::DeviceRequestAllocationResult r;
-    r.request = p.request->name;
-    r.driver = device.slice->spec.driver;
-    r.pool = device.slice->spec.pool.name;
-    r.device = device.device->name;
-    if (p.request->admin) r.admin_access = true;
-    if (p.request->tolerations) r.tolerations = *p.request->tolerations;
-    r.binding_conditions = device.device->binding_conditions;
-    r.binding_failure_conditions = device.device->binding_failure_conditions;
-    r.share_id = p.share_id;
-    r.consumed_capacity = p.consumed;
-    result.devices.results.push_back(std::move(r));
-  }
-
-  // The chosen request data of each request.
-  std::vector<const RequestData*> chosen;
-  for (const RequestSlot& slot : cs.slots) {
-    chosen.push_back(
-        &slot.alternatives[slot.has_subrequests ? slot.selected : 0]);
-  }
-  auto& config = result.devices.config;
-  // Each class's configs once, in the order classes are first used.
-  struct ClassConfigs {
-    const api::DeviceClass* device_class;
-    size_t begin, end;
-  };
-  std::vector<ClassConfigs> class_configs;
-  for (const RequestData* d : chosen) {
-    auto it = std::find_if(class_configs.begin(), class_configs.end(),
-                           [&](const ClassConfigs& c) {
-                             return c.device_class->metadata.name ==
-                                    d->device_class->metadata.name;
-                           });
-    if (it != class_configs.end()) {
-      for (size_t i = it->begin; i < it->end; ++i) {
-        config[i].requests.push_back(d->name);
-      }
-      continue;
-    }
-    if (d->device_class->spec.config.empty()) continue;
-    size_t begin = config.size();
-    for (const auto& c : d->device_class->spec.config) {
-      config.push_back({"FromClass", {d->name}, c.opaque});
-    }
-    class_configs.push_back({d->device_class, begin, config.size()});
-  }
-  auto names_request = [&](const std::vector<std::string>& names, size_t r) {
-    const auto& request = rc.spec.devices.requests[r];
-    if (std::find(names.begin(), names.end(), request.name) != names.end()) {
-      return true;
-    }
-    return chosen[r]->subrequest >= 0 &&
-           std::find(names.begin(), names.end(), chosen[r]->name) !=
-               names.end();
-  };
-  for (const auto& c : rc.spec.devices.config) {
-    bool applies = c.requests.empty();
-    for (size_t r = 0; !applies && r < chosen.size(); ++r) {
-      applies = names_request(c.requests, r);
-    }
-    if (applies) config.push_back({"FromClaim", c.requests, c.opaque});
-  }
-  for (auto& c : config) {
-    if (c.requests.empty()) continue;
-    bool all = true;
-    for (size_t r = 0; all && r < chosen.size(); ++r) {
-      all = names_request(c.requests, r);
-    }
-    if (all) c.requests.clear();
-  }
-  result.node_selector = BuildNodeSelector(picked_[claim]);
-  return result;
-}
-
-std::optional<api::NodeSelector> AllocationSearch::BuildNodeSelector(
-    const std::vector<PickedDevice>& picked) const {
-  api::NodeSelectorTerm merged;
-  auto add = [](const std::vector<api::NodeSelectorRequirement>& from,
-                std::vector<api::NodeSelectorRequirement>& to) {
-    for (const auto& requirement : from) {
-      if (std::find(to.begin(), to.end(), requirement) == to.end()) {
-        to.push_back(requirement);
-      }
-    }
-  };
-  for (const PickedDevice& p : picked) {
-    const InventoryDevice& device = inventory_.devices()[p.device];
-    const auto& spec = device.slice->spec;
-    const bool per_device = spec.per_device_node_selection.value_or(false);
-    const auto& node_name =
-        per_device ? device.device->node_name : spec.node_name;
-    const auto& selector =
-        per_device ? device.device->node_selector : spec.node_selector;
-    if (node_name || device.device->binds_to_node.value_or(false)) {
-      api::NodeSelector pinned;
-      pinned.node_selector_terms.push_back(
-          {{}, {{"metadata.name", "In", {view_.node.name}}}});
-      return pinned;
-    }
-    if (selector && selector->node_selector_terms.size() == 1) {
-      add(selector->node_selector_terms[0].match_fields, merged.match_fields);
-      add(selector->node_selector_terms[0].match_expressions,
-          merged.match_expressions);
-    }
-  }
-  if (merged.match_fields.empty() && merged.match_expressions.empty()) {
-    return std::nullopt;
-  }
-  api::NodeSelector selector;
-  selector.node_selector_terms.push_back(std::move(merged));
-  return selector;
 }
 
 }  // namespace dralloc::allocator

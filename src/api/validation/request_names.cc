@@ -1,0 +1,71 @@
+#include "api/validation/request_names.h"
+
+#include <cstdint>
+
+#include "api/validation/device_rules.h"
+#include "api/validation/limits.h"
+#include "api/validation/names.h"
+
+namespace dralloc::api {
+namespace {
+
+constexpr std::string_view kRequestRefDetail =
+    "must be the name of a request in the claim or the name of a request and a "
+    "subrequest separated by '/'";
+
+}  // namespace
+
+// Names of requests, subrequests and devices: required DNS labels.
+void ValidateRequiredLabel(std::string_view name, const FieldPath& path,
+                           ErrorList& errors) {
+  if (name.empty()) {
+    errors.push_back(Required(path));
+    return;
+  }
+  ValidateDeviceName(name, path, errors);
+}
+
+// A reference to a request ("req") or subrequest ("req/sub") of the claim.
+void ValidateRequestRef(std::string_view ref, const FieldPath& path,
+                        const RequestNames& names, ErrorList& errors) {
+  std::vector<std::string_view> segments;
+  size_t start = 0;
+  while (true) {
+    const size_t slash = ref.find('/', start);
+    segments.push_back(ref.substr(start, slash - start));
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  if (segments.size() > 2) {
+    errors.push_back(InvalidString(path, ref, std::string(kRequestRefDetail)));
+    return;
+  }
+  for (std::string_view segment : segments) {
+    ValidateDns1123Label(segment, path, errors);
+  }
+  if (!names.Has(ref)) {
+    errors.push_back(InvalidString(path, ref, std::string(kRequestRefDetail)));
+  }
+}
+
+// A list of request references: ≤ kDeviceRequestsMaxSize, each valid, no
+// duplicates.
+void ValidateRequestRefs(const std::vector<std::string>& refs,
+                         const FieldPath& path, const RequestNames& names,
+                         ErrorList& errors) {
+  if (static_cast<int64_t>(refs.size()) > kDeviceRequestsMaxSize) {
+    errors.push_back(TooMany(path, static_cast<int64_t>(refs.size()),
+                             kDeviceRequestsMaxSize));
+    return;
+  }
+  std::unordered_set<std::string_view> seen;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const FieldPath item_path = path.Index(static_cast<int64_t>(i));
+    ValidateRequestRef(refs[i], item_path, names, errors);
+    if (!seen.insert(refs[i]).second) {
+      errors.push_back(Duplicate(item_path, QuoteValue(refs[i])));
+    }
+  }
+}
+
+}  // namespace dralloc::api
