@@ -25,7 +25,7 @@
 #include "api/types/device_taint_rule.h"
 #include "api/types/resource_slice.h"
 #include "api/types/resource_slice_patch.h"
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
 #include "common/quantity.h"
 
 namespace dralloc::allocator {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
 #include "cel/program.h"
 
 namespace dralloc::cel {

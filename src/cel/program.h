@@ -18,10 +18,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cel/environment.h"
-#include "cel/eval_context.h"
-#include "cel/function_registry.h"
-#include "cel/value.h"
+#include "cel/check/environment.h"
+#include "cel/common/eval_context.h"
+#include "cel/common/function_registry.h"
+#include "cel/common/value.h"
 #include "common/status.h"
 
 namespace dralloc::cel {

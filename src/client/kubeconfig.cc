@@ -10,7 +10,7 @@
 #include <optional>
 #include <sstream>
 
-#include "cel/encoders_library.h"
+#include "cel/lib/encoders_library.h"
 #include "encoding/document_reader.h"
 
 namespace dralloc::client {
