@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "cel/syntax/parser.h"
+#include "cel/syntax/source.h"
 #include "fmt/format.h"
 
 namespace dralloc::cel {

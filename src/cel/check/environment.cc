@@ -1,5 +1,7 @@
 #include "cel/check/environment.h"
 
+#include "cel/lib/all_libraries.h"
+
 namespace dralloc::cel {
 
 std::shared_ptr<Environment> Environment::NewStandard(

@@ -78,9 +78,6 @@ class Environment {
   std::vector<ObjectTypeDecl> object_types_;
 };
 
-// Registers every library (standard + extensions) into `registry`.
-void RegisterAllLibraries(FunctionRegistry& registry);
-
 }  // namespace dralloc::cel
 
 #endif  // DRALLOC_CEL_CHECK_ENVIRONMENT_H_

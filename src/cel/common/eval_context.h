@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "cel/common/value.h"
+
 namespace dralloc::cel {
 
 // Kubernetes' limit for one DRA selector evaluation.
@@ -36,6 +38,11 @@ class EvalContext {
   uint64_t cost_limit_;
   const std::atomic<bool>* cancelled_;
 };
+
+// Error values for the two conditions that no operator may absorb: the cost
+// limit was exceeded, the cancellation flag was raised.
+Value CostLimitExceededError();
+Value InterruptedError();
 
 }  // namespace dralloc::cel
 

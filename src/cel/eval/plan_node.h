@@ -3,14 +3,14 @@
 #ifndef DRALLOC_CEL_EVAL_PLAN_NODE_H_
 #define DRALLOC_CEL_EVAL_PLAN_NODE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cel/common/eval_context.h"
-#include "cel/common/function_registry.h"
 #include "cel/common/value.h"
-#include "cel/program.h"
+#include "cel/eval/activation.h"
 
 namespace dralloc::cel {
 
@@ -30,9 +30,8 @@ class PlanNode {
 
 using PlanNodePtr = std::unique_ptr<PlanNode>;
 
-// Error values for the two conditions that no operator may absorb.
-Value CostLimitExceededError();
-Value InterruptedError();
+// Charges `units` to the evaluation; false once the cost limit is exceeded.
+inline bool Charge(Frame& f, uint64_t units) { return f.ctx.AddCost(units); }
 
 }  // namespace dralloc::cel
 

@@ -1,5 +1,5 @@
-// RegisterAllLibraries: every library the engine offers, in one registry.
-#include "cel/check/environment.h"
+#include "cel/lib/all_libraries.h"
+
 #include "cel/lib/encoders_library.h"
 #include "cel/lib/format_library.h"
 #include "cel/lib/lists_library.h"

@@ -11,6 +11,7 @@
 
 #include "cel/check/environment.h"
 #include "cel/common/eval_context.h"
+#include "cel/lib/all_libraries.h"
 #include "cel/lib/format_library.h"
 #include "cel/lib/kubernetes_library_util.h"
 #include "cel/lib/network_library.h"

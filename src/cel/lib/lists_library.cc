@@ -9,7 +9,6 @@
 
 #include "cel/common/eval_context.h"
 #include "cel/common/types.h"
-#include "cel/eval/plan_node.h"
 #include "fmt/format.h"
 
 namespace dralloc::cel {

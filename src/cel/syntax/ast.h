@@ -15,6 +15,8 @@
 #include <variant>
 #include <vector>
 
+#include "cel/syntax/source.h"
+
 namespace dralloc::cel {
 
 struct Expr;
@@ -106,20 +108,6 @@ struct Expr {
   std::variant<ConstantExpr, IdentExpr, SelectExpr, CallExpr, ListExpr, MapExpr,
                StructExpr, ComprehensionExpr>
       kind;
-};
-
-// Source text with a line index, to turn byte offsets into "line:column"
-// (both 1-based; the column counts code points, as cel-go does).
-class Source {
- public:
-  explicit Source(std::string text);
-  const std::string& text() const { return text_; }
-  int32_t Line(int32_t offset) const;
-  int32_t Column(int32_t offset) const;
-
- private:
-  std::string text_;
-  std::vector<int32_t> line_starts_;
 };
 
 }  // namespace dralloc::cel

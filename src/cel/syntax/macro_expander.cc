@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <variant>
 
-#include "cel/syntax/parser.h"
+#include "cel/syntax/source.h"
 
 namespace dralloc::cel::internal {
 namespace {

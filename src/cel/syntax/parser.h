@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "cel/syntax/ast.h"
+#include "cel/syntax/source.h"
 #include "common/status.h"
 
 namespace dralloc::cel {
@@ -50,12 +51,6 @@ struct ParsedExpr {
 // Only the first error is reported.
 StatusOr<ParsedExpr> Parse(std::string_view text,
                            const ParseOptions& options = {});
-
-// "ERROR: <input>:LINE:COL: <message>\n | <source line>\n | <dots>^" where
-// the dots stand for the code points before the column. Offsets outside the
-// text are clamped to it.
-std::string FormatLocatedError(const Source& source, int32_t offset,
-                               std::string_view message);
 
 }  // namespace dralloc::cel
 
