@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,7 +54,8 @@ Value Ints(std::vector<int64_t> items) {
   return Value::List(new VectorList(std::move(values)));
 }
 
-std::vector<SelectorCase> Cases() {
+// Driver, attribute lookup by qualified and unqualified names, bindings.
+std::vector<SelectorCase> AttributeCases() {
   return {
       {.name = "driver",
        .expression = R"(device.driver == "dra.example.com")",
@@ -98,6 +100,12 @@ std::vector<SelectorCase> Cases() {
        .attributes = {{"name", Value::Bool(true)}},
        .want = true,
        .cost = 15},
+  };
+}
+
+// Versions and quantities, with and without guards.
+std::vector<SelectorCase> ValueTypeCases() {
+  return {
       {.name = "version",
        .expression =
            R"(device.attributes["dra.example.com"].name.isGreaterThan(semver("0.0.1")))",
@@ -127,6 +135,12 @@ std::vector<SelectorCase> Cases() {
            R"(!("name" in device.capacity["dra.example.com"]) || device.capacity["dra.example.com"].name.isGreaterThan(quantity("1Ki")))",
        .want = true,
        .cost = 11},
+  };
+}
+
+// Comprehensions and list functions over attributes, allowMultipleAllocations.
+std::vector<SelectorCase> ListCases() {
+  return {
       {.name = "exists_one_domains",
        .expression =
            R"(device.attributes.exists_one(x, x == "dra.example.com"))",
@@ -180,6 +194,12 @@ std::vector<SelectorCase> Cases() {
        .expression = R"(device.allowMultipleAllocations)",
        .allow_multiple = true,
        .want = true},
+  };
+}
+
+// Errors at evaluation and at compile time, and non-bool results.
+std::vector<SelectorCase> ErrorCases() {
+  return {
       {.name = "missing_attribute_is_an_error",
        .expression =
            R"(device.attributes["no-such-domain"].noSuchAttr.isGreaterThan(quantity("0")))",
@@ -226,6 +246,16 @@ std::vector<SelectorCase> Cases() {
        .capacity = {{"memory", "16Gi"}},
        .want = true},
   };
+}
+
+std::vector<SelectorCase> Cases() {
+  std::vector<SelectorCase> cases;
+  for (auto group : {AttributeCases, ValueTypeCases, ListCases, ErrorCases}) {
+    std::vector<SelectorCase> more = group();
+    cases.insert(cases.end(), std::make_move_iterator(more.begin()),
+                 std::make_move_iterator(more.end()));
+  }
+  return cases;
 }
 
 class SelectorTest : public testing::TestWithParam<SelectorCase> {};

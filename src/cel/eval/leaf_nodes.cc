@@ -246,7 +246,9 @@ PlanNodePtr MakeVariableNode(int slot) {
   return std::make_unique<VariableNode>(slot);
 }
 
-PlanNodePtr MakeLocalNode(int slot) { return std::make_unique<LocalNode>(slot); }
+PlanNodePtr MakeLocalNode(int slot) {
+  return std::make_unique<LocalNode>(slot);
+}
 
 PlanNodePtr MakeErrorNode(std::string message) {
   return std::make_unique<ErrorNode>(std::move(message));

@@ -35,8 +35,7 @@ PlanNodePtr MakePathNode(int slot, bool local, std::vector<PathStep> steps);
 PlanNodePtr MakeSelectNode(PlanNodePtr operand, std::string field,
                            bool test_only, uint64_t cost);
 // `operand["key"]`; `key` aliases program storage.
-PlanNodePtr MakeIndexConstStringNode(PlanNodePtr operand,
-                                     std::string_view key);
+PlanNodePtr MakeIndexConstStringNode(PlanNodePtr operand, std::string_view key);
 
 }  // namespace dralloc::cel
 

@@ -19,9 +19,8 @@ namespace dralloc::cel {
 // names and overload mismatches become runtime errors. Plan-time failures
 // (e.g. an invalid constant regular expression) are kInvalidArgument,
 // located in `source`.
-Status BuildPlan(const Expr& root, const Source& source,
-                 const Environment& env, const CheckResult* checked,
-                 Plan& plan);
+Status BuildPlan(const Expr& root, const Source& source, const Environment& env,
+                 const CheckResult* checked, Plan& plan);
 
 }  // namespace dralloc::cel
 

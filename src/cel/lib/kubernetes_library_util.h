@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cel/common/function_registry.h"
+#include "cel/common/types.h"
 #include "cel/common/value.h"
 
 namespace dralloc::cel::k8s_internal {
@@ -59,6 +60,53 @@ Value CheckedIsGreaterThan(const CallContext&, std::span<const Value> args) {
 template <auto Get>
 Value CheckedIsLessThan(const CallContext&, std::span<const Value> args) {
   return Value::Bool(Get(args[0]).Compare(Get(args[1])) == -1);
+}
+
+// isGreaterThan, isLessThan and compareTo of an opaque type whose values have
+// a three-way Compare (quantity, semver). `As` returns the comparable value
+// of an argument, or null when the argument holds another type (no matching
+// overload).
+template <auto As>
+Value UncheckedIsGreaterThan(const CallContext&, std::span<const Value> args) {
+  const auto* a = As(args[0]);
+  const auto* b = As(args[1]);
+  if (a == nullptr || b == nullptr) return NoMatchingOverload("isGreaterThan");
+  return Value::Bool(a->Compare(*b) == 1);
+}
+template <auto As>
+Value UncheckedIsLessThan(const CallContext&, std::span<const Value> args) {
+  const auto* a = As(args[0]);
+  const auto* b = As(args[1]);
+  if (a == nullptr || b == nullptr) return NoMatchingOverload("isLessThan");
+  return Value::Bool(a->Compare(*b) == -1);
+}
+template <auto As>
+Value UncheckedCompareTo(const CallContext&, std::span<const Value> args) {
+  const auto* a = As(args[0]);
+  const auto* b = As(args[1]);
+  if (a == nullptr || b == nullptr) return NoMatchingOverload("compareTo");
+  return Value::Int(a->Compare(*b));
+}
+
+// Registers the receiver-style overloads `<prefix>_is_greater_than`,
+// `<prefix>_is_less_than` and `<prefix>_compare_to` on two values of `type`,
+// in that order, each with its prechecked variant (`Checked` as above).
+template <auto As, auto Checked>
+void RegisterComparable(FunctionRegistry& registry, const std::string& prefix,
+                        const Type& type) {
+  auto add = [&](std::string_view suffix, std::string function, Type result,
+                 FunctionImpl impl, FunctionImpl prechecked) {
+    Overload o = MakeOverload(prefix + std::string(suffix), std::move(function),
+                              true, {type, type}, std::move(result), impl);
+    o.prechecked_impl = prechecked;
+    registry.Add(std::move(o));
+  };
+  add("_is_greater_than", "isGreaterThan", Type::Bool(),
+      &UncheckedIsGreaterThan<As>, &CheckedIsGreaterThan<Checked>);
+  add("_is_less_than", "isLessThan", Type::Bool(), &UncheckedIsLessThan<As>,
+      &CheckedIsLessThan<Checked>);
+  add("_compare_to", "compareTo", Type::Int(), &UncheckedCompareTo<As>,
+      &CheckedCompareTo<Checked>);
 }
 
 }  // namespace dralloc::cel::k8s_internal

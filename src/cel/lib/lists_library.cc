@@ -533,15 +533,11 @@ std::vector<ComparableType> ComparableTypes() {
   };
 }
 
-}  // namespace
-
-void RegisterListsLibrary(FunctionRegistry& registry) {
+// Kubernetes library.Lists: isSorted, min, max, sum, indexOf, lastIndexOf, and
+// DRA's includes.
+void RegisterKubernetesLists(FunctionRegistry& registry) {
   const Type a = Type::Param("A");
   const Type list_a = Type::List(a);
-  const Type t = Type::Param("T");
-  const Type list_t = Type::List(t);
-
-  // Kubernetes library.Lists.
   for (const ComparableType& c : ComparableTypes()) {
     const Type list_c = Type::List(c.type);
     EstimateCostFn traversal_estimate = ListTraversalEstimate;
@@ -610,8 +606,13 @@ void RegisterListsLibrary(FunctionRegistry& registry) {
                 .impl = Includes,
                 .runtime_cost = ReceiverTraversalCost,
                 .estimate_cost = IncludesEstimate});
+}
 
-  // cel-go ext.Lists (version 3).
+// cel-go ext.Lists (version 3): slice, flatten, range, reverse, distinct, sort,
+// sortBy.
+void RegisterExtLists(FunctionRegistry& registry) {
+  const Type t = Type::Param("T");
+  const Type list_t = Type::List(t);
   registry.Add({.id = "list_slice",
                 .function = "slice",
                 .member = true,
@@ -689,8 +690,10 @@ void RegisterListsLibrary(FunctionRegistry& registry) {
                       c.sized ? SortByEstimate<true> : SortByEstimate<false>,
                   .estimate_size = KeysSquaredSize});
   }
+}
 
-  // Optional library (version 2) list helpers.
+// Optional library (version 2) list helpers: first, last, unwrapOpt.
+void RegisterOptionalLists(FunctionRegistry& registry) {
   const Type v = Type::Param("V");
   const Type list_v = Type::List(v);
   const Type list_opt_v = Type::List(Type::Optional(v));
@@ -718,6 +721,14 @@ void RegisterListsLibrary(FunctionRegistry& registry) {
                 .params = {list_opt_v},
                 .result = list_v,
                 .impl = Unwrap});
+}
+
+}  // namespace
+
+void RegisterListsLibrary(FunctionRegistry& registry) {
+  RegisterKubernetesLists(registry);
+  RegisterExtLists(registry);
+  RegisterOptionalLists(registry);
 }
 
 }  // namespace dralloc::cel

@@ -12,10 +12,8 @@ namespace dralloc::cel {
 namespace {
 
 using k8s_internal::ArgTraversalCost;
-using k8s_internal::CheckedCompareTo;
-using k8s_internal::CheckedIsGreaterThan;
-using k8s_internal::CheckedIsLessThan;
 using k8s_internal::MakeOverload;
+using k8s_internal::RegisterComparable;
 using k8s_internal::ScaleEstimate;
 using k8s_internal::UnitSize;
 
@@ -66,25 +64,6 @@ Value Binary(std::span<const Value> args, std::string_view function, Fn fn) {
   const Quantity* b = AsQuantity(args[1]);
   if (a == nullptr || b == nullptr) return NoMatchingOverload(function);
   return fn(*a, *b);
-}
-
-Value IsGreaterThan(const CallContext&, std::span<const Value> args) {
-  return Binary(args, "isGreaterThan",
-                [](const Quantity& a, const Quantity& b) {
-                  return Value::Bool(a.Compare(b) == 1);
-                });
-}
-
-Value IsLessThan(const CallContext&, std::span<const Value> args) {
-  return Binary(args, "isLessThan", [](const Quantity& a, const Quantity& b) {
-    return Value::Bool(a.Compare(b) == -1);
-  });
-}
-
-Value CompareTo(const CallContext&, std::span<const Value> args) {
-  return Binary(args, "compareTo", [](const Quantity& a, const Quantity& b) {
-    return Value::Int(a.Compare(b));
-  });
 }
 
 // Prechecked variants (Overload::prechecked_impl): the dispatcher has
@@ -176,19 +155,7 @@ void RegisterQuantityLibrary(FunctionRegistry& registry) {
   // Upstream declares sign() as a global overload only, although its doc
   // comment shows the receiver style.
   add(MakeOverload("quantity_sign", "sign", false, {q}, Type::Int(), &Sign));
-  auto prechecked = [](Overload o, FunctionImpl impl) {
-    o.prechecked_impl = impl;
-    return o;
-  };
-  add(prechecked(MakeOverload("quantity_is_greater_than", "isGreaterThan", true,
-                              {q, q}, Type::Bool(), &IsGreaterThan),
-                 &CheckedIsGreaterThan<&Checked>));
-  add(prechecked(MakeOverload("quantity_is_less_than", "isLessThan", true,
-                              {q, q}, Type::Bool(), &IsLessThan),
-                 &CheckedIsLessThan<&Checked>));
-  add(prechecked(MakeOverload("quantity_compare_to", "compareTo", true, {q, q},
-                              Type::Int(), &CompareTo),
-                 &CheckedCompareTo<&Checked>));
+  RegisterComparable<&AsQuantity, &Checked>(registry, "quantity", q);
   add(MakeOverload("quantity_get_float", "asApproximateFloat", true, {q},
                    Type::Double(), &AsApproximateFloat));
   add(MakeOverload("quantity_get_int", "asInteger", true, {q}, Type::Int(),

@@ -13,11 +13,9 @@ namespace dralloc::cel {
 namespace {
 
 using k8s_internal::ArgTraversalCost;
-using k8s_internal::CheckedCompareTo;
-using k8s_internal::CheckedIsGreaterThan;
-using k8s_internal::CheckedIsLessThan;
 using k8s_internal::GoQuote;
 using k8s_internal::MakeOverload;
+using k8s_internal::RegisterComparable;
 using k8s_internal::ScaleEstimate;
 using k8s_internal::UnitSize;
 
@@ -222,14 +220,6 @@ Value Unary(std::span<const Value> args, std::string_view function, Fn fn) {
   return fn(*v);
 }
 
-template <typename Fn>
-Value Binary(std::span<const Value> args, std::string_view function, Fn fn) {
-  const SemVer* a = AsSemver(args[0]);
-  const SemVer* b = AsSemver(args[1]);
-  if (a == nullptr || b == nullptr) return NoMatchingOverload(function);
-  return fn(*a, *b);
-}
-
 // Upstream converts the uint64 fields with types.Int(v.Major) (wrapping).
 Value Major(const CallContext&, std::span<const Value> args) {
   return Unary(args, "major", [](const SemVer& v) {
@@ -249,34 +239,11 @@ Value Patch(const CallContext&, std::span<const Value> args) {
   });
 }
 
-Value IsGreaterThan(const CallContext&, std::span<const Value> args) {
-  return Binary(args, "isGreaterThan", [](const SemVer& a, const SemVer& b) {
-    return Value::Bool(a.Compare(b) == 1);
-  });
-}
-
-Value IsLessThan(const CallContext&, std::span<const Value> args) {
-  return Binary(args, "isLessThan", [](const SemVer& a, const SemVer& b) {
-    return Value::Bool(a.Compare(b) == -1);
-  });
-}
-
-Value CompareTo(const CallContext&, std::span<const Value> args) {
-  return Binary(args, "compareTo", [](const SemVer& a, const SemVer& b) {
-    return Value::Int(a.Compare(b));
-  });
-}
-
 // Prechecked variants (Overload::prechecked_impl): the dispatcher has
 // matched both arguments to kubernetes.Semver, whose only implementation is
 // SemverValue.
 const SemVer& Checked(const Value& v) {
   return static_cast<const SemverValue&>(v.opaque()).semver();
-}
-
-Overload Prechecked(Overload o, FunctionImpl impl) {
-  o.prechecked_impl = impl;
-  return o;
 }
 
 }  // namespace
@@ -316,16 +283,7 @@ void RegisterSemverLibrary(FunctionRegistry& registry) {
                             &IsSemver, &ParseCost, &ParseEstimate));
   registry.Add(MakeOverload("is_semver_string_bool", "isSemver", false, {s, b},
                             b, &IsSemverNormalize, &ParseCost, &ParseEstimate));
-  registry.Add(
-      Prechecked(MakeOverload("semver_is_greater_than", "isGreaterThan", true,
-                              {v, v}, b, &IsGreaterThan),
-                 &CheckedIsGreaterThan<&Checked>));
-  registry.Add(Prechecked(MakeOverload("semver_is_less_than", "isLessThan",
-                                       true, {v, v}, b, &IsLessThan),
-                          &CheckedIsLessThan<&Checked>));
-  registry.Add(Prechecked(MakeOverload("semver_compare_to", "compareTo", true,
-                                       {v, v}, Type::Int(), &CompareTo),
-                          &CheckedCompareTo<&Checked>));
+  RegisterComparable<&AsSemver, &Checked>(registry, "semver", v);
   registry.Add(
       MakeOverload("semver_major", "major", true, {v}, Type::Int(), &Major));
   registry.Add(

@@ -1,3 +1,4 @@
+
 #include "cel/lib/time_library.h"
 
 #include <gtest/gtest.h>
@@ -11,37 +12,17 @@
 #include "cel/check/environment.h"
 #include "cel/common/eval_context.h"
 #include "cel/common/types.h"
-#include "cel/lib/standard_library.h"
+#include "cel/lib/standard_library_test_util.h"
 #include "cel/program.h"
 
 namespace dralloc::cel {
 namespace {
 
-const FunctionRegistry& Registry() {
-  static const FunctionRegistry* registry = [] {
-    auto* r = new FunctionRegistry();
-    RegisterStandardLibrary(*r);
-    RegisterTimeLibrary(*r);
-    return r;
-  }();
-  return *registry;
-}
-
-const Overload* Resolve(std::string_view function, bool member,
-                        const std::vector<Value>& args) {
-  return Registry().Resolve(function, member, args);
-}
-
-Value Call(std::string_view function, std::vector<Value> args,
-           bool member = false) {
-  const Overload* o = Resolve(function, member, args);
-  if (o == nullptr) return NoMatchingOverload(function);
-  EvalContext eval;
-  CallContext ctx{&eval, nullptr};
-  return o->impl(ctx, args);
-}
-
-Value S(std::string_view v) { return Value::String(std::string(v)); }
+using std_lib_test::Call;
+using std_lib_test::IsErrorWith;
+using std_lib_test::Registry;
+using std_lib_test::Resolve;
+using std_lib_test::S;
 
 Value Ts(std::string_view text) {
   Value v = ParseTimestamp(text);
@@ -53,20 +34,6 @@ Value Dur(std::string_view text) {
   Value v = ParseDuration(text);
   EXPECT_FALSE(v.IsError()) << text << ": " << v.DebugString();
   return v;
-}
-
-::testing::AssertionResult IsErrorWith(const Value& got,
-                                       std::string_view substring) {
-  if (!got.IsError()) {
-    return ::testing::AssertionFailure()
-           << "got " << got.DebugString() << ", want an error containing '"
-           << substring << "'";
-  }
-  if (got.error_message().find(substring) == std::string::npos) {
-    return ::testing::AssertionFailure() << "error '" << got.error_message()
-                                         << "' lacks '" << substring << "'";
-  }
-  return ::testing::AssertionSuccess();
 }
 
 // ---- timestamps ----

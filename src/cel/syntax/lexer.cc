@@ -338,6 +338,39 @@ Token Lexer::LexEscapedIdent() {
   return token;
 }
 
+namespace {
+
+// The character a one-letter escape (`\n`, `\t`, `\"`, ...) stands for, or 0
+// when `e` does not start such an escape.
+char SimpleEscape(char e) {
+  switch (e) {
+    case 'a':
+      return '\a';
+    case 'b':
+      return '\b';
+    case 'f':
+      return '\f';
+    case 'n':
+      return '\n';
+    case 'r':
+      return '\r';
+    case 't':
+      return '\t';
+    case 'v':
+      return '\v';
+    case '\\':
+    case '?':
+    case '"':
+    case '\'':
+    case '`':
+      return e;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
 Token Lexer::LexString(size_t start, size_t quote_pos, bool raw, bool bytes) {
   const char quote = text_[quote_pos];
   auto three_quotes_at = [&](size_t p) {
@@ -390,39 +423,7 @@ Token Lexer::LexString(size_t start, size_t quote_pos, bool raw, bool bytes) {
     }
     const char e = text_[pos + 1];
     pos += 2;
-    char simple = 0;
-    switch (e) {
-      case 'a':
-        simple = '\a';
-        break;
-      case 'b':
-        simple = '\b';
-        break;
-      case 'f':
-        simple = '\f';
-        break;
-      case 'n':
-        simple = '\n';
-        break;
-      case 'r':
-        simple = '\r';
-        break;
-      case 't':
-        simple = '\t';
-        break;
-      case 'v':
-        simple = '\v';
-        break;
-      case '\\':
-      case '?':
-      case '"':
-      case '\'':
-      case '`':
-        simple = e;
-        break;
-      default:
-        break;
-    }
+    const char simple = SimpleEscape(e);
     if (simple != 0) {
       value.push_back(simple);
       continue;
