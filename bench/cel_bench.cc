@@ -11,9 +11,9 @@
 #include <memory>
 #include <new>
 
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
+#include "cel/lib/semver_library.h"
 #include "cel/program.h"
-#include "cel/semver_library.h"
 #include "common/quantity.h"
 #include "common/semver.h"
 

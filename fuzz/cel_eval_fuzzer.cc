@@ -7,7 +7,7 @@
 #include <memory>
 #include <string_view>
 
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
 #include "cel/program.h"
 
 namespace {

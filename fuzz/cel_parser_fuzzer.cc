@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "cel/debug_string.h"
-#include "cel/parser.h"
+#include "cel/syntax/debug_string.h"
+#include "cel/syntax/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

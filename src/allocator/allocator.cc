@@ -8,7 +8,7 @@
 #include <random>
 
 #include "allocator/internal/allocation_search.h"
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
 
 namespace dralloc::allocator {
 

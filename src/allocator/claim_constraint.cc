@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "cel/dra_environment.h"
-#include "cel/eval_context.h"
+#include "cel/common/eval_context.h"
+#include "cel/dra/dra_environment.h"
 
 namespace dralloc::allocator {
 namespace {

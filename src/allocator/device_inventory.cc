@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "api/cel_device.h"
-#include "cel/eval_context.h"
+#include "cel/common/eval_context.h"
 
 namespace dralloc::allocator {
 

@@ -24,7 +24,7 @@
 #include "api/types/device_taint_rule.h"
 #include "api/types/resource_slice.h"
 #include "api/types/resource_slice_patch.h"
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
 #include "common/mutex.h"
 #include "common/quantity.h"
 

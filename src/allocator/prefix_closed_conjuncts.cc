@@ -1,6 +1,6 @@
 #include "allocator/prefix_closed_conjuncts.h"
 
-#include "cel/parser.h"
+#include "cel/syntax/parser.h"
 
 namespace dralloc::allocator {
 namespace {

@@ -8,9 +8,9 @@
 #include <utility>
 
 #include "api/cel_device.h"
-#include "cel/dra_environment.h"
-#include "cel/eval_context.h"
-#include "cel/time_library.h"
+#include "cel/common/eval_context.h"
+#include "cel/dra/dra_environment.h"
+#include "cel/lib/time_library.h"
 
 namespace dralloc::allocator {
 

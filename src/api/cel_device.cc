@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "cel/semver_library.h"
+#include "cel/lib/semver_library.h"
 #include "common/semver.h"
 
 namespace dralloc::api {

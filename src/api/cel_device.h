@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "api/types/resource_slice.h"
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
 
 namespace dralloc::api {
 

@@ -1,4 +1,4 @@
-# Abseil's time library for the CEL time zone accessors (time_library.cc:
+# Abseil's time library for the CEL time zone accessors (lib/time_library.cc:
 # absl::LoadTimeZone, absl::ToCivilSecond). Debian package libabsl-dev, which
 # installs a CMake package config; time zone data comes from tzdata
 # (/usr/share/zoneinfo, or $TZDIR). Included by src/cel/CMakeLists.txt after

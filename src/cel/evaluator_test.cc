@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cel/environment.h"
+#include "cel/check/environment.h"
 #include "cel/program.h"
 
 namespace dralloc::cel {

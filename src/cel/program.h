@@ -18,10 +18,12 @@
 #include <string_view>
 #include <vector>
 
-#include "cel/environment.h"
-#include "cel/eval_context.h"
-#include "cel/function_registry.h"
-#include "cel/value.h"
+#include "cel/check/environment.h"
+#include "cel/common/eval_context.h"
+#include "cel/common/function_registry.h"
+#include "cel/common/value.h"
+#include "cel/eval/activation.h"
+#include "cel/eval/plan.h"
 #include "common/status.h"
 
 namespace dralloc::cel {
@@ -33,30 +35,6 @@ struct CompileOptions {
   // Estimate the cost statically (Program::estimated_cost()).
   bool estimate_cost = true;
 };
-
-// Variable values for one evaluation, indexed by Environment slot. Small
-// activations live inline (no heap allocation).
-class Activation {
- public:
-  explicit Activation(const Environment& env) : size_(env.variables().size()) {
-    if (size_ > kInline) heap_.resize(size_);
-  }
-  void Set(int slot, Value value) { data()[slot] = std::move(value); }
-  const Value& Get(int slot) const {
-    return size_ > kInline ? heap_[slot] : inline_[slot];
-  }
-  size_t size() const { return size_; }
-
- private:
-  static constexpr size_t kInline = 4;
-  Value* data() { return size_ > kInline ? heap_.data() : inline_; }
-
-  size_t size_;
-  Value inline_[kInline];
-  std::vector<Value> heap_;
-};
-
-class PlanNode;
 
 class Program {
  public:
@@ -72,7 +50,6 @@ class Program {
   const Environment& environment() const { return *env_; }
 
  private:
-  friend class Planner;
   friend StatusOr<std::shared_ptr<const Program>> Compile(
       std::shared_ptr<const Environment>, std::string_view,
       const CompileOptions&);
@@ -84,11 +61,7 @@ class Program {
   std::string source_;
   Type result_type_;
   CostEstimate estimated_cost_;
-  std::unique_ptr<PlanNode> root_;
-  int max_locals_ = 0;
-  std::vector<std::shared_ptr<const void>> keep_alive_;  // prepared state
-  std::vector<std::unique_ptr<HeapObject>> constants_;   // borrowed by plan
-  std::vector<std::unique_ptr<std::string>> strings_;    // borrowed by plan
+  Plan plan_;
 };
 
 // Parses, checks (unless disabled), estimates and plans `text`. Errors are

@@ -12,7 +12,7 @@
 
 #include "api/cel_device.h"
 #include "api/codec.h"
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
 #include "cel/program.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"

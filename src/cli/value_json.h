@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cel/value.h"
+#include "cel/common/value.h"
 
 namespace dralloc::cli {
 

@@ -8,7 +8,7 @@
 
 #include "allocator/internal/allocation_search.h"
 #include "allocator/prefix_closed_conjuncts.h"
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
 
 namespace dralloc::allocator {
 namespace {

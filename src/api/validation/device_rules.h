@@ -13,7 +13,7 @@
 #include "api/field_path.h"
 #include "api/types/device_types.h"
 #include "api/validation/limits.h"
-#include "cel/dra_environment.h"
+#include "cel/dra/dra_environment.h"
 #include "common/quantity.h"
 
 namespace dralloc::api {

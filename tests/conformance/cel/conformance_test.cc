@@ -34,11 +34,11 @@
 #include <utility>
 #include <vector>
 
-#include "cel/environment.h"
-#include "cel/eval_context.h"
+#include "cel/check/environment.h"
+#include "cel/common/eval_context.h"
 #include "cel/program.h"
-#include "cel/types.h"
-#include "cel/value.h"
+#include "cel/common/types.h"
+#include "cel/common/value.h"
 
 namespace dralloc::cel {
 namespace {
