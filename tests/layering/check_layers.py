@@ -4,7 +4,7 @@
 Each folder src/<f> is one library (dralloc_<f>) declared with
 dralloc_library(... DEPS ...) in src/<f>/CMakeLists.txt. A source file of
 <f> may include headers of <f> and of every folder its library depends on,
-directly or transitively; a test file (*_test.cc) may include what its
+directly or transitively; a test file (*_test.cc, *_test_util.h) may include what its
 dralloc_test(... DEPS ...) program links. The library dependency graph must
 have no cycle, and the root CMakeLists.txt adds the folders lowest layer
 first (each after every folder it depends on). Where a folder has a layers.txt (lowest sub-folder first, one
@@ -117,7 +117,7 @@ def check(src):
         for path in sorted(folder_dir.rglob("*")):
             if path.suffix not in (".h", ".cc"):
                 continue
-            is_test = path.name.endswith("_test.cc")
+            is_test = path.name.endswith("_test.cc") or "_test_util." in path.name
             allowed = test_allowed if is_test else lib_allowed
             rel = path.relative_to(src)
             text = path.read_text(errors="replace")
