@@ -5,8 +5,7 @@
 namespace dralloc::api {
 namespace {
 
-constexpr std::array<const KindTraits*, kKindCount> kAllKinds =
-    AllKindTraits();
+constexpr std::array<const KindTraits*, kKindCount> kAllKinds = AllKindTraits();
 
 }  // namespace
 

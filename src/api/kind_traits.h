@@ -208,16 +208,16 @@ constexpr void ForEachKind(Fn&& fn) {
     (fn.template operator()<std::variant_alternative_t<I, Object>>(
          Kind<std::variant_alternative_t<I, Object>>::traits),
      ...);
-  }(std::make_index_sequence<kKindCount>());
+  }
+  (std::make_index_sequence<kKindCount>());
 }
 
 // The traits of every kind, in the variant's order.
 constexpr std::array<const KindTraits*, kKindCount> AllKindTraits() {
   std::array<const KindTraits*, kKindCount> all{};
   size_t next = 0;
-  ForEachKind([&]<typename T>(const KindTraits& traits) {
-    all[next++] = &traits;
-  });
+  ForEachKind(
+      [&]<typename T>(const KindTraits& traits) { all[next++] = &traits; });
   return all;
 }
 

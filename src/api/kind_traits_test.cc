@@ -44,17 +44,17 @@ TEST(KindTraitsTest, EveryKindIsDescribedOnce) {
 TEST(KindTraitsTest, RegistryOrderAndVersions) {
   std::vector<std::string_view> kinds;
   for (const ResourceInfo& info : AllResources()) kinds.push_back(info.kind);
-  EXPECT_EQ(kinds, (std::vector<std::string_view>{
-                       "Namespace", "Node", "Pod", "Event", "DeviceClass",
-                       "ResourceClaim", "ResourceClaimTemplate",
-                       "ResourceSlice", "DeviceTaintRule",
-                       "ResourceSlicePatch"}));
+  EXPECT_EQ(kinds,
+            (std::vector<std::string_view>{
+                "Namespace", "Node", "Pod", "Event", "DeviceClass",
+                "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice",
+                "DeviceTaintRule", "ResourceSlicePatch"}));
   EXPECT_EQ(ServedGroups(),
             (std::vector<std::string_view>{"", "resource.k8s.io"}));
   EXPECT_EQ(GroupVersions(""), std::vector<std::string_view>{"v1"});
-  EXPECT_EQ(GroupVersions("resource.k8s.io"),
-            (std::vector<std::string_view>{"v1", "v1beta2", "v1beta1",
-                                           "v1alpha3"}));
+  EXPECT_EQ(
+      GroupVersions("resource.k8s.io"),
+      (std::vector<std::string_view>{"v1", "v1beta2", "v1beta1", "v1alpha3"}));
   EXPECT_TRUE(GroupVersions("apps").empty());
   EXPECT_EQ(FindResourceByKind("ResourceClaim")->versions,
             (std::vector<std::string_view>{"v1", "v1beta2", "v1beta1"}));
@@ -84,11 +84,11 @@ TEST(KindTraitsTest, CreationRanks) {
   ForEachKind([&]<typename T>(const KindTraits& traits) {
     by_rank.at(static_cast<size_t>(traits.creation_rank)) = traits.kind;
   });
-  EXPECT_EQ(by_rank, (std::vector<std::string_view>{
-                         "Namespace", "Node", "DeviceClass", "ResourceSlice",
-                         "ResourceSlicePatch", "DeviceTaintRule",
-                         "ResourceClaimTemplate", "ResourceClaim", "Pod",
-                         "Event"}));
+  EXPECT_EQ(by_rank,
+            (std::vector<std::string_view>{
+                "Namespace", "Node", "DeviceClass", "ResourceSlice",
+                "ResourceSlicePatch", "DeviceTaintRule",
+                "ResourceClaimTemplate", "ResourceClaim", "Pod", "Event"}));
   EXPECT_EQ(CreationRank("Pod"), 8);
   EXPECT_EQ(CreationRank("Unknown"), 10);
 }
@@ -179,8 +179,7 @@ void CheckStruct(std::set<std::string>& problems) {
     check(field, static_cast<const Value*>(nullptr));
   });
   if (numbered != 0 && numbered != fields) {
-    problems.insert(std::to_string(numbered) + " of " +
-                    std::to_string(fields) +
+    problems.insert(std::to_string(numbered) + " of " + std::to_string(fields) +
                     " fields have protobuf numbers in a message with " +
                     std::to_string(*numbers.begin()));
   }
