@@ -4,46 +4,11 @@
 
 #include <array>
 
+#include "api/kind_traits.h"
 #include "api/v1beta1/v1beta1.h"
 
 namespace dralloc::api {
 namespace {
-
-// The versions whose wire shape equals the hub's, per kind, preferred first.
-struct KindVersions {
-  std::string_view kind;
-  std::array<std::string_view, 3> versions;  // empty entries unused
-  bool also_v1beta1;  // served in v1beta1 through conversion
-};
-
-constexpr std::array<KindVersions, 10> kKinds = {{
-    {"DeviceClass", {kResourceV1, kResourceV1beta2, ""}, true},
-    {"ResourceSlice", {kResourceV1, kResourceV1beta2, ""}, true},
-    {"ResourceClaim", {kResourceV1, kResourceV1beta2, ""}, true},
-    {"ResourceClaimTemplate", {kResourceV1, kResourceV1beta2, ""}, true},
-    {"DeviceTaintRule",
-     {kResourceV1, kResourceV1beta2, kResourceV1alpha3},
-     false},
-    {"ResourceSlicePatch", {kResourceV1alpha3, "", ""}, false},
-    {"Namespace", {kCoreV1, "", ""}, false},
-    {"Node", {kCoreV1, "", ""}, false},
-    {"Pod", {kCoreV1, "", ""}, false},
-    {"Event", {kCoreV1, "", ""}, false},
-}};
-
-const KindVersions* FindKind(std::string_view kind) {
-  for (const KindVersions& entry : kKinds) {
-    if (entry.kind == kind) return &entry;
-  }
-  return nullptr;
-}
-
-bool HubShaped(const KindVersions& entry, std::string_view api_version) {
-  for (std::string_view v : entry.versions) {
-    if (!v.empty() && v == api_version) return true;
-  }
-  return false;
-}
 
 template <typename T>
 void DecodeHub(JsonElement element, DecodeContext& ctx,
@@ -55,18 +20,43 @@ void DecodeHub(JsonElement element, DecodeContext& ctx,
 using HubDecoder = void (*)(JsonElement, DecodeContext&,
                             std::optional<Object>&);
 
-HubDecoder HubDecoderFor(std::string_view kind) {
-  if (kind == "DeviceClass") return DecodeHub<DeviceClass>;
-  if (kind == "ResourceSlice") return DecodeHub<ResourceSlice>;
-  if (kind == "ResourceClaim") return DecodeHub<ResourceClaim>;
-  if (kind == "ResourceClaimTemplate") return DecodeHub<ResourceClaimTemplate>;
-  if (kind == "DeviceTaintRule") return DecodeHub<DeviceTaintRule>;
-  if (kind == "ResourceSlicePatch") return DecodeHub<ResourceSlicePatch>;
-  if (kind == "Namespace") return DecodeHub<Namespace>;
-  if (kind == "Node") return DecodeHub<Node>;
-  if (kind == "Pod") return DecodeHub<Pod>;
-  if (kind == "Event") return DecodeHub<Event>;
+// A kind's traits and the decoder of its hub form.
+struct KindEntry {
+  const KindTraits* traits;
+  HubDecoder decode_hub;
+};
+
+constexpr std::array<KindEntry, kKindCount> kKinds = [] {
+  std::array<KindEntry, kKindCount> kinds{};
+  size_t next = 0;
+  ForEachKind([&]<typename T>(const KindTraits& traits) {
+    kinds[next++] = {&traits, DecodeHub<T>};
+  });
+  return kinds;
+}();
+
+const KindEntry* FindKind(std::string_view kind) {
+  for (const KindEntry& entry : kKinds) {
+    if (entry.traits->kind == kind) return &entry;
+  }
   return nullptr;
+}
+
+// True if `api_version` serves the kind in the hub's wire shape.
+bool HubShaped(const KindEntry& entry, std::string_view api_version) {
+  for (std::string_view v : entry.traits->api_versions) {
+    if (!v.empty() && v == api_version &&
+        v != entry.traits->converted_version) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// True if `api_version` serves the kind through v1beta1 conversion.
+bool Converted(const KindEntry& entry, std::string_view api_version) {
+  return !entry.traits->converted_version.empty() &&
+         api_version == entry.traits->converted_version;
 }
 
 std::string_view StringMember(simdjson::dom::object object,
@@ -147,11 +137,11 @@ void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
     DecodeList(object, options, results, result);
     return;
   }
-  const KindVersions* entry = FindKind(result.kind);
+  const KindEntry* entry = FindKind(result.kind);
   const bool hub_shaped =
       entry != nullptr && HubShaped(*entry, result.api_version);
-  const bool v1beta1 = entry != nullptr && entry->also_v1beta1 &&
-                       result.api_version == kResourceV1beta1;
+  const bool v1beta1 =
+      entry != nullptr && Converted(*entry, result.api_version);
   if (!hub_shaped && !v1beta1) {
     result.errors.push_back(DecodeError(
         "", fmt::format("no matches for kind \"{}\" in version \"{}\"",
@@ -163,7 +153,7 @@ void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
   if (v1beta1) {
     v1beta1::Decode(result.kind, element, ctx, result.object);
   } else {
-    HubDecoderFor(result.kind)(element, ctx, result.object);
+    entry->decode_hub(element, ctx, result.object);
   }
   result.errors = std::move(ctx.errors());
   result.warnings = std::move(ctx.warnings());
@@ -172,7 +162,7 @@ void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
     // Decoded objects are in hub form: they carry the preferred version.
     std::visit(
         [&](auto& hub) {
-          hub.api_version = std::string(entry->versions[0]);
+          hub.api_version = std::string(entry->traits->api_versions[0]);
           hub.kind = result.kind;
         },
         *result.object);
@@ -224,25 +214,23 @@ std::vector<DecodeResult> DecodeElement(JsonElement root,
 }
 
 std::string_view PreferredVersion(const Object& object) {
-  const KindVersions* entry = FindKind(KindOf(object));
-  return entry == nullptr ? std::string_view() : entry->versions[0];
+  const KindEntry* entry = FindKind(KindOf(object));
+  return entry == nullptr ? std::string_view() : entry->traits->api_versions[0];
 }
 
 bool IsServed(std::string_view api_version, std::string_view kind) {
-  const KindVersions* entry = FindKind(kind);
+  const KindEntry* entry = FindKind(kind);
   if (entry == nullptr) return false;
-  return HubShaped(*entry, api_version) ||
-         (entry->also_v1beta1 && api_version == kResourceV1beta1);
+  return HubShaped(*entry, api_version) || Converted(*entry, api_version);
 }
 
 std::vector<std::string_view> ServedVersions(std::string_view kind) {
   std::vector<std::string_view> out;
-  const KindVersions* entry = FindKind(kind);
+  const KindEntry* entry = FindKind(kind);
   if (entry == nullptr) return out;
-  for (std::string_view v : entry->versions) {
+  for (std::string_view v : entry->traits->api_versions) {
     if (!v.empty()) out.push_back(v);
   }
-  if (entry->also_v1beta1) out.push_back(kResourceV1beta1);
   return out;
 }
 

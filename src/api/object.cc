@@ -1,50 +1,9 @@
 #include "api/object.h"
 
+#include "api/kind_traits.h"
+
 namespace dralloc::api {
 namespace {
-
-template <typename T>
-constexpr std::string_view KindName();
-template <>
-constexpr std::string_view KindName<DeviceClass>() {
-  return "DeviceClass";
-}
-template <>
-constexpr std::string_view KindName<ResourceSlice>() {
-  return "ResourceSlice";
-}
-template <>
-constexpr std::string_view KindName<ResourceClaim>() {
-  return "ResourceClaim";
-}
-template <>
-constexpr std::string_view KindName<ResourceClaimTemplate>() {
-  return "ResourceClaimTemplate";
-}
-template <>
-constexpr std::string_view KindName<DeviceTaintRule>() {
-  return "DeviceTaintRule";
-}
-template <>
-constexpr std::string_view KindName<ResourceSlicePatch>() {
-  return "ResourceSlicePatch";
-}
-template <>
-constexpr std::string_view KindName<Namespace>() {
-  return "Namespace";
-}
-template <>
-constexpr std::string_view KindName<Node>() {
-  return "Node";
-}
-template <>
-constexpr std::string_view KindName<Pod>() {
-  return "Pod";
-}
-template <>
-constexpr std::string_view KindName<Event>() {
-  return "Event";
-}
 
 template <typename T>
 std::pair<Object, Object> DifferingMembersOf(const T& before, const T& after) {

@@ -3,13 +3,16 @@
 // Each API struct T is described by a free function found by ADL,
 //   constexpr auto FieldsOf(const T*) { return std::tuple{Field("name",
 //   &T::name), ...}; }
-// listing its JSON field names in wire order. The generic codec
-// (struct_codec.h) decodes and encodes any such struct from this table, so a
-// type's fields are written down exactly once.
+// listing its JSON field names in wire order, and per field its protobuf
+// number and list merge rule where it has them. The generic codec
+// (struct_codec.h), protobuf bodies, patch merge rules and OpenAPI all read
+// this table, so a type's fields are written down exactly once.
 #ifndef DRALLOC_API_REFLECT_H_
 #define DRALLOC_API_REFLECT_H_
 
+#include <array>
 #include <boost/container/flat_map.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -28,20 +31,144 @@ enum FieldFlags : uint32_t {
   kAlways = 1u << 0,
 };
 
-template <typename Struct, typename Member>
-struct FieldInfo {
+// How the items of a list field are identified when two versions of the
+// list are merged: Go's `+listType`/`+listMapKey` markers (server-side apply)
+// and `patchStrategy`/`patchMergeKey` tags (strategic merge patch).
+enum class ListType : uint8_t {
+  kUnstated,  // no marker: merges like kAtomic
+  kAtomic,    // replaced whole
+  kSet,       // a set of scalars
+  kMap,       // items identified by the values of `keys`
+};
+
+struct ListRule {
+  ListType type = ListType::kUnstated;
+  // patchStrategy=merge: strategic merge patch merges the list by keys[0]
+  // (or as a set) instead of replacing it.
+  bool patch_merge = false;
+  // +listMapKey values in declaration order; unused entries are empty.
+  std::array<std::string_view, 4> keys{};
+
+  constexpr size_t KeyCount() const {
+    size_t count = 0;
+    while (count < keys.size() && !keys[count].empty()) ++count;
+    return count;
+  }
+};
+
+// How a field's value is written in a Kubernetes protobuf body when its C++
+// type alone does not say it (see apiserver/protobuf_body.h).
+enum class ProtoType : uint8_t {
+  kDefault,    // follows from the member type
+  kTime,       // meta/v1 Time{seconds, nanos} (api::Time is its JSON text)
+  kMicroTime,  // meta/v1 MicroTime: a Time written with microseconds
+  kFieldsV1,   // meta/v1 FieldsV1{Raw: JSON text} (a RawJson value)
+};
+
+// The facts about one field beyond its JSON name and member, set with the
+// chained setters below: `Field("containers", &T::containers, kAlways)
+// .Proto(2).ListMap("name").PatchMerge()`. Everything is constexpr: the JSON
+// codec reads only `name`, `member` and `flags`, so the rest costs it nothing.
+template <typename Self>
+struct FieldFacts {
+  // Protobuf field number (0: the field is not read from protobuf bodies).
+  uint32_t proto = 0;
+  ProtoType proto_type = ProtoType::kDefault;
+  ListRule list{};
+
+  constexpr Self Proto(uint32_t number,
+                       ProtoType type = ProtoType::kDefault) const {
+    Self copy = self();
+    copy.proto = number;
+    copy.proto_type = type;
+    return copy;
+  }
+  template <typename... Keys>
+  constexpr Self ListMap(Keys... keys) const {
+    static_assert(sizeof...(Keys) >= 1 && sizeof...(Keys) <= 4);
+    Self copy = self();
+    copy.list.type = ListType::kMap;
+    copy.list.keys = {std::string_view(keys)...};
+    return copy;
+  }
+  constexpr Self ListAtomic() const {
+    Self copy = self();
+    copy.list.type = ListType::kAtomic;
+    return copy;
+  }
+  constexpr Self ListSet() const {
+    Self copy = self();
+    copy.list.type = ListType::kSet;
+    return copy;
+  }
+  constexpr Self PatchMerge() const {
+    Self copy = self();
+    copy.list.patch_merge = true;
+    return copy;
+  }
+
+ private:
+  constexpr const Self& self() const { return static_cast<const Self&>(*this); }
+};
+
+template <typename Struct, typename Member, typename Shape = Member>
+struct FieldInfo : FieldFacts<FieldInfo<Struct, Member, Shape>> {
   using StructType = Struct;
   using MemberType = Member;
+  // The shape of the value beyond what the member type says: for a member
+  // kept as RawJson, a struct stating the facts of the fields inside it.
+  using ShapeType = Shape;
   std::string_view name;
-  Member Struct::*member;
-  uint32_t flags;
+  Member Struct::*member = nullptr;
+  uint32_t flags = kOmitEmpty;
+
+  // The same field with its value shaped as `NewShape`
+  // (`std::vector<ManagedFieldsEntry>` for a std::vector<RawJson>).
+  template <typename NewShape>
+  constexpr FieldInfo<Struct, Member, NewShape> ShapedAs() const {
+    FieldInfo<Struct, Member, NewShape> shaped;
+    shaped.proto = this->proto;
+    shaped.proto_type = this->proto_type;
+    shaped.list = this->list;
+    shaped.name = name;
+    shaped.member = member;
+    shaped.flags = flags;
+    return shaped;
+  }
 };
 
 template <typename Struct, typename Member>
 constexpr FieldInfo<Struct, Member> Field(std::string_view name,
                                           Member Struct::*member,
                                           uint32_t flags = kOmitEmpty) {
-  return {name, member, flags};
+  FieldInfo<Struct, Member> field;
+  field.name = name;
+  field.member = member;
+  field.flags = flags;
+  return field;
+}
+
+// A field the struct does not model but keeps verbatim in its
+// `unknown_fields` (a Pod's volumes, a Node's addresses), or a field of a
+// shape-only struct (one that describes RawJson values): the codec never
+// sees it, but protobuf bodies and merge rules need its facts. `Value` is
+// the shape of its JSON value, for the facts of the fields inside it
+// (`std::vector<Container>` for ephemeralContainers; `RawJson` when nothing
+// inside matters).
+template <typename Value>
+struct KeptFieldInfo : FieldFacts<KeptFieldInfo<Value>> {
+  using ValueType = Value;
+  std::string_view name;
+  uint32_t flags = kOmitEmpty;  // as for Field: whether Go omits it empty
+};
+
+template <typename Value>
+constexpr KeptFieldInfo<Value> Kept(std::string_view name,
+                                    uint32_t flags = kOmitEmpty) {
+  KeptFieldInfo<Value> field;
+  field.name = name;
+  field.flags = flags;
+  return field;
 }
 
 // True for types that have a field table.
@@ -59,6 +186,22 @@ constexpr auto FieldTable() {
 template <Reflected T, typename Fn>
 constexpr void ForEachField(Fn&& fn) {
   std::apply([&](const auto&... field) { (fn(field), ...); }, FieldTable<T>());
+}
+
+// A struct that keeps unmodelled fields may state their facts with
+//   constexpr auto KeptFieldsOf(const T*) { return std::tuple{Kept<V>(...)}; }
+template <typename T>
+concept HasKeptFields = requires(const T* t) {
+  KeptFieldsOf(t);
+};
+
+// Calls fn(kept_field_info) for every kept field T states (none by default).
+template <typename T, typename Fn>
+constexpr void ForEachKeptField(Fn&& fn) {
+  if constexpr (HasKeptFields<T>) {
+    std::apply([&](const auto&... field) { (fn(field), ...); },
+               KeptFieldsOf(static_cast<const T*>(nullptr)));
+  }
 }
 
 // A sorted map stored in one contiguous array: used for the per-device maps

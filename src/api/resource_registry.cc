@@ -1,108 +1,54 @@
 #include "api/resource_registry.h"
 
 #include <algorithm>
+#include <array>
+
+#include "api/kind_traits.h"
 
 namespace dralloc::api {
 namespace {
 
+// "resource.k8s.io/v1" -> "v1".
+std::string_view VersionOf(std::string_view api_version) {
+  const size_t slash = api_version.find('/');
+  return slash == std::string_view::npos ? api_version
+                                         : api_version.substr(slash + 1);
+}
+
+template <size_t N>
+std::vector<std::string_view> NonEmpty(
+    const std::array<std::string_view, N>& values) {
+  std::vector<std::string_view> out;
+  for (std::string_view value : values) {
+    if (!value.empty()) out.push_back(value);
+  }
+  return out;
+}
+
+ResourceInfo InfoOf(const KindTraits& traits) {
+  ResourceInfo info{traits.group,
+                    traits.kind,
+                    traits.plural,
+                    traits.singular,
+                    traits.namespaced,
+                    traits.has_status,
+                    NonEmpty(traits.short_names)};
+  for (std::string_view api_version : NonEmpty(traits.api_versions)) {
+    info.versions.push_back(VersionOf(api_version));
+  }
+  info.field_labels = NonEmpty(traits.field_labels);
+  return info;
+}
+
+// Every kind's resource, ordered by KindTraits::listing.
 const std::vector<ResourceInfo>& Table() {
-  static const std::vector<ResourceInfo> table = {
-      {"",
-       "Namespace",
-       "namespaces",
-       "namespace",
-       false,
-       true,
-       {"ns"},
-       {"v1"},
-       {"status.phase"}},
-      {"",
-       "Node",
-       "nodes",
-       "node",
-       false,
-       true,
-       {"no"},
-       {"v1"},
-       {"spec.unschedulable"}},
-      {"",
-       "Pod",
-       "pods",
-       "pod",
-       true,
-       true,
-       {"po"},
-       {"v1"},
-       {"spec.nodeName", "spec.schedulerName", "status.phase",
-        "status.nominatedNodeName"}},
-      {"",
-       "Event",
-       "events",
-       "event",
-       true,
-       false,
-       {"ev"},
-       {"v1"},
-       {"involvedObject.kind", "involvedObject.namespace",
-        "involvedObject.name", "involvedObject.uid",
-        "involvedObject.apiVersion", "involvedObject.resourceVersion",
-        "involvedObject.fieldPath", "reason", "reportingComponent", "source",
-        "type"}},
-      {"resource.k8s.io",
-       "DeviceClass",
-       "deviceclasses",
-       "deviceclass",
-       false,
-       false,
-       {},
-       {"v1", "v1beta2", "v1beta1"},
-       {}},
-      {"resource.k8s.io",
-       "ResourceClaim",
-       "resourceclaims",
-       "resourceclaim",
-       true,
-       true,
-       {},
-       {"v1", "v1beta2", "v1beta1"},
-       {}},
-      {"resource.k8s.io",
-       "ResourceClaimTemplate",
-       "resourceclaimtemplates",
-       "resourceclaimtemplate",
-       true,
-       false,
-       {},
-       {"v1", "v1beta2", "v1beta1"},
-       {}},
-      {"resource.k8s.io",
-       "ResourceSlice",
-       "resourceslices",
-       "resourceslice",
-       false,
-       false,
-       {},
-       {"v1", "v1beta2", "v1beta1"},
-       {"spec.nodeName", "spec.driver", "spec.pool.name"}},
-      {"resource.k8s.io",
-       "DeviceTaintRule",
-       "devicetaintrules",
-       "devicetaintrule",
-       false,
-       false,
-       {},
-       {"v1", "v1beta2", "v1alpha3"},
-       {}},
-      {"resource.k8s.io",
-       "ResourceSlicePatch",
-       "resourceslicepatches",
-       "resourceslicepatch",
-       false,
-       false,
-       {},
-       {"v1alpha3"},
-       {}},
-  };
+  static const std::vector<ResourceInfo> table = [] {
+    std::vector<ResourceInfo> out(kKindCount);
+    ForEachKind([&]<typename T>(const KindTraits& traits) {
+      out.at(static_cast<size_t>(traits.listing)) = InfoOf(traits);
+    });
+    return out;
+  }();
   return table;
 }
 
@@ -147,13 +93,30 @@ const ResourceInfo* FindResourceByKind(std::string_view kind) {
   return nullptr;
 }
 
-std::vector<std::string_view> ServedGroups() { return {"", "resource.k8s.io"}; }
+std::vector<std::string_view> ServedGroups() {
+  std::vector<std::string_view> groups;
+  for (const ResourceInfo& info : Table()) {
+    if (std::find(groups.begin(), groups.end(), info.group) == groups.end()) {
+      groups.push_back(info.group);
+    }
+  }
+  return groups;
+}
 
 std::vector<std::string_view> GroupVersions(std::string_view group) {
-  if (group.empty()) return {"v1"};
-  if (group == "resource.k8s.io")
-    return {"v1", "v1beta2", "v1beta1", "v1alpha3"};
-  return {};
+  // The union of the group's resources' versions, in listing order; the
+  // first resource's preferred version comes first.
+  std::vector<std::string_view> versions;
+  for (const ResourceInfo& info : Table()) {
+    if (info.group != group) continue;
+    for (std::string_view version : info.versions) {
+      if (std::find(versions.begin(), versions.end(), version) ==
+          versions.end()) {
+        versions.push_back(version);
+      }
+    }
+  }
+  return versions;
 }
 
 }  // namespace dralloc::api

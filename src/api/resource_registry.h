@@ -1,7 +1,7 @@
 // ResourceRegistry: the REST resources dralloc serves, one entry per kind.
 //
 // The API server's routing, discovery documents and OpenAPI documents are all
-// generated from this table, so a resource is described exactly once.
+// generated from this table, which is derived from api/kind_traits.h.
 #ifndef DRALLOC_API_RESOURCE_REGISTRY_H_
 #define DRALLOC_API_RESOURCE_REGISTRY_H_
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <typeinfo>
 
+#include "api/kind_traits.h"
 #include "api/object.h"
 #include "api/resource_registry.h"
 #include "api/struct_codec.h"
@@ -354,39 +355,37 @@ void AddResource(SchemaBuilder& builder, Json& paths,
   }
 }
 
+// The struct that models kind T in v1beta1, where its shape differs from
+// the hub's.
+template <typename T>
+struct V1beta1Shape {
+  using type = T;
+};
+template <>
+struct V1beta1Shape<api::ResourceClaim> {
+  using type = api::v1beta1::ResourceClaim;
+};
+template <>
+struct V1beta1Shape<api::ResourceSlice> {
+  using type = api::v1beta1::ResourceSlice;
+};
+template <>
+struct V1beta1Shape<api::ResourceClaimTemplate> {
+  using type = api::v1beta1::ResourceClaimTemplate;
+};
+
 // Calls AddResource with the struct that models `info` in `version`.
 void AddResourceFor(SchemaBuilder& builder, Json& paths,
                     const api::ResourceInfo& info, std::string_view version) {
-  const std::string_view kind = info.kind;
-  const bool v1beta1 = version == "v1beta1";
-  if (kind == "ResourceClaim") {
-    v1beta1 ? AddResource<api::v1beta1::ResourceClaim>(builder, paths, info,
-                                                       version)
-            : AddResource<api::ResourceClaim>(builder, paths, info, version);
-  } else if (kind == "ResourceSlice") {
-    v1beta1 ? AddResource<api::v1beta1::ResourceSlice>(builder, paths, info,
-                                                       version)
-            : AddResource<api::ResourceSlice>(builder, paths, info, version);
-  } else if (kind == "ResourceClaimTemplate") {
-    v1beta1 ? AddResource<api::v1beta1::ResourceClaimTemplate>(builder, paths,
-                                                               info, version)
-            : AddResource<api::ResourceClaimTemplate>(builder, paths, info,
-                                                      version);
-  } else if (kind == "DeviceClass") {
-    AddResource<api::DeviceClass>(builder, paths, info, version);
-  } else if (kind == "DeviceTaintRule") {
-    AddResource<api::DeviceTaintRule>(builder, paths, info, version);
-  } else if (kind == "ResourceSlicePatch") {
-    AddResource<api::ResourceSlicePatch>(builder, paths, info, version);
-  } else if (kind == "Namespace") {
-    AddResource<api::Namespace>(builder, paths, info, version);
-  } else if (kind == "Node") {
-    AddResource<api::Node>(builder, paths, info, version);
-  } else if (kind == "Pod") {
-    AddResource<api::Pod>(builder, paths, info, version);
-  } else if (kind == "Event") {
-    AddResource<api::Event>(builder, paths, info, version);
-  }
+  api::ForEachKind([&]<typename T>(const api::KindTraits& traits) {
+    if (traits.kind != info.kind) return;
+    if (version == "v1beta1") {
+      AddResource<typename V1beta1Shape<T>::type>(builder, paths, info,
+                                                  version);
+    } else {
+      AddResource<T>(builder, paths, info, version);
+    }
+  });
 }
 
 Json BuildDocument(std::string_view group, std::string_view version) {

@@ -4,12 +4,20 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <vector>
+
+#include "api/kind_traits.h"
+#include "common/quantity.h"
 
 namespace dralloc::apiserver {
 namespace {
@@ -19,10 +27,11 @@ using google::protobuf::internal::WireFormatLite;
 using google::protobuf::io::CodedInputStream;
 
 // ---------------------------------------------------------------------------
-// Schema: for each message, its field numbers (from upstream's
-// k8s.io/api core/v1 and apimachinery meta/v1 generated.proto) with the JSON
-// name and how the value is encoded. Only fields dralloc's API model has are
-// listed; the decoder skips every other field.
+// Schema: for each message, its field numbers with the JSON name and how the
+// value is encoded. The messages of API objects are generated from the API
+// types' field tables (api/reflect.h: `Field(...).Proto(n)`, and `Kept` for
+// fields kept verbatim); the wire format's own building blocks and
+// DeleteOptions are listed here. The decoder skips every other field.
 
 enum class FieldKind {
   kString,      // string
@@ -60,14 +69,11 @@ struct FieldSchema {
 };
 
 struct MessageSchema {
-  std::string_view name;
+  // The upstream message name, for error messages (computed only then).
+  std::string_view (*name)();
   std::span<const FieldSchema> fields;
 };
 
-constexpr FieldSchema Scalar(uint32_t number, std::string_view json_name,
-                             FieldKind kind = FieldKind::kString) {
-  return {number, json_name, kind, Cardinality::kOmitEmpty, nullptr};
-}
 constexpr FieldSchema Kept(uint32_t number, std::string_view json_name,
                            FieldKind kind = FieldKind::kString) {
   return {number, json_name, kind, Cardinality::kKeepEmpty, nullptr};
@@ -81,267 +87,198 @@ constexpr FieldSchema Nested(uint32_t number, std::string_view json_name,
   return {number, json_name, FieldKind::kMessage, Cardinality::kKeepEmpty,
           &message};
 }
-constexpr FieldSchema RepeatedNested(uint32_t number,
-                                     std::string_view json_name,
-                                     const MessageSchema& message) {
-  return {number, json_name, FieldKind::kMessage, Cardinality::kRepeated,
-          &message};
-}
 
 // Building blocks of the wire format itself.
 constexpr FieldSchema kTimestampFields[] = {
     Kept(1, "seconds", FieldKind::kInt64), Kept(2, "nanos", FieldKind::kInt32)};
-constexpr MessageSchema kTimestamp{"Time", kTimestampFields};
+constexpr MessageSchema kTimestamp{[] { return std::string_view("Time"); },
+                                   kTimestampFields};
 
 constexpr FieldSchema kQuantityFields[] = {Kept(1, "string")};
-constexpr MessageSchema kQuantity{"Quantity", kQuantityFields};
+constexpr MessageSchema kQuantity{[] { return std::string_view("Quantity"); },
+                                  kQuantityFields};
 
 constexpr FieldSchema kFieldsV1Fields[] = {Kept(1, "Raw")};
-constexpr MessageSchema kFieldsV1{"FieldsV1", kFieldsV1Fields};
+constexpr MessageSchema kFieldsV1{[] { return std::string_view("FieldsV1"); },
+                                  kFieldsV1Fields};
+
+constexpr std::string_view MapEntryName() { return "map entry"; }
 
 constexpr FieldSchema kStringMapEntryFields[] = {Kept(1, "key"),
                                                  Kept(2, "value")};
-constexpr MessageSchema kStringMapEntry{"map entry", kStringMapEntryFields};
+constexpr MessageSchema kStringMapEntry{MapEntryName, kStringMapEntryFields};
 
 constexpr FieldSchema kQuantityMapEntryFields[] = {
     Kept(1, "key"), Kept(2, "value", FieldKind::kQuantity)};
-constexpr MessageSchema kQuantityMapEntry{"map entry", kQuantityMapEntryFields};
+constexpr MessageSchema kQuantityMapEntry{MapEntryName,
+                                          kQuantityMapEntryFields};
 
 // runtime.TypeMeta inside the runtime.Unknown envelope.
 constexpr FieldSchema kEnvelopeTypeMetaFields[] = {Kept(1, "apiVersion"),
                                                    Kept(2, "kind")};
-constexpr MessageSchema kEnvelopeTypeMeta{"TypeMeta", kEnvelopeTypeMetaFields};
+constexpr MessageSchema kEnvelopeTypeMeta{
+    [] { return std::string_view("TypeMeta"); }, kEnvelopeTypeMetaFields};
 
 // runtime.Unknown: `raw` holds the object's own encoding.
 constexpr FieldSchema kEnvelopeFields[] = {
     Nested(1, "typeMeta", kEnvelopeTypeMeta), Kept(2, "raw"),
     Kept(3, "contentEncoding"), Kept(4, "contentType")};
-constexpr MessageSchema kEnvelope{"Unknown", kEnvelopeFields};
-
-// meta/v1.
-constexpr FieldSchema kOwnerReferenceFields[] = {
-    Kept(5, "apiVersion"),
-    Kept(1, "kind"),
-    Kept(3, "name"),
-    Kept(4, "uid"),
-    Kept(6, "controller", FieldKind::kBool),
-    Kept(7, "blockOwnerDeletion", FieldKind::kBool)};
-constexpr MessageSchema kOwnerReference{"OwnerReference",
-                                        kOwnerReferenceFields};
-
-constexpr FieldSchema kManagedFieldsEntryFields[] = {
-    Scalar(1, "manager"),    Scalar(2, "operation"),
-    Scalar(3, "apiVersion"), Kept(4, "time", FieldKind::kTime),
-    Scalar(6, "fieldsType"), Kept(7, "fieldsV1", FieldKind::kFieldsV1),
-    Scalar(8, "subresource")};
-constexpr MessageSchema kManagedFieldsEntry{"ManagedFieldsEntry",
-                                            kManagedFieldsEntryFields};
-
-constexpr FieldSchema kObjectMetaFields[] = {
-    Scalar(1, "name"),
-    Scalar(2, "generateName"),
-    Scalar(3, "namespace"),
-    Scalar(4, "selfLink"),
-    Scalar(5, "uid"),
-    Scalar(6, "resourceVersion"),
-    Scalar(7, "generation", FieldKind::kInt64),
-    Kept(8, "creationTimestamp", FieldKind::kTime),
-    Kept(9, "deletionTimestamp", FieldKind::kTime),
-    Kept(10, "deletionGracePeriodSeconds", FieldKind::kInt64),
-    Kept(11, "labels", FieldKind::kStringMap),
-    Kept(12, "annotations", FieldKind::kStringMap),
-    RepeatedNested(13, "ownerReferences", kOwnerReference),
-    Repeated(14, "finalizers"),
-    RepeatedNested(17, "managedFields", kManagedFieldsEntry)};
-constexpr MessageSchema kObjectMeta{"ObjectMeta", kObjectMetaFields};
-
-// core/v1 shared types.
-constexpr FieldSchema kNodeSelectorRequirementFields[] = {
-    Kept(1, "key"), Kept(2, "operator"), Repeated(3, "values")};
-constexpr MessageSchema kNodeSelectorRequirement{
-    "NodeSelectorRequirement", kNodeSelectorRequirementFields};
-
-constexpr FieldSchema kNodeSelectorTermFields[] = {
-    RepeatedNested(1, "matchExpressions", kNodeSelectorRequirement),
-    RepeatedNested(2, "matchFields", kNodeSelectorRequirement)};
-constexpr MessageSchema kNodeSelectorTerm{"NodeSelectorTerm",
-                                          kNodeSelectorTermFields};
-
-constexpr FieldSchema kNodeSelectorFields[] = {
-    RepeatedNested(1, "nodeSelectorTerms", kNodeSelectorTerm)};
-constexpr MessageSchema kNodeSelector{"NodeSelector", kNodeSelectorFields};
-
-constexpr FieldSchema kPreferredSchedulingTermFields[] = {
-    Kept(1, "weight", FieldKind::kInt32),
-    Nested(2, "preference", kNodeSelectorTerm)};
-constexpr MessageSchema kPreferredSchedulingTerm{
-    "PreferredSchedulingTerm", kPreferredSchedulingTermFields};
-
-constexpr FieldSchema kTolerationFields[] = {
-    Scalar(1, "key"), Scalar(2, "operator"), Scalar(3, "value"),
-    Scalar(4, "effect"), Kept(5, "tolerationSeconds", FieldKind::kInt64)};
-constexpr MessageSchema kToleration{"Toleration", kTolerationFields};
-
-constexpr FieldSchema kTaintFields[] = {Kept(1, "key"), Scalar(2, "value"),
-                                        Kept(3, "effect"),
-                                        Kept(4, "timeAdded", FieldKind::kTime)};
-constexpr MessageSchema kTaint{"Taint", kTaintFields};
-
-constexpr FieldSchema kObjectReferenceFields[] = {
-    Scalar(1, "kind"),       Scalar(2, "namespace"),
-    Scalar(3, "name"),       Scalar(4, "uid"),
-    Scalar(5, "apiVersion"), Scalar(6, "resourceVersion"),
-    Scalar(7, "fieldPath")};
-constexpr MessageSchema kObjectReference{"ObjectReference",
-                                         kObjectReferenceFields};
-
-// Namespace.
-constexpr FieldSchema kNamespaceSpecFields[] = {Repeated(1, "finalizers")};
-constexpr MessageSchema kNamespaceSpec{"NamespaceSpec", kNamespaceSpecFields};
-
-constexpr FieldSchema kNamespaceConditionFields[] = {
-    Kept(1, "type"), Kept(2, "status"),
-    Kept(4, "lastTransitionTime", FieldKind::kTime), Scalar(5, "reason"),
-    Scalar(6, "message")};
-constexpr MessageSchema kNamespaceCondition{"NamespaceCondition",
-                                            kNamespaceConditionFields};
-
-constexpr FieldSchema kNamespaceStatusFields[] = {
-    Scalar(1, "phase"), RepeatedNested(2, "conditions", kNamespaceCondition)};
-constexpr MessageSchema kNamespaceStatus{"NamespaceStatus",
-                                         kNamespaceStatusFields};
-
-constexpr FieldSchema kNamespaceFields[] = {
-    Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kNamespaceSpec),
-    Nested(3, "status", kNamespaceStatus)};
-constexpr MessageSchema kNamespace{"Namespace", kNamespaceFields};
-
-// Node.
-constexpr FieldSchema kNodeSpecFields[] = {
-    Scalar(3, "providerID"), Scalar(4, "unschedulable", FieldKind::kBool),
-    RepeatedNested(5, "taints", kTaint)};
-constexpr MessageSchema kNodeSpec{"NodeSpec", kNodeSpecFields};
-
-constexpr FieldSchema kNodeStatusFields[] = {
-    Kept(1, "capacity", FieldKind::kQuantityMap),
-    Kept(2, "allocatable", FieldKind::kQuantityMap)};
-constexpr MessageSchema kNodeStatus{"NodeStatus", kNodeStatusFields};
-
-constexpr FieldSchema kNodeFields[] = {Nested(1, "metadata", kObjectMeta),
-                                       Nested(2, "spec", kNodeSpec),
-                                       Nested(3, "status", kNodeStatus)};
-constexpr MessageSchema kNode{"Node", kNodeFields};
-
-// Pod.
-constexpr FieldSchema kContainerResourceClaimFields[] = {Kept(1, "name"),
-                                                         Scalar(2, "request")};
-constexpr MessageSchema kContainerResourceClaim{"ResourceClaim",
-                                                kContainerResourceClaimFields};
-
-constexpr FieldSchema kResourceRequirementsFields[] = {
-    Kept(1, "limits", FieldKind::kQuantityMap),
-    Kept(2, "requests", FieldKind::kQuantityMap),
-    RepeatedNested(3, "claims", kContainerResourceClaim)};
-constexpr MessageSchema kResourceRequirements{"ResourceRequirements",
-                                              kResourceRequirementsFields};
-
-constexpr FieldSchema kContainerFields[] = {
-    Kept(1, "name"), Scalar(2, "image"),
-    Nested(8, "resources", kResourceRequirements)};
-constexpr MessageSchema kContainer{"Container", kContainerFields};
-
-constexpr FieldSchema kPodResourceClaimFields[] = {
-    Kept(1, "name"), Kept(3, "resourceClaimName"),
-    Kept(4, "resourceClaimTemplateName")};
-constexpr MessageSchema kPodResourceClaim{"PodResourceClaim",
-                                          kPodResourceClaimFields};
-
-constexpr FieldSchema kNodeAffinityFields[] = {
-    Nested(1, "requiredDuringSchedulingIgnoredDuringExecution", kNodeSelector),
-    RepeatedNested(2, "preferredDuringSchedulingIgnoredDuringExecution",
-                   kPreferredSchedulingTerm)};
-constexpr MessageSchema kNodeAffinity{"NodeAffinity", kNodeAffinityFields};
-
-constexpr FieldSchema kAffinityFields[] = {
-    Nested(1, "nodeAffinity", kNodeAffinity)};
-constexpr MessageSchema kAffinity{"Affinity", kAffinityFields};
-
-constexpr FieldSchema kPodSpecFields[] = {
-    RepeatedNested(20, "initContainers", kContainer),
-    RepeatedNested(2, "containers", kContainer),
-    Kept(7, "nodeSelector", FieldKind::kStringMap),
-    Scalar(10, "nodeName"),
-    Nested(18, "affinity", kAffinity),
-    Scalar(19, "schedulerName"),
-    RepeatedNested(22, "tolerations", kToleration),
-    RepeatedNested(39, "resourceClaims", kPodResourceClaim)};
-constexpr MessageSchema kPodSpec{"PodSpec", kPodSpecFields};
-
-constexpr FieldSchema kPodConditionFields[] = {
-    Kept(1, "type"),
-    Kept(2, "status"),
-    Kept(3, "lastProbeTime", FieldKind::kTime),
-    Kept(4, "lastTransitionTime", FieldKind::kTime),
-    Scalar(5, "reason"),
-    Scalar(6, "message")};
-constexpr MessageSchema kPodCondition{"PodCondition", kPodConditionFields};
-
-constexpr FieldSchema kPodResourceClaimStatusFields[] = {
-    Kept(1, "name"), Kept(2, "resourceClaimName")};
-constexpr MessageSchema kPodResourceClaimStatus{"PodResourceClaimStatus",
-                                                kPodResourceClaimStatusFields};
-
-constexpr FieldSchema kPodStatusFields[] = {
-    Scalar(1, "phase"), RepeatedNested(2, "conditions", kPodCondition),
-    Scalar(11, "nominatedNodeName"),
-    RepeatedNested(15, "resourceClaimStatuses", kPodResourceClaimStatus)};
-constexpr MessageSchema kPodStatus{"PodStatus", kPodStatusFields};
-
-constexpr FieldSchema kPodFields[] = {Nested(1, "metadata", kObjectMeta),
-                                      Nested(2, "spec", kPodSpec),
-                                      Nested(3, "status", kPodStatus)};
-constexpr MessageSchema kPod{"Pod", kPodFields};
-
-// Event.
-constexpr FieldSchema kEventSourceFields[] = {Scalar(1, "component"),
-                                              Scalar(2, "host")};
-constexpr MessageSchema kEventSource{"EventSource", kEventSourceFields};
-
-constexpr FieldSchema kEventFields[] = {
-    Nested(1, "metadata", kObjectMeta),
-    Nested(2, "involvedObject", kObjectReference),
-    Scalar(3, "reason"),
-    Scalar(4, "message"),
-    Nested(5, "source", kEventSource),
-    Kept(6, "firstTimestamp", FieldKind::kTime),
-    Kept(7, "lastTimestamp", FieldKind::kTime),
-    Scalar(8, "count", FieldKind::kInt32),
-    Scalar(9, "type"),
-    Kept(10, "eventTime", FieldKind::kMicroTime),
-    Scalar(12, "action"),
-    Scalar(14, "reportingComponent"),
-    Scalar(15, "reportingInstance")};
-constexpr MessageSchema kEvent{"Event", kEventFields};
+constexpr MessageSchema kEnvelope{[] { return std::string_view("Unknown"); },
+                                  kEnvelopeFields};
 
 // meta/v1 DeleteOptions, the body of a DELETE from a typed client.
 constexpr FieldSchema kPreconditionsFields[] = {Kept(1, "uid"),
                                                 Kept(2, "resourceVersion")};
-constexpr MessageSchema kPreconditions{"Preconditions", kPreconditionsFields};
+constexpr MessageSchema kPreconditions{
+    [] { return std::string_view("Preconditions"); }, kPreconditionsFields};
 
 constexpr FieldSchema kDeleteOptionsFields[] = {
     Kept(1, "gracePeriodSeconds", FieldKind::kInt64),
     Nested(2, "preconditions", kPreconditions),
     Kept(3, "orphanDependents", FieldKind::kBool), Kept(4, "propagationPolicy"),
     Repeated(5, "dryRun")};
-constexpr MessageSchema kDeleteOptions{"DeleteOptions", kDeleteOptionsFields};
+constexpr MessageSchema kDeleteOptions{
+    [] { return std::string_view("DeleteOptions"); }, kDeleteOptionsFields};
 
-// The kinds a protobuf body may carry.
-const MessageSchema* SchemaForKind(std::string_view kind) {
-  for (const MessageSchema* schema :
-       {&kNamespace, &kNode, &kPod, &kEvent, &kDeleteOptions}) {
-    if (schema->name == kind) return schema;
+// The messages of API types, from their field tables.
+
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T, typename A>
+struct IsVector<std::vector<T, A>> : std::true_type {};
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+// True for types whose values are protobuf messages of their own.
+template <typename T>
+concept ProtoMessage = api::Reflected<T> || api::HasKeptFields<T>;
+
+// The upstream message name of T: what ProtoMessageName(const T*) states
+// where a type differs from its message, else T's unqualified name.
+template <ProtoMessage T>
+std::string_view MessageName() {
+  if constexpr (requires {
+                  ProtoMessageName(static_cast<const T*>(nullptr));
+                }) {
+    return ProtoMessageName(static_cast<const T*>(nullptr));
+  } else {
+    // "... MessageName() [with T = dralloc::api::PodSpec; ...]" (g++) or
+    // "... MessageName() [T = dralloc::api::PodSpec]" (clang).
+    static const std::string name = [](std::string_view pretty) {
+      pretty.remove_prefix(pretty.find("T = ") + 4);
+      pretty = pretty.substr(0, pretty.find_first_of(";]"));
+      return std::string(pretty.substr(pretty.rfind("::") + 2));
+    }(__PRETTY_FUNCTION__);
+    return name;
   }
-  return nullptr;
+}
+
+template <ProtoMessage T>
+struct Message;
+
+// The schema of one field whose value has shape V.
+template <typename V>
+constexpr FieldSchema FieldOf(std::string_view name, uint32_t number,
+                              api::ProtoType type, uint32_t flags) {
+  if constexpr (IsVector<V>::value) {
+    FieldSchema field =
+        FieldOf<typename V::value_type>(name, number, type, flags);
+    field.cardinality = Cardinality::kRepeated;
+    return field;
+  } else if constexpr (IsOptional<V>::value) {
+    // A Go pointer: present in JSON whenever it is on the wire.
+    return FieldOf<typename V::value_type>(name, number, type,
+                                           flags | api::kAlways);
+  } else {
+    FieldSchema field{number, name, FieldKind::kString,
+                      (flags & api::kAlways) != 0 ? Cardinality::kKeepEmpty
+                                                  : Cardinality::kOmitEmpty,
+                      nullptr};
+    if (type != api::ProtoType::kDefault) {
+      field.kind = type == api::ProtoType::kTime        ? FieldKind::kTime
+                   : type == api::ProtoType::kMicroTime ? FieldKind::kMicroTime
+                                                        : FieldKind::kFieldsV1;
+      field.cardinality = Cardinality::kKeepEmpty;
+      return field;
+    }
+    if constexpr (std::is_same_v<V, bool>) {
+      field.kind = FieldKind::kBool;
+    } else if constexpr (std::is_same_v<V, int32_t>) {
+      field.kind = FieldKind::kInt32;
+    } else if constexpr (std::is_same_v<V, int64_t>) {
+      field.kind = FieldKind::kInt64;
+    } else if constexpr (std::is_same_v<V, std::string> ||
+                         std::is_same_v<V, api::RawJson>) {
+      // RawJson only with a ProtoType, handled above.
+    } else if constexpr (std::is_same_v<V,
+                                        std::map<std::string, std::string>>) {
+      field.kind = FieldKind::kStringMap;
+      field.cardinality = Cardinality::kKeepEmpty;
+    } else if constexpr (std::is_same_v<V, std::map<std::string, Quantity>>) {
+      field.kind = FieldKind::kQuantityMap;
+      field.cardinality = Cardinality::kKeepEmpty;
+    } else {
+      static_assert(ProtoMessage<V>, "no protobuf encoding for this type");
+      field.kind = FieldKind::kMessage;
+      field.cardinality = Cardinality::kKeepEmpty;
+      field.message = &Message<V>::schema;
+    }
+    return field;
+  }
+}
+
+// Calls fn(field_info, shape tag) for every field of T with a proto number.
+template <ProtoMessage T, typename Fn>
+constexpr void ForEachProtoField(Fn&& fn) {
+  if constexpr (api::Reflected<T>) {
+    api::ForEachField<T>([&](const auto& field) {
+      using Shape = typename std::decay_t<decltype(field)>::ShapeType;
+      if (field.proto != 0) fn(field, static_cast<const Shape*>(nullptr));
+    });
+  }
+  api::ForEachKeptField<T>([&](const auto& field) {
+    using Value = typename std::decay_t<decltype(field)>::ValueType;
+    if (field.proto != 0) fn(field, static_cast<const Value*>(nullptr));
+  });
+}
+
+template <ProtoMessage T>
+constexpr size_t ProtoFieldCount() {
+  size_t count = 0;
+  ForEachProtoField<T>([&](const auto&, const auto*) { ++count; });
+  return count;
+}
+
+template <ProtoMessage T>
+constexpr auto ProtoFields() {
+  std::array<FieldSchema, ProtoFieldCount<T>()> fields{};
+  size_t next = 0;
+  ForEachProtoField<T>([&]<typename V>(const auto& field, const V*) {
+    fields[next++] =
+        FieldOf<V>(field.name, field.proto, field.proto_type, field.flags);
+  });
+  return fields;
+}
+
+template <ProtoMessage T>
+struct Message {
+  static constexpr auto fields = ProtoFields<T>();
+  static constexpr MessageSchema schema{MessageName<T>, fields};
+};
+
+// The kinds a protobuf body may carry: those whose fields have protobuf
+// numbers, and DeleteOptions.
+const MessageSchema* SchemaForKind(std::string_view kind) {
+  const MessageSchema* found = nullptr;
+  api::ForEachKind([&]<typename T>(const api::KindTraits& traits) {
+    if constexpr (ProtoFieldCount<T>() > 0) {
+      if (traits.kind == kind) found = &Message<T>::schema;
+    }
+  });
+  if (found == nullptr && kind == "DeleteOptions") found = &kDeleteOptions;
+  return found;
 }
 
 // ---------------------------------------------------------------------------
@@ -443,7 +380,7 @@ class Decoder {
               path,
               fmt::format("field {} of {} (wire type {}) is truncated "
                           "or invalid",
-                          number, schema.name, static_cast<int>(wire_type)));
+                          number, schema.name(), static_cast<int>(wire_type)));
         }
         continue;
       }

@@ -10,7 +10,8 @@
 // The decoder turns such a body into the JSON object a client would have
 // sent for the same object, so the request then takes the ordinary JSON
 // create/update path (defaulting, validation, admission). It knows the
-// fields dralloc's API model has for Namespace, Node, Pod and Event, and
+// fields dralloc's API model has for Namespace, Node, Pod and Event (their
+// protobuf numbers are in the API types' field tables, api/reflect.h), and
 // meta/v1 DeleteOptions (the body of a typed client's DELETE); every
 // other field (known to upstream or not) is skipped by its wire type, as a
 // protobuf parser skips unknown fields. Scalars that Go omits from JSON when

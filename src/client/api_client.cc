@@ -36,43 +36,6 @@ StatusOr<ObjectPtr> ApiClient::UpdateWithStatus(api::Object object) {
   return UpdateStatus(std::move(next));
 }
 
-const api::ResourceInfo& PodsResource() {
-  static const api::ResourceInfo& info = MustFind("Pod");
-  return info;
-}
-const api::ResourceInfo& NodesResource() {
-  static const api::ResourceInfo& info = MustFind("Node");
-  return info;
-}
-const api::ResourceInfo& ResourceClaimsResource() {
-  static const api::ResourceInfo& info = MustFind("ResourceClaim");
-  return info;
-}
-const api::ResourceInfo& ResourceClaimTemplatesResource() {
-  static const api::ResourceInfo& info = MustFind("ResourceClaimTemplate");
-  return info;
-}
-const api::ResourceInfo& ResourceSlicesResource() {
-  static const api::ResourceInfo& info = MustFind("ResourceSlice");
-  return info;
-}
-const api::ResourceInfo& DeviceClassesResource() {
-  static const api::ResourceInfo& info = MustFind("DeviceClass");
-  return info;
-}
-const api::ResourceInfo& DeviceTaintRulesResource() {
-  static const api::ResourceInfo& info = MustFind("DeviceTaintRule");
-  return info;
-}
-const api::ResourceInfo& ResourceSlicePatchesResource() {
-  static const api::ResourceInfo& info = MustFind("ResourceSlicePatch");
-  return info;
-}
-const api::ResourceInfo& EventsResource() {
-  static const api::ResourceInfo& info = MustFind("Event");
-  return info;
-}
-
 Status StatusForApiError(int code, std::string_view reason,
                          std::string message) {
   StatusCode status = StatusCode::kInternal;

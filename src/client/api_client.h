@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/kind_traits.h"
 #include "api/object.h"
 #include "api/resource_registry.h"
 #include "common/status.h"
@@ -113,16 +114,44 @@ int64_t ParseResourceVersion(std::string_view text);
 api::Event PodWarningEvent(const api::Pod& pod, std::string reason,
                            std::string message, const std::string& component);
 
-// The registry entries of the resources controllers use.
-const api::ResourceInfo& PodsResource();
-const api::ResourceInfo& NodesResource();
-const api::ResourceInfo& ResourceClaimsResource();
-const api::ResourceInfo& ResourceClaimTemplatesResource();
-const api::ResourceInfo& ResourceSlicesResource();
-const api::ResourceInfo& DeviceClassesResource();
-const api::ResourceInfo& DeviceTaintRulesResource();
-const api::ResourceInfo& ResourceSlicePatchesResource();
-const api::ResourceInfo& EventsResource();
+// The registry entry of kind T (an alternative of api::Object):
+// ResourceFor<api::Pod>().
+template <typename T>
+const api::ResourceInfo& ResourceFor() {
+  // Never null: the registry serves every kind in api/kind_traits.h.
+  static const api::ResourceInfo& info =
+      *api::FindResourceByKind(api::KindName<T>());
+  return info;
+}
+
+// The same under the names existing callers use.
+inline const api::ResourceInfo& PodsResource() {
+  return ResourceFor<api::Pod>();
+}
+inline const api::ResourceInfo& NodesResource() {
+  return ResourceFor<api::Node>();
+}
+inline const api::ResourceInfo& ResourceClaimsResource() {
+  return ResourceFor<api::ResourceClaim>();
+}
+inline const api::ResourceInfo& ResourceClaimTemplatesResource() {
+  return ResourceFor<api::ResourceClaimTemplate>();
+}
+inline const api::ResourceInfo& ResourceSlicesResource() {
+  return ResourceFor<api::ResourceSlice>();
+}
+inline const api::ResourceInfo& DeviceClassesResource() {
+  return ResourceFor<api::DeviceClass>();
+}
+inline const api::ResourceInfo& DeviceTaintRulesResource() {
+  return ResourceFor<api::DeviceTaintRule>();
+}
+inline const api::ResourceInfo& ResourceSlicePatchesResource() {
+  return ResourceFor<api::ResourceSlicePatch>();
+}
+inline const api::ResourceInfo& EventsResource() {
+  return ResourceFor<api::Event>();
+}
 // The resource an object belongs to.
 const api::ResourceInfo& ResourceOf(const api::Object& object);
 

@@ -1,6 +1,10 @@
 #include "patch/patch_schema.h"
 
+#include <optional>
+#include <type_traits>
 #include <utility>
+
+#include "api/kind_traits.h"
 
 namespace dralloc::patch {
 
@@ -22,75 +26,74 @@ std::string JoinSchemaPath(std::string_view path, std::string_view field) {
 
 namespace {
 
-ListRule MapList(std::vector<std::string> keys, bool smp_merge) {
-  return ListRule{ListKind::kMap, std::move(keys), smp_merge};
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T, typename A>
+struct IsVector<std::vector<T, A>> : std::true_type {};
+
+void AddRule(PatchSchema& schema, const std::string& path,
+             const api::ListRule& rule) {
+  ListRule out;
+  switch (rule.type) {
+    case api::ListType::kUnstated:
+      return;  // atomic, like a stated kAtomic
+    case api::ListType::kAtomic:
+      out.kind = ListKind::kAtomic;
+      break;
+    case api::ListType::kSet:
+      out.kind = ListKind::kSet;
+      break;
+    case api::ListType::kMap:
+      out.kind = ListKind::kMap;
+      break;
+  }
+  for (size_t i = 0; i < rule.KeyCount(); ++i) {
+    out.keys.emplace_back(rule.keys[i]);
+  }
+  out.smp_merge = rule.patch_merge;
+  schema.AddList(path, std::move(out));
 }
 
-ListRule SetList(bool smp_merge) {
-  return ListRule{ListKind::kSet, {}, smp_merge};
+template <typename T>
+void AddStructRules(PatchSchema& schema, const std::string& path);
+
+// The rules inside a value of type V found at `path`.
+template <typename V>
+void AddValueRules(PatchSchema& schema, const std::string& path) {
+  if constexpr (IsOptional<V>::value) {
+    AddValueRules<typename V::value_type>(schema, path);
+  } else if constexpr (IsVector<V>::value) {
+    AddValueRules<typename V::value_type>(schema, path + "[]");
+  } else if constexpr (std::is_same_v<V, api::ObjectMeta>) {
+    // ObjectMeta's rules hold for the object's own metadata; the metadata
+    // embedded in a ResourceClaimTemplate's spec merges atomically.
+    if (path == "metadata") AddStructRules<V>(schema, path);
+  } else if constexpr (api::Reflected<V> || api::HasKeptFields<V>) {
+    AddStructRules<V>(schema, path);
+  }
 }
 
-// ObjectMeta (k8s.io/apimachinery meta/v1 types.go): finalizers are
-// +listType=set with patchStrategy=merge; ownerReferences +listType=map keyed
-// by uid with patchMergeKey=uid; managedFields carries no tags (atomic).
-PatchSchema CommonSchema() {
-  PatchSchema schema;
-  schema.AddList("metadata.finalizers", SetList(/*smp_merge=*/true));
-  schema.AddList("metadata.ownerReferences", MapList({"uid"}, true));
-  schema.AddList("metadata.managedFields", ListRule{});
-  return schema;
-}
-
-// resource.k8s.io/v1 ResourceClaim: every spec list is atomic. In status,
-// reservedFor is a map keyed by uid (patchStrategy=merge), devices is a map
-// for apply only (no SMP tag), and each device's conditions merge by type.
-PatchSchema ResourceClaimSchema() {
-  PatchSchema schema = CommonSchema();
-  schema.AddList("status.reservedFor", MapList({"uid"}, true));
-  schema.AddList("status.devices",
-                 MapList({"driver", "pool", "device", "shareID"}, false));
-  schema.AddList("status.devices[].conditions", MapList({"type"}, true));
-  return schema;
-}
-
-PatchSchema DeviceTaintRuleSchema() {
-  PatchSchema schema = CommonSchema();
-  schema.AddList("status.conditions", MapList({"type"}, true));
-  return schema;
-}
-
-// Rules shared by containers, initContainers and ephemeralContainers.
-void AddContainerRules(PatchSchema& schema, const std::string& list) {
-  schema.AddList(list, MapList({"name"}, true));
-  const std::string item = list + "[]";
-  schema.AddList(item + ".ports", MapList({"containerPort", "protocol"}, true));
-  schema.AddList(item + ".env", MapList({"name"}, true));
-  schema.AddList(item + ".volumeMounts", MapList({"mountPath"}, true));
-  schema.AddList(item + ".volumeDevices", MapList({"devicePath"}, true));
-  schema.AddList(item + ".resources.claims", MapList({"name"}, false));
-}
-
-PatchSchema PodSchema() {
-  PatchSchema schema = CommonSchema();
-  AddContainerRules(schema, "spec.containers");
-  AddContainerRules(schema, "spec.initContainers");
-  AddContainerRules(schema, "spec.ephemeralContainers");
-  schema.AddList("spec.volumes", MapList({"name"}, true));
-  schema.AddList("spec.resourceClaims", MapList({"name"}, true));
-  schema.AddList("spec.tolerations", ListRule{});
-  schema.AddList("spec.imagePullSecrets", MapList({"name"}, true));
-  schema.AddList("status.conditions", MapList({"type"}, true));
-  schema.AddList("status.resourceClaimStatuses", MapList({"name"}, true));
-  return schema;
-}
-
-PatchSchema NodeSchema() {
-  PatchSchema schema = CommonSchema();
-  schema.AddList("spec.taints", ListRule{});
-  schema.AddList("spec.podCIDRs", SetList(/*smp_merge=*/true));
-  schema.AddList("status.conditions", MapList({"type"}, true));
-  schema.AddList("status.addresses", MapList({"type"}, true));
-  return schema;
+// The rules of T's fields, modelled and kept, and of the fields inside them.
+template <typename T>
+void AddStructRules(PatchSchema& schema, const std::string& path) {
+  if constexpr (api::Reflected<T>) {
+    api::ForEachField<T>([&](const auto& field) {
+      using Shape = typename std::decay_t<decltype(field)>::ShapeType;
+      const std::string child = JoinSchemaPath(path, field.name);
+      AddRule(schema, child, field.list);
+      AddValueRules<Shape>(schema, child);
+    });
+  }
+  api::ForEachKeptField<T>([&](const auto& field) {
+    using Value = typename std::decay_t<decltype(field)>::ValueType;
+    const std::string child = JoinSchemaPath(path, field.name);
+    AddRule(schema, child, field.list);
+    AddValueRules<Value>(schema, child);
+  });
 }
 
 }  // namespace
@@ -98,20 +101,16 @@ PatchSchema NodeSchema() {
 const PatchSchema& SchemaForKind(std::string_view kind) {
   static const auto* const schemas = [] {
     auto* by_kind = new std::map<std::string, PatchSchema, std::less<>>;
-    (*by_kind)["ResourceClaim"] = ResourceClaimSchema();
-    (*by_kind)["DeviceTaintRule"] = DeviceTaintRuleSchema();
-    (*by_kind)["Pod"] = PodSchema();
-    (*by_kind)["Node"] = NodeSchema();
-    // DeviceClass, ResourceSlice, ResourceClaimTemplate, ResourceSlicePatch,
-    // Namespace and Event have only atomic lists besides ObjectMeta's.
-    for (const char* plain :
-         {"DeviceClass", "ResourceSlice", "ResourceClaimTemplate",
-          "ResourceSlicePatch", "Namespace", "Event"}) {
-      (*by_kind)[plain] = CommonSchema();
-    }
+    api::ForEachKind([&]<typename T>(const api::KindTraits&) {
+      AddStructRules<T>((*by_kind)[std::string(api::KindName<T>())], "");
+    });
     return by_kind;
   }();
-  static const PatchSchema* const common = new PatchSchema(CommonSchema());
+  static const PatchSchema* const common = [] {
+    auto* schema = new PatchSchema;
+    AddValueRules<api::ObjectMeta>(*schema, "metadata");
+    return schema;
+  }();
   auto it = schemas->find(kind);
   return it == schemas->end() ? *common : it->second;
 }

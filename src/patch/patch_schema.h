@@ -4,7 +4,8 @@
 // every list, whether it is replaced whole (atomic), merged as a set of
 // scalars, or merged as a map keyed by some of its items' fields. Upstream
 // takes this from Go struct tags (patchStrategy/patchMergeKey and
-// +listType/+listMapKey); here it is a small table per kind.
+// +listType/+listMapKey); here from the same facts in the API types' field
+// tables (api/reflect.h ListRule), collected once per kind.
 //
 // Paths are dotted field names from the object root, with each list level
 // written as "[]": "metadata.finalizers", "status.devices[].conditions",
@@ -39,6 +40,10 @@ struct ListRule {
 
 class PatchSchema {
  public:
+  // Every rule, by path.
+  const std::map<std::string, ListRule, std::less<>>& lists() const {
+    return lists_;
+  }
   // Adds or replaces the rule for the list at `path`.
   void AddList(std::string path, ListRule rule);
   // The rule for the list at `path`, or nullptr (atomic).

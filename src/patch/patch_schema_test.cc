@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace dralloc::patch {
 namespace {
 
@@ -71,6 +75,62 @@ TEST(PatchSchemaTest, PodAndNodeLists) {
   EXPECT_EQ(node.FindList("spec.taints")->kind, ListKind::kAtomic);
   EXPECT_EQ(node.FindList("status.addresses")->keys[0], "type");
   EXPECT_EQ(node.FindList("status.conditions")->keys[0], "type");
+}
+
+// Every rule of every kind, as "path kind keys merge": the field tables
+// (api/types) state exactly these.
+std::vector<std::string> Describe(const PatchSchema& schema) {
+  std::vector<std::string> out;
+  for (const auto& [path, rule] : schema.lists()) {
+    std::string line = path + " " + std::to_string(static_cast<int>(rule.kind));
+    for (const std::string& key : rule.keys) line += " " + key;
+    line += rule.smp_merge ? " merge" : " replace";
+    out.push_back(line);
+  }
+  return out;
+}
+
+TEST(PatchSchemaTest, RulesPerKind) {
+  const std::vector<std::string> meta = {
+      "metadata.finalizers 1 merge", "metadata.managedFields 0 replace",
+      "metadata.ownerReferences 2 uid merge"};
+  for (const char* kind :
+       {"DeviceClass", "ResourceSlice", "ResourceClaimTemplate",
+        "ResourceSlicePatch", "Namespace", "Event", "SomethingUnknown"}) {
+    EXPECT_EQ(Describe(SchemaForKind(kind)), meta) << kind;
+  }
+  std::vector<std::string> claim = meta;
+  claim.insert(claim.end(),
+               {"status.devices 2 driver pool device shareID replace",
+                "status.devices[].conditions 2 type merge",
+                "status.reservedFor 2 uid merge"});
+  EXPECT_EQ(Describe(SchemaForKind("ResourceClaim")), claim);
+  std::vector<std::string> rule = meta;
+  rule.push_back("status.conditions 2 type merge");
+  EXPECT_EQ(Describe(SchemaForKind("DeviceTaintRule")), rule);
+  std::vector<std::string> node = meta;
+  node.insert(node.end(), {"spec.podCIDRs 1 merge", "spec.taints 0 replace",
+                           "status.addresses 2 type merge",
+                           "status.conditions 2 type merge"});
+  EXPECT_EQ(Describe(SchemaForKind("Node")), node);
+  std::vector<std::string> pod = meta;
+  for (const char* list :
+       {"spec.containers", "spec.ephemeralContainers", "spec.initContainers"}) {
+    const std::string item = std::string(list) + "[]";
+    pod.insert(pod.end(),
+               {std::string(list) + " 2 name merge", item + ".env 2 name merge",
+                item + ".ports 2 containerPort protocol merge",
+                item + ".resources.claims 2 name replace",
+                item + ".volumeDevices 2 devicePath merge",
+                item + ".volumeMounts 2 mountPath merge"});
+  }
+  pod.insert(pod.end(),
+             {"spec.imagePullSecrets 2 name merge",
+              "spec.resourceClaims 2 name merge", "spec.tolerations 0 replace",
+              "spec.volumes 2 name merge", "status.conditions 2 type merge",
+              "status.resourceClaimStatuses 2 name merge"});
+  std::sort(pod.begin(), pod.end());
+  EXPECT_EQ(Describe(SchemaForKind("Pod")), pod);
 }
 
 TEST(PatchSchemaTest, JoinSchemaPath) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct NamespaceSpec {
   friend bool operator==(const NamespaceSpec&, const NamespaceSpec&) = default;
 };
 constexpr auto FieldsOf(const NamespaceSpec*) {
-  return std::tuple{Field("finalizers", &NamespaceSpec::finalizers)};
+  return std::tuple{Field("finalizers", &NamespaceSpec::finalizers).Proto(1)};
 }
 
 struct NamespaceStatus {
@@ -36,7 +37,23 @@ struct NamespaceStatus {
                          const NamespaceStatus&) = default;
 };
 constexpr auto FieldsOf(const NamespaceStatus*) {
-  return std::tuple{Field("phase", &NamespaceStatus::phase)};
+  return std::tuple{Field("phase", &NamespaceStatus::phase).Proto(1)};
+}
+
+// The shape of a Namespace status condition, which NamespaceStatus keeps
+// verbatim: its facts for protobuf bodies.
+struct NamespaceCondition {};
+constexpr auto KeptFieldsOf(const NamespaceCondition*) {
+  return std::tuple{
+      Kept<std::string>("type", kAlways).Proto(1),
+      Kept<std::string>("status", kAlways).Proto(2),
+      Kept<std::string>("lastTransitionTime").Proto(4, ProtoType::kTime),
+      Kept<std::string>("reason").Proto(5),
+      Kept<std::string>("message").Proto(6)};
+}
+constexpr auto KeptFieldsOf(const NamespaceStatus*) {
+  return std::tuple{
+      Kept<std::vector<NamespaceCondition>>("conditions").Proto(2)};
 }
 
 struct Namespace {
@@ -49,9 +66,10 @@ struct Namespace {
 };
 constexpr auto FieldsOf(const Namespace*) {
   using T = Namespace;
-  return std::tuple{Field("apiVersion", &T::api_version),
-                    Field("kind", &T::kind), Field("metadata", &T::metadata),
-                    Field("spec", &T::spec), Field("status", &T::status)};
+  return std::tuple{
+      Field("apiVersion", &T::api_version), Field("kind", &T::kind),
+      Field("metadata", &T::metadata).Proto(1),
+      Field("spec", &T::spec).Proto(2), Field("status", &T::status).Proto(3)};
 }
 
 struct NodeSpec {
@@ -63,9 +81,13 @@ struct NodeSpec {
 };
 constexpr auto FieldsOf(const NodeSpec*) {
   using T = NodeSpec;
-  return std::tuple{Field("unschedulable", &T::unschedulable),
-                    Field("taints", &T::taints),
-                    Field("providerID", &T::provider_id)};
+  return std::tuple{Field("unschedulable", &T::unschedulable).Proto(4),
+                    Field("taints", &T::taints).Proto(5).ListAtomic(),
+                    Field("providerID", &T::provider_id).Proto(3)};
+}
+constexpr auto KeptFieldsOf(const NodeSpec*) {
+  return std::tuple{
+      Kept<std::vector<std::string>>("podCIDRs").ListSet().PatchMerge()};
 }
 
 struct NodeStatus {
@@ -76,8 +98,13 @@ struct NodeStatus {
 };
 constexpr auto FieldsOf(const NodeStatus*) {
   using T = NodeStatus;
-  return std::tuple{Field("capacity", &T::capacity),
-                    Field("allocatable", &T::allocatable)};
+  return std::tuple{Field("capacity", &T::capacity).Proto(1),
+                    Field("allocatable", &T::allocatable).Proto(2)};
+}
+constexpr auto KeptFieldsOf(const NodeStatus*) {
+  return std::tuple{
+      Kept<std::vector<RawJson>>("conditions").ListMap("type").PatchMerge(),
+      Kept<std::vector<RawJson>>("addresses").ListMap("type").PatchMerge()};
 }
 
 struct Node {
@@ -90,9 +117,10 @@ struct Node {
 };
 constexpr auto FieldsOf(const Node*) {
   using T = Node;
-  return std::tuple{Field("apiVersion", &T::api_version),
-                    Field("kind", &T::kind), Field("metadata", &T::metadata),
-                    Field("spec", &T::spec), Field("status", &T::status)};
+  return std::tuple{
+      Field("apiVersion", &T::api_version), Field("kind", &T::kind),
+      Field("metadata", &T::metadata).Proto(1),
+      Field("spec", &T::spec).Proto(2), Field("status", &T::status).Proto(3)};
 }
 
 // core/v1 ResourceClaim reference inside a container (`resources.claims[]`).
@@ -103,8 +131,13 @@ struct ContainerResourceClaim {
                          const ContainerResourceClaim&) = default;
 };
 constexpr auto FieldsOf(const ContainerResourceClaim*) {
-  return std::tuple{Field("name", &ContainerResourceClaim::name, kAlways),
-                    Field("request", &ContainerResourceClaim::request)};
+  return std::tuple{
+      Field("name", &ContainerResourceClaim::name, kAlways).Proto(1),
+      Field("request", &ContainerResourceClaim::request).Proto(2)};
+}
+// Upstream's protobuf message for it is core/v1 ResourceClaim.
+constexpr std::string_view ProtoMessageName(const ContainerResourceClaim*) {
+  return "ResourceClaim";
 }
 
 struct ResourceRequirements {
@@ -116,9 +149,10 @@ struct ResourceRequirements {
 };
 constexpr auto FieldsOf(const ResourceRequirements*) {
   using T = ResourceRequirements;
-  return std::tuple{Field("limits", &T::limits),
-                    Field("requests", &T::requests),
-                    Field("claims", &T::claims)};
+  return std::tuple{Field("limits", &T::limits).Proto(1),
+                    Field("requests", &T::requests).Proto(2),
+                    // A map for apply only: no patchStrategy tag upstream.
+                    Field("claims", &T::claims).Proto(3).ListMap("name")};
 }
 
 struct Container {
@@ -130,8 +164,17 @@ struct Container {
 };
 constexpr auto FieldsOf(const Container*) {
   using T = Container;
-  return std::tuple{Field("name", &T::name, kAlways), Field("image", &T::image),
-                    Field("resources", &T::resources)};
+  return std::tuple{Field("name", &T::name, kAlways).Proto(1),
+                    Field("image", &T::image).Proto(2),
+                    Field("resources", &T::resources).Proto(8)};
+}
+constexpr auto KeptFieldsOf(const Container*) {
+  using Items = std::vector<RawJson>;
+  return std::tuple{
+      Kept<Items>("ports").ListMap("containerPort", "protocol").PatchMerge(),
+      Kept<Items>("env").ListMap("name").PatchMerge(),
+      Kept<Items>("volumeMounts").ListMap("mountPath").PatchMerge(),
+      Kept<Items>("volumeDevices").ListMap("devicePath").PatchMerge()};
 }
 
 // PodSpec.resourceClaims[]: a claim by name or generated from a template.
@@ -145,9 +188,18 @@ struct PodResourceClaim {
 constexpr auto FieldsOf(const PodResourceClaim*) {
   using T = PodResourceClaim;
   return std::tuple{
-      Field("name", &T::name, kAlways),
-      Field("resourceClaimName", &T::resource_claim_name),
-      Field("resourceClaimTemplateName", &T::resource_claim_template_name)};
+      Field("name", &T::name, kAlways).Proto(1),
+      Field("resourceClaimName", &T::resource_claim_name).Proto(3),
+      Field("resourceClaimTemplateName", &T::resource_claim_template_name)
+          .Proto(4)};
+}
+
+// The shape of a preferred scheduling term, which NodeAffinity keeps as
+// RawJson: its facts for protobuf bodies.
+struct PreferredSchedulingTerm {};
+constexpr auto KeptFieldsOf(const PreferredSchedulingTerm*) {
+  return std::tuple{Kept<int32_t>("weight", kAlways).Proto(1),
+                    Kept<NodeSelectorTerm>("preference").Proto(2)};
 }
 
 struct NodeAffinity {
@@ -160,9 +212,12 @@ constexpr auto FieldsOf(const NodeAffinity*) {
   using T = NodeAffinity;
   return std::tuple{
       Field("requiredDuringSchedulingIgnoredDuringExecution",
-            &T::required_during_scheduling_ignored_during_execution),
+            &T::required_during_scheduling_ignored_during_execution)
+          .Proto(1),
       Field("preferredDuringSchedulingIgnoredDuringExecution",
-            &T::preferred_during_scheduling_ignored_during_execution)};
+            &T::preferred_during_scheduling_ignored_during_execution)
+          .Proto(2)
+          .ShapedAs<std::vector<PreferredSchedulingTerm>>()};
 }
 
 struct Affinity {
@@ -171,7 +226,7 @@ struct Affinity {
   friend bool operator==(const Affinity&, const Affinity&) = default;
 };
 constexpr auto FieldsOf(const Affinity*) {
-  return std::tuple{Field("nodeAffinity", &Affinity::node_affinity)};
+  return std::tuple{Field("nodeAffinity", &Affinity::node_affinity).Proto(1)};
 }
 
 struct PodSpec {
@@ -188,14 +243,33 @@ struct PodSpec {
 };
 constexpr auto FieldsOf(const PodSpec*) {
   using T = PodSpec;
-  return std::tuple{Field("nodeName", &T::node_name),
-                    Field("schedulerName", &T::scheduler_name),
-                    Field("nodeSelector", &T::node_selector),
-                    Field("affinity", &T::affinity),
-                    Field("tolerations", &T::tolerations),
-                    Field("initContainers", &T::init_containers),
-                    Field("containers", &T::containers, kAlways),
-                    Field("resourceClaims", &T::resource_claims)};
+  return std::tuple{
+      Field("nodeName", &T::node_name).Proto(10),
+      Field("schedulerName", &T::scheduler_name).Proto(19),
+      Field("nodeSelector", &T::node_selector).Proto(7),
+      Field("affinity", &T::affinity).Proto(18),
+      Field("tolerations", &T::tolerations).Proto(22).ListAtomic(),
+      Field("initContainers", &T::init_containers)
+          .Proto(20)
+          .ListMap("name")
+          .PatchMerge(),
+      Field("containers", &T::containers, kAlways)
+          .Proto(2)
+          .ListMap("name")
+          .PatchMerge(),
+      Field("resourceClaims", &T::resource_claims)
+          .Proto(39)
+          .ListMap("name")
+          .PatchMerge()};
+}
+constexpr auto KeptFieldsOf(const PodSpec*) {
+  using Items = std::vector<RawJson>;
+  return std::tuple{
+      Kept<std::vector<Container>>("ephemeralContainers")
+          .ListMap("name")
+          .PatchMerge(),
+      Kept<Items>("volumes").ListMap("name").PatchMerge(),
+      Kept<Items>("imagePullSecrets").ListMap("name").PatchMerge()};
 }
 
 struct PodCondition {
@@ -209,12 +283,14 @@ struct PodCondition {
 };
 constexpr auto FieldsOf(const PodCondition*) {
   using T = PodCondition;
-  return std::tuple{Field("type", &T::type, kAlways),
-                    Field("status", &T::status, kAlways),
-                    Field("lastProbeTime", &T::last_probe_time),
-                    Field("lastTransitionTime", &T::last_transition_time),
-                    Field("reason", &T::reason),
-                    Field("message", &T::message)};
+  return std::tuple{
+      Field("type", &T::type, kAlways).Proto(1),
+      Field("status", &T::status, kAlways).Proto(2),
+      Field("lastProbeTime", &T::last_probe_time).Proto(3, ProtoType::kTime),
+      Field("lastTransitionTime", &T::last_transition_time)
+          .Proto(4, ProtoType::kTime),
+      Field("reason", &T::reason).Proto(5),
+      Field("message", &T::message).Proto(6)};
 }
 
 struct PodResourceClaimStatus {
@@ -225,8 +301,9 @@ struct PodResourceClaimStatus {
 };
 constexpr auto FieldsOf(const PodResourceClaimStatus*) {
   using T = PodResourceClaimStatus;
-  return std::tuple{Field("name", &T::name, kAlways),
-                    Field("resourceClaimName", &T::resource_claim_name)};
+  return std::tuple{
+      Field("name", &T::name, kAlways).Proto(1),
+      Field("resourceClaimName", &T::resource_claim_name).Proto(2)};
 }
 
 struct PodStatus {
@@ -240,9 +317,13 @@ struct PodStatus {
 constexpr auto FieldsOf(const PodStatus*) {
   using T = PodStatus;
   return std::tuple{
-      Field("phase", &T::phase), Field("conditions", &T::conditions),
-      Field("nominatedNodeName", &T::nominated_node_name),
-      Field("resourceClaimStatuses", &T::resource_claim_statuses)};
+      Field("phase", &T::phase).Proto(1),
+      Field("conditions", &T::conditions).Proto(2).ListMap("type").PatchMerge(),
+      Field("nominatedNodeName", &T::nominated_node_name).Proto(11),
+      Field("resourceClaimStatuses", &T::resource_claim_statuses)
+          .Proto(15)
+          .ListMap("name")
+          .PatchMerge()};
 }
 
 struct Pod {
@@ -255,9 +336,10 @@ struct Pod {
 };
 constexpr auto FieldsOf(const Pod*) {
   using T = Pod;
-  return std::tuple{Field("apiVersion", &T::api_version),
-                    Field("kind", &T::kind), Field("metadata", &T::metadata),
-                    Field("spec", &T::spec), Field("status", &T::status)};
+  return std::tuple{
+      Field("apiVersion", &T::api_version), Field("kind", &T::kind),
+      Field("metadata", &T::metadata).Proto(1),
+      Field("spec", &T::spec).Proto(2), Field("status", &T::status).Proto(3)};
 }
 
 struct ObjectReference {
@@ -273,13 +355,13 @@ struct ObjectReference {
 };
 constexpr auto FieldsOf(const ObjectReference*) {
   using T = ObjectReference;
-  return std::tuple{Field("kind", &T::kind),
-                    Field("namespace", &T::namespace_),
-                    Field("name", &T::name),
-                    Field("uid", &T::uid),
-                    Field("apiVersion", &T::api_version),
-                    Field("resourceVersion", &T::resource_version),
-                    Field("fieldPath", &T::field_path)};
+  return std::tuple{Field("kind", &T::kind).Proto(1),
+                    Field("namespace", &T::namespace_).Proto(2),
+                    Field("name", &T::name).Proto(3),
+                    Field("uid", &T::uid).Proto(4),
+                    Field("apiVersion", &T::api_version).Proto(5),
+                    Field("resourceVersion", &T::resource_version).Proto(6),
+                    Field("fieldPath", &T::field_path).Proto(7)};
 }
 
 struct EventSource {
@@ -288,8 +370,8 @@ struct EventSource {
   friend bool operator==(const EventSource&, const EventSource&) = default;
 };
 constexpr auto FieldsOf(const EventSource*) {
-  return std::tuple{Field("component", &EventSource::component),
-                    Field("host", &EventSource::host)};
+  return std::tuple{Field("component", &EventSource::component).Proto(1),
+                    Field("host", &EventSource::host).Proto(2)};
 }
 
 // core/v1 Event.
@@ -314,21 +396,22 @@ struct Event {
 };
 constexpr auto FieldsOf(const Event*) {
   using T = Event;
-  return std::tuple{Field("apiVersion", &T::api_version),
-                    Field("kind", &T::kind),
-                    Field("metadata", &T::metadata),
-                    Field("involvedObject", &T::involved_object),
-                    Field("reason", &T::reason),
-                    Field("message", &T::message),
-                    Field("source", &T::source),
-                    Field("firstTimestamp", &T::first_timestamp),
-                    Field("lastTimestamp", &T::last_timestamp),
-                    Field("count", &T::count),
-                    Field("type", &T::type),
-                    Field("eventTime", &T::event_time),
-                    Field("action", &T::action),
-                    Field("reportingComponent", &T::reporting_component),
-                    Field("reportingInstance", &T::reporting_instance)};
+  return std::tuple{
+      Field("apiVersion", &T::api_version),
+      Field("kind", &T::kind),
+      Field("metadata", &T::metadata).Proto(1),
+      Field("involvedObject", &T::involved_object).Proto(2),
+      Field("reason", &T::reason).Proto(3),
+      Field("message", &T::message).Proto(4),
+      Field("source", &T::source).Proto(5),
+      Field("firstTimestamp", &T::first_timestamp).Proto(6, ProtoType::kTime),
+      Field("lastTimestamp", &T::last_timestamp).Proto(7, ProtoType::kTime),
+      Field("count", &T::count).Proto(8),
+      Field("type", &T::type).Proto(9),
+      Field("eventTime", &T::event_time).Proto(10, ProtoType::kMicroTime),
+      Field("action", &T::action).Proto(12),
+      Field("reportingComponent", &T::reporting_component).Proto(14),
+      Field("reportingInstance", &T::reporting_instance).Proto(15)};
 }
 
 }  // namespace dralloc::api

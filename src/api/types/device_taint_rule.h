@@ -51,7 +51,9 @@ struct DeviceTaintRuleStatus {
                          const DeviceTaintRuleStatus&) = default;
 };
 constexpr auto FieldsOf(const DeviceTaintRuleStatus*) {
-  return std::tuple{Field("conditions", &DeviceTaintRuleStatus::conditions)};
+  return std::tuple{Field("conditions", &DeviceTaintRuleStatus::conditions)
+                        .ListMap("type")
+                        .PatchMerge()};
 }
 
 struct DeviceTaintRule {

@@ -21,9 +21,9 @@ struct NodeSelectorRequirement {
 };
 constexpr auto FieldsOf(const NodeSelectorRequirement*) {
   using T = NodeSelectorRequirement;
-  return std::tuple{Field("key", &T::key, kAlways),
-                    Field("operator", &T::operator_, kAlways),
-                    Field("values", &T::values)};
+  return std::tuple{Field("key", &T::key, kAlways).Proto(1),
+                    Field("operator", &T::operator_, kAlways).Proto(2),
+                    Field("values", &T::values).Proto(3)};
 }
 
 struct NodeSelectorTerm {
@@ -34,8 +34,8 @@ struct NodeSelectorTerm {
 };
 constexpr auto FieldsOf(const NodeSelectorTerm*) {
   using T = NodeSelectorTerm;
-  return std::tuple{Field("matchExpressions", &T::match_expressions),
-                    Field("matchFields", &T::match_fields)};
+  return std::tuple{Field("matchExpressions", &T::match_expressions).Proto(1),
+                    Field("matchFields", &T::match_fields).Proto(2)};
 }
 
 struct NodeSelector {
@@ -44,7 +44,8 @@ struct NodeSelector {
 };
 constexpr auto FieldsOf(const NodeSelector*) {
   return std::tuple{
-      Field("nodeSelectorTerms", &NodeSelector::node_selector_terms, kAlways)};
+      Field("nodeSelectorTerms", &NodeSelector::node_selector_terms, kAlways)
+          .Proto(1)};
 }
 
 struct Toleration {
@@ -57,9 +58,10 @@ struct Toleration {
 };
 constexpr auto FieldsOf(const Toleration*) {
   using T = Toleration;
-  return std::tuple{Field("key", &T::key), Field("operator", &T::operator_),
-                    Field("value", &T::value), Field("effect", &T::effect),
-                    Field("tolerationSeconds", &T::toleration_seconds)};
+  return std::tuple{
+      Field("key", &T::key).Proto(1), Field("operator", &T::operator_).Proto(2),
+      Field("value", &T::value).Proto(3), Field("effect", &T::effect).Proto(4),
+      Field("tolerationSeconds", &T::toleration_seconds).Proto(5)};
 }
 
 struct Taint {
@@ -71,9 +73,11 @@ struct Taint {
 };
 constexpr auto FieldsOf(const Taint*) {
   using T = Taint;
-  return std::tuple{Field("key", &T::key, kAlways), Field("value", &T::value),
-                    Field("effect", &T::effect, kAlways),
-                    Field("timeAdded", &T::time_added)};
+  return std::tuple{
+      Field("key", &T::key, kAlways).Proto(1),
+      Field("value", &T::value).Proto(2),
+      Field("effect", &T::effect, kAlways).Proto(3),
+      Field("timeAdded", &T::time_added).Proto(4, ProtoType::kTime)};
 }
 
 }  // namespace dralloc::api

@@ -29,12 +29,26 @@ struct OwnerReference {
 };
 constexpr auto FieldsOf(const OwnerReference*) {
   using T = OwnerReference;
-  return std::tuple{Field("apiVersion", &T::api_version, kAlways),
-                    Field("kind", &T::kind, kAlways),
-                    Field("name", &T::name, kAlways),
-                    Field("uid", &T::uid, kAlways),
-                    Field("controller", &T::controller),
-                    Field("blockOwnerDeletion", &T::block_owner_deletion)};
+  return std::tuple{
+      Field("apiVersion", &T::api_version, kAlways).Proto(5),
+      Field("kind", &T::kind, kAlways).Proto(1),
+      Field("name", &T::name, kAlways).Proto(3),
+      Field("uid", &T::uid, kAlways).Proto(4),
+      Field("controller", &T::controller).Proto(6),
+      Field("blockOwnerDeletion", &T::block_owner_deletion).Proto(7)};
+}
+
+// The shape of a metadata.managedFields entry, which ObjectMeta keeps as
+// RawJson: its facts for protobuf bodies.
+struct ManagedFieldsEntry {};
+constexpr auto KeptFieldsOf(const ManagedFieldsEntry*) {
+  return std::tuple{Kept<std::string>("manager").Proto(1),
+                    Kept<std::string>("operation").Proto(2),
+                    Kept<std::string>("apiVersion").Proto(3),
+                    Kept<std::string>("time").Proto(4, ProtoType::kTime),
+                    Kept<std::string>("fieldsType").Proto(6),
+                    Kept<RawJson>("fieldsV1").Proto(7, ProtoType::kFieldsV1),
+                    Kept<std::string>("subresource").Proto(8)};
 }
 
 struct ObjectMeta {
@@ -58,21 +72,30 @@ struct ObjectMeta {
 constexpr auto FieldsOf(const ObjectMeta*) {
   using T = ObjectMeta;
   return std::tuple{
-      Field("name", &T::name),
-      Field("generateName", &T::generate_name),
-      Field("namespace", &T::namespace_),
-      Field("selfLink", &T::self_link),
-      Field("uid", &T::uid),
-      Field("resourceVersion", &T::resource_version),
-      Field("generation", &T::generation),
-      Field("creationTimestamp", &T::creation_timestamp),
-      Field("deletionTimestamp", &T::deletion_timestamp),
-      Field("deletionGracePeriodSeconds", &T::deletion_grace_period_seconds),
-      Field("labels", &T::labels),
-      Field("annotations", &T::annotations),
-      Field("ownerReferences", &T::owner_references),
-      Field("finalizers", &T::finalizers),
-      Field("managedFields", &T::managed_fields)};
+      Field("name", &T::name).Proto(1),
+      Field("generateName", &T::generate_name).Proto(2),
+      Field("namespace", &T::namespace_).Proto(3),
+      Field("selfLink", &T::self_link).Proto(4),
+      Field("uid", &T::uid).Proto(5),
+      Field("resourceVersion", &T::resource_version).Proto(6),
+      Field("generation", &T::generation).Proto(7),
+      Field("creationTimestamp", &T::creation_timestamp)
+          .Proto(8, ProtoType::kTime),
+      Field("deletionTimestamp", &T::deletion_timestamp)
+          .Proto(9, ProtoType::kTime),
+      Field("deletionGracePeriodSeconds", &T::deletion_grace_period_seconds)
+          .Proto(10),
+      Field("labels", &T::labels).Proto(11),
+      Field("annotations", &T::annotations).Proto(12),
+      Field("ownerReferences", &T::owner_references)
+          .Proto(13)
+          .ListMap("uid")
+          .PatchMerge(),
+      Field("finalizers", &T::finalizers).Proto(14).ListSet().PatchMerge(),
+      Field("managedFields", &T::managed_fields)
+          .Proto(17)
+          .ListAtomic()
+          .ShapedAs<std::vector<ManagedFieldsEntry>>()};
 }
 
 struct ListMeta {

@@ -257,9 +257,12 @@ struct AllocatedDeviceStatus {
 constexpr auto FieldsOf(const AllocatedDeviceStatus*) {
   using T = AllocatedDeviceStatus;
   return std::tuple{
-      Field("driver", &T::driver, kAlways),  Field("pool", &T::pool, kAlways),
-      Field("device", &T::device, kAlways),  Field("shareID", &T::share_id),
-      Field("conditions", &T::conditions),   Field("data", &T::data),
+      Field("driver", &T::driver, kAlways),
+      Field("pool", &T::pool, kAlways),
+      Field("device", &T::device, kAlways),
+      Field("shareID", &T::share_id),
+      Field("conditions", &T::conditions).ListMap("type").PatchMerge(),
+      Field("data", &T::data),
       Field("networkData", &T::network_data)};
 }
 
@@ -272,9 +275,12 @@ struct ResourceClaimStatus {
 };
 constexpr auto FieldsOf(const ResourceClaimStatus*) {
   using T = ResourceClaimStatus;
-  return std::tuple{Field("allocation", &T::allocation),
-                    Field("reservedFor", &T::reserved_for),
-                    Field("devices", &T::devices)};
+  return std::tuple{
+      Field("allocation", &T::allocation),
+      Field("reservedFor", &T::reserved_for).ListMap("uid").PatchMerge(),
+      // A map for apply only: no patchStrategy tag upstream.
+      Field("devices", &T::devices)
+          .ListMap("driver", "pool", "device", "shareID")};
 }
 
 struct ResourceClaim {

@@ -1,0 +1,233 @@
+// KindTraits: the facts about each kind of api::Object, written once.
+//
+// The REST registry (resource_registry.h), the codec's version table
+// (codec.h), patch merge rules, discovery, OpenAPI and the client's resource
+// accessors all read this table. Adding a kind means adding its type to
+// api::Object and one Kind<T> specialization here.
+#ifndef DRALLOC_API_KIND_TRAITS_H_
+#define DRALLOC_API_KIND_TRAITS_H_
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include "api/object.h"
+
+namespace dralloc::api {
+
+struct KindTraits {
+  std::string_view group;     // "" for the core group
+  std::string_view kind;      // "ResourceClaim"
+  std::string_view plural;    // "resourceclaims"
+  std::string_view singular;  // "resourceclaim"
+  bool namespaced = false;
+  bool has_status = false;  // serves the `status` subresource
+  // Unused entries of the fixed-size lists below are empty.
+  std::array<std::string_view, 1> short_names{};
+  // Served apiVersions, preferred first; the first one is the storage (hub)
+  // version. Every one but `converted_version` has the hub's wire shape.
+  std::array<std::string_view, 3> api_versions{};
+  // The apiVersion served through conversion (api/v1beta1), or empty.
+  std::string_view converted_version;
+  // Field selector labels beyond metadata.name and metadata.namespace.
+  std::array<std::string_view, 11> field_labels{};
+  // Objects loaded together are created in rising rank: what an object
+  // refers to (its namespace, node, class, template) ranks lower.
+  int creation_rank = 0;
+  // Position in AllResources(), and so in discovery and OpenAPI listings.
+  int listing = 0;
+};
+
+// The traits of kind T, an alternative of api::Object.
+template <typename T>
+struct Kind;
+
+template <>
+struct Kind<DeviceClass> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "DeviceClass",
+      .plural = "deviceclasses",
+      .singular = "deviceclass",
+      .api_versions = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
+                       "resource.k8s.io/v1beta1"},
+      .converted_version = "resource.k8s.io/v1beta1",
+      .creation_rank = 2,
+      .listing = 4};
+};
+
+template <>
+struct Kind<ResourceSlice> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceSlice",
+      .plural = "resourceslices",
+      .singular = "resourceslice",
+      .api_versions = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
+                       "resource.k8s.io/v1beta1"},
+      .converted_version = "resource.k8s.io/v1beta1",
+      .field_labels = {"spec.nodeName", "spec.driver", "spec.pool.name"},
+      .creation_rank = 3,
+      .listing = 7};
+};
+
+template <>
+struct Kind<ResourceClaim> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceClaim",
+      .plural = "resourceclaims",
+      .singular = "resourceclaim",
+      .namespaced = true,
+      .has_status = true,
+      .api_versions = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
+                       "resource.k8s.io/v1beta1"},
+      .converted_version = "resource.k8s.io/v1beta1",
+      .creation_rank = 7,
+      .listing = 5};
+};
+
+template <>
+struct Kind<ResourceClaimTemplate> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceClaimTemplate",
+      .plural = "resourceclaimtemplates",
+      .singular = "resourceclaimtemplate",
+      .namespaced = true,
+      .api_versions = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
+                       "resource.k8s.io/v1beta1"},
+      .converted_version = "resource.k8s.io/v1beta1",
+      .creation_rank = 6,
+      .listing = 6};
+};
+
+template <>
+struct Kind<DeviceTaintRule> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "DeviceTaintRule",
+      .plural = "devicetaintrules",
+      .singular = "devicetaintrule",
+      .api_versions = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
+                       "resource.k8s.io/v1alpha3"},
+      .creation_rank = 5,
+      .listing = 8};
+};
+
+template <>
+struct Kind<ResourceSlicePatch> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceSlicePatch",
+      .plural = "resourceslicepatches",
+      .singular = "resourceslicepatch",
+      .api_versions = {"resource.k8s.io/v1alpha3"},
+      .creation_rank = 4,
+      .listing = 9};
+};
+
+template <>
+struct Kind<Namespace> {
+  static constexpr KindTraits traits{.kind = "Namespace",
+                                     .plural = "namespaces",
+                                     .singular = "namespace",
+                                     .has_status = true,
+                                     .short_names = {"ns"},
+                                     .api_versions = {"v1"},
+                                     .field_labels = {"status.phase"},
+                                     .creation_rank = 0,
+                                     .listing = 0};
+};
+
+template <>
+struct Kind<Node> {
+  static constexpr KindTraits traits{.kind = "Node",
+                                     .plural = "nodes",
+                                     .singular = "node",
+                                     .has_status = true,
+                                     .short_names = {"no"},
+                                     .api_versions = {"v1"},
+                                     .field_labels = {"spec.unschedulable"},
+                                     .creation_rank = 1,
+                                     .listing = 1};
+};
+
+template <>
+struct Kind<Pod> {
+  static constexpr KindTraits traits{
+      .kind = "Pod",
+      .plural = "pods",
+      .singular = "pod",
+      .namespaced = true,
+      .has_status = true,
+      .short_names = {"po"},
+      .api_versions = {"v1"},
+      .field_labels = {"spec.nodeName", "spec.schedulerName", "status.phase",
+                       "status.nominatedNodeName"},
+      .creation_rank = 8,
+      .listing = 2};
+};
+
+template <>
+struct Kind<Event> {
+  static constexpr KindTraits traits{
+      .kind = "Event",
+      .plural = "events",
+      .singular = "event",
+      .namespaced = true,
+      .short_names = {"ev"},
+      .api_versions = {"v1"},
+      .field_labels = {"involvedObject.kind", "involvedObject.namespace",
+                       "involvedObject.name", "involvedObject.uid",
+                       "involvedObject.apiVersion",
+                       "involvedObject.resourceVersion",
+                       "involvedObject.fieldPath", "reason",
+                       "reportingComponent", "source", "type"},
+      .creation_rank = 9,
+      .listing = 3};
+};
+
+// The number of kinds.
+inline constexpr size_t kKindCount = std::variant_size_v<Object>;
+
+// The kind name of T ("ResourceSlice").
+template <typename T>
+constexpr std::string_view KindName() {
+  return Kind<T>::traits.kind;
+}
+
+// Calls fn.template operator()<T>(Kind<T>::traits) for every alternative T
+// of api::Object, in the variant's order; e.g.
+//   ForEachKind([&]<typename T>(const KindTraits& traits) { ... });
+template <typename Fn>
+constexpr void ForEachKind(Fn&& fn) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (fn.template operator()<std::variant_alternative_t<I, Object>>(
+         Kind<std::variant_alternative_t<I, Object>>::traits),
+     ...);
+  }
+  (std::make_index_sequence<kKindCount>());
+}
+
+// The traits of every kind, in the variant's order.
+constexpr std::array<const KindTraits*, kKindCount> AllKindTraits() {
+  std::array<const KindTraits*, kKindCount> all{};
+  size_t next = 0;
+  ForEachKind(
+      [&]<typename T>(const KindTraits& traits) { all[next++] = &traits; });
+  return all;
+}
+
+// The traits of `kind`, or nullptr.
+const KindTraits* FindKindTraits(std::string_view kind);
+
+// The creation rank of `kind` (KindTraits::creation_rank); kinds that are
+// not served rank after every served one.
+int CreationRank(std::string_view kind);
+
+}  // namespace dralloc::api
+
+#endif  // DRALLOC_API_KIND_TRAITS_H_
