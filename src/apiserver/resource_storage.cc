@@ -3,27 +3,20 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include <cctype>
-#include <chrono>
 #include <ctime>
 #include <optional>
 #include <random>
 #include <span>
-#include <thread>
 
 #include "api/codec.h"
 #include "api/defaults.h"
 #include "api/pod_conditions.h"
 #include "api/validation/validation.h"
 #include "api/well_known.h"
-#include "apiserver/continue_token.h"
+#include "apiserver/patch_request.h"
 #include "common/clock.h"
-#include "encoding/document_reader.h"
-#include "patch/json_patch.h"
-#include "patch/merge_patch.h"
 #include "patch/patch_schema.h"
 #include "patch/server_side_apply.h"
-#include "patch/strategic_merge_patch.h"
 
 namespace dralloc::apiserver {
 namespace {
@@ -37,25 +30,6 @@ bool IsStorageVersion(const RequestScope& scope) {
 simdjson::dom::parser& Parser() {
   thread_local simdjson::dom::parser parser;
   return parser;
-}
-
-// A field selector's view of a stored object: dotted paths into its JSON.
-std::string FieldValue(simdjson::dom::element root, std::string_view field) {
-  if (field == "source") field = "source.component";
-  simdjson::dom::element e = root;
-  while (!field.empty()) {
-    const size_t dot = field.find('.');
-    const std::string_view part = field.substr(0, dot);
-    field = dot == std::string_view::npos ? std::string_view()
-                                          : field.substr(dot + 1);
-    simdjson::dom::element child;
-    if (e[part].get(child) != simdjson::SUCCESS) return {};
-    e = child;
-  }
-  if (e.is_string()) return std::string(e.get_string().value());
-  if (e.is_bool()) return e.get_bool().value() ? "true" : "false";
-  if (e.is_int64()) return std::to_string(e.get_int64().value());
-  return {};
 }
 
 bool RequestsAdminAccess(const api::ResourceClaimSpec& spec) {
@@ -152,6 +126,7 @@ ApiOr<DeleteOptions> ParseDeleteOptions(std::string_view body) {
 
 ResourceStorage::ResourceStorage(store::Store& store)
     : store_(store),
+      lister_(store),
       allocations_(
           store,
           [](const std::string& stored) -> std::optional<api::ResourceClaim> {
@@ -202,145 +177,6 @@ bool ResourceStorage::PublishesWrites(const api::ResourceInfo& resource,
          in_process_watchers_[*index].load(std::memory_order_relaxed) > 0;
 }
 
-namespace {
-// Objects are encoded before the store serialises the write; the revision
-// is spliced in afterwards, in place of this marker.
-constexpr std::string_view kRevisionMarker =
-    "\"resourceVersion\":\"@revision@\"";
-}  // namespace
-
-std::string ResourceStorage::WithRevision(std::string text, int64_t revision) {
-  const size_t at = text.find(kRevisionMarker);
-  if (at != std::string::npos) {
-    text.replace(at, kRevisionMarker.size(),
-                 fmt::format("\"resourceVersion\":\"{}\"", revision));
-  }
-  return text;
-}
-
-std::string ResourceStorage::StoredText(const RequestScope& scope,
-                                        const api::Object* old,
-                                        api::Object& next,
-                                        const std::string& manager) const {
-  api::MetaOf(next).resource_version = "@revision@";
-  if (!manager.empty() && old == nullptr &&
-      api::MetaOf(next).managed_fields.empty()) {
-    return CreatedText(scope, next, manager);
-  }
-  if (!manager.empty()) RecordManagedFields(scope, old, next, manager);
-  auto text = api::EncodeObjectText(next, api::PreferredVersion(next));
-  return text.ok() ? std::move(*text) : std::string(kUnencodable);
-}
-
-std::string ResourceStorage::CreatedText(const RequestScope& scope,
-                                         api::Object& next,
-                                         const std::string& manager) const {
-  // The text encoder writes raw JSON as it is and escapes control
-  // characters in strings, so this byte marks only the entry's place.
-  constexpr std::string_view kEntryPlace = "\x01";
-  std::vector<api::RawJson>& managed = api::MetaOf(next).managed_fields;
-  managed = {api::RawJson{std::string(kEntryPlace), /*canonical=*/true}};
-  const std::string_view version = api::PreferredVersion(next);
-  auto text = api::EncodeObjectText(next, version);
-  if (!text.ok()) {
-    managed.clear();
-    return std::string(kUnencodable);
-  }
-  const patch::ApplyOptions options{manager, false,
-                                    scope.info->GroupVersion(scope.version),
-                                    NowRfc3339(), scope.subresource};
-  std::vector<std::string> entries = patch::RecordCreateEntries(
-      *text,
-      [&] {
-        std::vector<api::RawJson> place;
-        std::swap(place, managed);
-        auto tree = api::EncodeObject(next, version);
-        std::swap(place, managed);
-        return tree.ok() ? std::move(*tree) : Json(nullptr);
-      },
-      patch::SchemaForKind(scope.info->kind), options);
-  managed.clear();
-  for (std::string& entry : entries) {
-    managed.push_back({std::move(entry), /*canonical=*/true});
-  }
-  const size_t at = text->find(kEntryPlace);
-  if (managed.size() == 1 && at != std::string::npos) {
-    text->replace(at, kEntryPlace.size(), managed[0].json);
-    return std::move(*text);
-  }
-  text = api::EncodeObjectText(next, version);
-  return text.ok() ? std::move(*text) : std::string(kUnencodable);
-}
-
-void ResourceStorage::RecordManagedFields(const RequestScope& scope,
-                                          const api::Object* old,
-                                          api::Object& next,
-                                          const std::string& manager) const {
-  const patch::PatchSchema& schema = patch::SchemaForKind(scope.info->kind);
-  const patch::ApplyOptions options{manager, false,
-                                    scope.info->GroupVersion(scope.version),
-                                    NowRfc3339(), scope.subresource};
-  std::optional<std::pair<api::Object, api::Object>> differing;
-  if (old != nullptr) differing = api::DifferingMembers(*old, next);
-  if (!differing) {
-    // A create (field sets of alike creates are cached by structure), or
-    // objects of different kinds: whole JSON trees.
-    auto after = api::EncodeObject(next, api::PreferredVersion(next));
-    if (!after.ok()) return;
-    Json before = nullptr;
-    if (old != nullptr) {
-      auto encoded = api::EncodeObject(*old, api::PreferredVersion(*old));
-      if (encoded.ok()) before = std::move(*encoded);
-    }
-    const Json recorded =
-        patch::RecordUpdate(before, std::move(*after), schema, options);
-    std::vector<api::RawJson> entries;
-    if (auto metadata = recorded.find("metadata");
-        metadata != recorded.end() && metadata->is_object()) {
-      if (auto managed = metadata->find("managedFields");
-          managed != metadata->end() && managed->is_array()) {
-        for (const Json& entry : *managed) {
-          entries.push_back({entry.dump(), /*canonical=*/true});
-        }
-      }
-    }
-    api::MetaOf(next).managed_fields = std::move(entries);
-    return;
-  }
-  // An update: ownership follows the JSON difference between old and next,
-  // which only the members that differ contribute to, so encode just those,
-  // and keep the managedFields apart as text.
-  // Taken out of the copies as compact JSON (what the text encoder would
-  // write for them).
-  auto texts_of = [](std::vector<api::RawJson>& entries) {
-    std::vector<std::string> texts;
-    for (api::RawJson& entry : entries) {
-      if (entry.canonical) {
-        texts.push_back(std::move(entry.json));
-      } else {
-        texts.push_back(Json::parse(entry.json, nullptr, false).dump());
-      }
-    }
-    entries.clear();
-    return texts;
-  };
-  const std::vector<std::string> old_entries =
-      texts_of(api::MetaOf(differing->first).managed_fields);
-  const std::vector<std::string> new_entries =
-      texts_of(api::MetaOf(differing->second).managed_fields);
-  auto before =
-      api::EncodeObject(differing->first, api::PreferredVersion(*old));
-  auto after =
-      api::EncodeObject(differing->second, api::PreferredVersion(next));
-  if (!before.ok() || !after.ok()) return;
-  std::vector<api::RawJson> entries;
-  for (std::string& text : patch::RecordUpdateEntries(
-           *before, *after, new_entries, old_entries, schema, options)) {
-    entries.push_back({std::move(text), /*canonical=*/true});
-  }
-  api::MetaOf(next).managed_fields = std::move(entries);
-}
-
 std::string ResourceStorage::Key(const api::ResourceInfo& info,
                                  std::string_view namespace_,
                                  std::string_view name) {
@@ -368,7 +204,7 @@ const api::ResourceInfo* ResourceStorage::InfoForKey(std::string_view key) {
 }
 
 ApiOr<std::string> ResourceStorage::ToVersion(const RequestScope& scope,
-                                              const std::string& stored) const {
+                                              const std::string& stored) {
   if (IsStorageVersion(scope)) return stored;
   auto object = DecodeStored(scope, stored);
   if (!object.ok()) return object.error();
@@ -383,8 +219,8 @@ ApiOr<std::string> ResourceStorage::ToVersion(const RequestScope& scope,
   return std::move(*text);
 }
 
-ApiOr<api::Object> ResourceStorage::DecodeStored(
-    const RequestScope& scope, const std::string& stored) const {
+ApiOr<api::Object> ResourceStorage::DecodeStored(const RequestScope& scope,
+                                                 const std::string& stored) {
   auto results = api::DecodeDocument(stored, {.strict = false});
   if (results.size() != 1 || !results[0].object) {
     return ApiError{
@@ -392,123 +228,6 @@ ApiOr<api::Object> ResourceStorage::DecodeStored(
         fmt::format("stored {} cannot be decoded", scope.info->kind), nullptr};
   }
   return std::move(*results[0].object);
-}
-
-bool ResourceStorage::Selected(const RequestScope&, const std::string& stored,
-                               const LabelSelector& labels,
-                               const FieldSelector& fields) {
-  if (labels.empty() && fields.empty()) return true;
-  simdjson::dom::element root;
-  if (Parser().parse(stored).get(root) != simdjson::SUCCESS) return false;
-  if (!labels.empty()) {
-    std::map<std::string, std::string> map;
-    simdjson::dom::object object;
-    if (root["metadata"]["labels"].get(object) == simdjson::SUCCESS) {
-      for (auto [key, value] : object) {
-        std::string_view text;
-        if (value.get(text) == simdjson::SUCCESS) {
-          map.emplace(std::string(key), std::string(text));
-        }
-      }
-    }
-    if (!labels.Matches(map)) return false;
-  }
-  if (!fields.empty()) {
-    return fields.Matches(
-        [&](std::string_view field) { return FieldValue(root, field); });
-  }
-  return true;
-}
-
-ApiOr<ResourceStorage::Decoded> ResourceStorage::DecodeBody(
-    const RequestScope& scope, std::string_view body,
-    FieldValidation validation) const {
-  const RequestScope& s = scope;
-  const std::string expected_version = s.info->GroupVersion(s.version);
-  const size_t first = body.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) {
-    return BadRequest("the request body is empty");
-  }
-  std::string text(body);
-  if (body[first] != '{') {
-    auto documents = encoding::ReadDocuments(body, "request body");
-    if (!documents.ok()) return BadRequest(documents.status().message());
-    if (documents->size() != 1) {
-      return BadRequest("the request body must hold exactly one object");
-    }
-    text = std::move((*documents)[0].json);
-  }
-  const bool strict = validation == FieldValidation::kStrict;
-  auto results = api::DecodeDocument(text, {.strict = strict});
-  if (results.size() == 1 &&
-      (results[0].api_version.empty() || results[0].kind.empty())) {
-    // Kubernetes fills a missing apiVersion or kind from the URL.
-    Json json = Json::parse(text, nullptr, false);
-    if (json.is_object()) {
-      if (!json.contains("apiVersion") || json["apiVersion"] == "") {
-        json["apiVersion"] = expected_version;
-      }
-      if (!json.contains("kind") || json["kind"] == "") {
-        json["kind"] = s.info->kind;
-      }
-      results = api::DecodeDocument(json.dump(), {.strict = strict});
-    }
-  }
-  const bool is_object = text[text.find_first_not_of(" \t\r\n")] == '{';
-  if (results.size() != 1 || !is_object) {
-    return BadRequest(fmt::format(
-        "{} in version \"{}\" cannot be handled as a {}: the body is not "
-        "one JSON object",
-        s.info->kind, s.version, s.info->kind));
-  }
-  if (results[0].api_version != expected_version) {
-    if (results[0].api_version.empty() && results[0].kind.empty()) {
-      return BadRequest(fmt::format(
-          "{} in version \"{}\" cannot be handled as a {}: {}", s.info->kind,
-          s.version, s.info->kind,
-          results[0].errors.empty() ? std::string("malformed object")
-                                    : results[0].errors[0].ToString()));
-    }
-    return BadRequest(fmt::format(
-        "the API version in the data ({}) does not match the expected API "
-        "version ({})",
-        results[0].api_version, expected_version));
-  }
-  if (results[0].kind != s.info->kind) {
-    return BadRequest(fmt::format(
-        "the kind in the data ({}) does not match the expected kind ({})",
-        results[0].kind, s.info->kind));
-  }
-  api::DecodeResult& result = results[0];
-  if (!result.errors.empty()) {
-    std::string detail;
-    bool only_unknown = true;
-    for (const api::FieldError& error : result.errors) {
-      if (!detail.empty()) detail += ", ";
-      if (error.type == api::FieldErrorType::kUnknownField) {
-        detail += fmt::format("unknown field \"{}\"", error.field);
-      } else if (error.type == api::FieldErrorType::kDuplicate) {
-        detail += fmt::format("duplicate field \"{}\"", error.field);
-      } else {
-        only_unknown = false;
-        detail += error.ToString();
-      }
-    }
-    return BadRequest(
-        fmt::format("{} in version \"{}\" cannot be handled as a {}: {}{}",
-                    s.info->kind, s.version, s.info->kind,
-                    only_unknown ? "strict decoding error: " : "", detail));
-  }
-  Decoded decoded{std::move(*result.object), {}};
-  if (validation == FieldValidation::kWarn) {
-    for (const api::FieldError& warning : result.warnings) {
-      decoded.warnings.push_back(
-          warning.type == api::FieldErrorType::kDuplicate
-              ? fmt::format("duplicate field \"{}\"", warning.field)
-              : fmt::format("unknown field \"{}\"", warning.field));
-    }
-  }
-  return decoded;
 }
 
 std::optional<ApiError> ResourceStorage::Admit(const RequestScope& scope,
@@ -770,231 +489,6 @@ ApiOr<std::string> ResourceStorage::Get(const RequestScope& scope,
   auto kv = store_.Get(Key(*scope.info, scope.namespace_, scope.name));
   if (!kv) return NotFound(*scope.info, scope.name);
   return ToVersion(scope, *kv->value);
-}
-
-namespace {
-
-// The kind upstream names in a 422 for bad list parameters.
-const api::ResourceInfo& ListOptionsInfo() {
-  static const api::ResourceInfo info{.group = "meta.k8s.io",
-                                      .kind = "ListOptions"};
-  return info;
-}
-
-// Upstream's ValidateListOptions for a list (watches validate their own).
-api::ErrorList ValidateListOptions(const ListOptions& options) {
-  api::ErrorList errors;
-  const api::FieldPath match_path("resourceVersionMatch");
-  const std::string& match = options.resource_version_match;
-  if (!match.empty()) {
-    if (options.resource_version.empty()) {
-      errors.push_back(api::Forbidden(
-          match_path,
-          "resourceVersionMatch is forbidden unless resourceVersion is "
-          "provided"));
-    }
-    if (!options.continue_token.empty()) {
-      errors.push_back(api::Forbidden(
-          match_path,
-          "resourceVersionMatch is forbidden when continue is provided"));
-    }
-    if (match != "Exact" && match != "NotOlderThan") {
-      errors.push_back(
-          api::NotSupported(match_path, match, {"Exact", "NotOlderThan", ""}));
-    }
-    if (match == "Exact" && options.resource_version == "0") {
-      errors.push_back(api::Forbidden(
-          match_path,
-          "resourceVersionMatch \"exact\" is forbidden for resourceVersion "
-          "\"0\""));
-    }
-  }
-  if (options.send_initial_events) {
-    errors.push_back(api::Forbidden(api::FieldPath("sendInitialEvents"),
-                                    "sendInitialEvents is forbidden for list"));
-  }
-  return errors;
-}
-
-constexpr std::string_view kListTooOld =
-    "The resourceVersion for the provided list is too old.";
-constexpr std::string_view kContinueTooOld =
-    "The provided continue parameter is too old to display a consistent list "
-    "result. You can start a new list without the continue parameter.";
-constexpr std::string_view kInconsistentContinue =
-    "The provided continue parameter is too old to display a consistent list "
-    "result. You can start a new list without the continue parameter, or use "
-    "the continue token in this response to retrieve the remainder of the "
-    "results. Continuing with the provided token results in an inconsistent "
-    "list - objects that were created, modified, or deleted between the time "
-    "the first chunk was returned and now may show up in the list.";
-
-}  // namespace
-
-std::optional<ApiError> ResourceStorage::WaitForRevision(
-    int64_t revision) const {
-  if (store_.Revision() >= revision) return std::nullopt;
-  const auto deadline =
-      std::chrono::steady_clock::now() + too_large_resource_version_wait_;
-  // Any write wakes the wait; the revision is checked after each.
-  auto watcher = store_.Watch("", store_.Revision());
-  while (store_.Revision() < revision) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      return TooLargeResourceVersion(revision, store_.Revision());
-    }
-    const auto step = std::min(left, std::chrono::milliseconds(100));
-    if (!watcher.ok() || !(*watcher)->Next(step).ok()) {
-      std::this_thread::sleep_for(
-          std::min(step, std::chrono::milliseconds(10)));
-      watcher = store_.Watch("", store_.Revision());
-    }
-  }
-  return std::nullopt;
-}
-
-ApiOr<std::string> ResourceStorage::List(const RequestScope& scope,
-                                         const ListOptions& options) const {
-  if (api::ErrorList errors = ValidateListOptions(options); !errors.empty()) {
-    return Invalid(ListOptionsInfo(), "", errors);
-  }
-  const std::string prefix = Prefix(*scope.info, scope.namespace_);
-  // The requested resourceVersion; 0 for none and for "0" (any).
-  int64_t requested = 0;
-  if (!options.resource_version.empty()) {
-    char* end = nullptr;
-    const long long value =
-        std::strtoll(options.resource_version.c_str(), &end, 10);
-    if (*end != '\0' || value < 0 || options.resource_version[0] == '+' ||
-        options.resource_version[0] == '-' ||
-        std::isspace(static_cast<unsigned char>(options.resource_version[0]))) {
-      return BadRequest(fmt::format(
-          "invalid resource version: resourceVersion: Invalid value: \"{}\": "
-          "must be a non-negative integer",
-          options.resource_version));
-    }
-    requested = value;
-  }
-  // The revision to read (0: the current one) and the first key.
-  int64_t revision = 0;
-  std::string start;
-  std::optional<ContinueToken> token;
-  if (!options.continue_token.empty()) {
-    if (requested != 0) {
-      return BadRequest(
-          "specifying resource version is not allowed when using continue");
-    }
-    auto decoded = ContinueToken::Decode(options.continue_token, prefix);
-    if (!decoded.ok()) {
-      return BadRequest(fmt::format("invalid continue token: {}",
-                                    decoded.status().message()));
-    }
-    token = std::move(*decoded);
-    start = token->start;
-    if (token->revision > 0) {
-      if (auto error = WaitForRevision(token->revision)) return *error;
-      revision = token->revision;
-    }
-  } else if (requested > 0) {
-    if (auto error = WaitForRevision(requested)) return *error;
-    // Exact, or the legacy form with a limit, reads at that revision;
-    // NotOlderThan (and the legacy form without a limit) reads the latest,
-    // which is not older.
-    const std::string& match = options.resource_version_match;
-    if (match == "Exact" || (match.empty() && options.limit > 0)) {
-      revision = requested;
-    }
-  }
-
-  // Selected items, kept as shared stored values: in the storage version
-  // the response is the stored bytes concatenated, with no copy before the
-  // final one.
-  std::vector<store::Value> items;
-  std::string last_key;
-  bool more = false;
-  size_t remaining = 0;
-  const bool filtered = !options.labels.empty() || !options.fields.empty();
-  // Pages are filled after filtering: read in batches until `limit` items
-  // pass the selectors or the collection ends. Every batch reads the
-  // revision of the first, so the page is one snapshot.
-  // Like upstream, a batch that selectors thin out is followed by larger
-  // ones (up to 10000).
-  size_t batch =
-      options.limit == 0
-          ? 0
-          : (filtered ? std::max<size_t>(options.limit, 256) : options.limit);
-  const auto full = [&] {
-    return options.limit != 0 && items.size() == options.limit;
-  };
-  for (;;) {
-    auto page = store_.ListAt(prefix, start, batch, revision);
-    if (!page.ok()) {
-      if (page.status().code() != StatusCode::kOutOfRange) {
-        return StorageError(*scope.info, "", page.status());
-      }
-      if (!token) return Gone(std::string(kListTooOld));
-      // Like upstream: the remainder can still be read, at the latest
-      // revision, with the token this error carries.
-      ApiError gone = Gone(std::string(kContinueTooOld));
-      auto fresh =
-          ContinueToken{ContinueToken::kLatest, token->start}.Encode(prefix);
-      if (fresh.ok()) {
-        gone.message = std::string(kInconsistentContinue);
-        gone.metadata = {{"continue", *fresh}};
-      }
-      return gone;
-    }
-    revision = page->revision;
-    size_t consumed = 0;
-    for (store::KeyValue& kv : page->items) {
-      ++consumed;
-      if (!Selected(scope, *kv.value, options.labels, options.fields)) continue;
-      if (!IsStorageVersion(scope)) {
-        auto converted = ToVersion(scope, *kv.value);
-        if (!converted.ok()) return converted.error();
-        kv.value = std::make_shared<const std::string>(std::move(*converted));
-      }
-      items.push_back(std::move(kv.value));
-      last_key = kv.key;
-      if (full()) break;
-    }
-    if (full()) {
-      more = consumed < page->items.size() || page->more;
-      remaining = page->remaining + (page->items.size() - consumed);
-      break;
-    }
-    if (!page->more || page->items.empty()) break;
-    // The next batch starts right after the last key read.
-    start = page->items.back().key;
-    start.push_back('\0');
-    batch = std::max(batch, std::min<size_t>(batch * 2, 10000));
-  }
-  Json metadata = {{"resourceVersion", std::to_string(revision)}};
-  if (more) {
-    std::string next = last_key;
-    next.push_back('\0');
-    auto encoded = ContinueToken{revision, std::move(next)}.Encode(prefix);
-    if (!encoded.ok()) {
-      return StorageError(*scope.info, "", encoded.status());
-    }
-    metadata["continue"] = *encoded;
-    // The count of what follows is exact only without selectors.
-    if (!filtered) metadata["remainingItemCount"] = remaining;
-  }
-  std::string out = fmt::format(
-      R"({{"kind":"{}List","apiVersion":"{}","metadata":{},"items":[)",
-      scope.info->kind, scope.info->GroupVersion(scope.version),
-      metadata.dump());
-  size_t size = out.size() + 2;
-  for (const store::Value& item : items) size += item->size() + 1;
-  out.reserve(size);
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += ',';
-    out += *items[i];
-  }
-  out += "]}";
-  return out;
 }
 
 ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
@@ -1300,93 +794,19 @@ ApiOr<WriteResult> ResourceStorage::Patch(const RequestScope& scope,
                                           std::string_view content_type,
                                           std::string_view body,
                                           const WriteOptions& options) {
-  std::string_view type = content_type.substr(0, content_type.find(';'));
-  const bool json_patch = type == "application/json-patch+json";
-  const bool merge_patch = type == "application/merge-patch+json";
-  const bool strategic = type == "application/strategic-merge-patch+json";
-  const bool apply = type == "application/apply-patch+yaml" ||
-                     type == "application/apply-patch+json";
-  if (!json_patch && !merge_patch && !strategic && !apply) {
-    return UnsupportedMediaType(fmt::format(
-        "the body of the request was in an unknown format - accepted media "
-        "types include: application/json-patch+json, "
-        "application/merge-patch+json, application/apply-patch+yaml, "
-        "application/strategic-merge-patch+json (got \"{}\")",
-        content_type));
-  }
-  std::string patch_text(body);
-  if (apply) {
-    const size_t first = body.find_first_not_of(" \t\r\n");
-    if (first != std::string_view::npos && body[first] != '{') {
-      auto documents = encoding::ReadDocuments(body, "apply patch");
-      if (!documents.ok()) return BadRequest(documents.status().message());
-      if (documents->size() != 1) {
-        return BadRequest("the apply patch must hold exactly one object");
-      }
-      patch_text = std::move((*documents)[0].json);
-    }
-    if (options.field_manager.empty()) {
-      return Invalid(*scope.info, scope.name,
-                     {api::Required(api::FieldPath("fieldManager"),
-                                    "is required for apply patch")});
-    }
-  }
-  Json patch_json = Json::parse(patch_text, nullptr, false);
-  if (patch_json.is_discarded()) {
-    return BadRequest("the patch is not valid JSON");
-  }
-  const patch::PatchSchema& schema = patch::SchemaForKind(scope.info->kind);
-  const std::string group_version = scope.info->GroupVersion(scope.version);
+  auto request = PatchRequest::Parse(scope, content_type, body, options);
+  if (!request.ok()) return request.error();
   return UpdateLoop(
       scope, options,
       [&](const api::Object&, const std::string& stored) -> ApiOr<Decoded> {
         auto current_text = ToVersion(scope, stored);
         if (!current_text.ok()) return current_text.error();
         Json current = Json::parse(*current_text, nullptr, false);
-        StatusOr<Json> patched = Status();
-        if (json_patch) {
-          patched = patch::ApplyJsonPatch(current, patch_json);
-        } else if (merge_patch) {
-          patched = patch::ApplyMergePatch(current, patch_json);
-        } else if (strategic) {
-          patched =
-              patch::ApplyStrategicMergePatch(current, patch_json, schema);
-        } else {
-          auto outcome = patch::ServerSideApply(
-              current, patch_json, schema,
-              {options.field_manager, options.force, group_version,
-               NowRfc3339(), scope.subresource});
-          if (!outcome.ok()) {
-            patched = outcome.status();
-          } else if (!outcome->conflicts.empty() && !options.force) {
-            ApiError error{409, "Conflict",
-                           patch::ConflictMessage(outcome->conflicts),
-                           Json::object()};
-            Json causes = Json::array();
-            for (const auto& conflict : outcome->conflicts) {
-              causes.push_back({{"reason", "FieldManagerConflict"},
-                                {"message", fmt::format("conflict with \"{}\"",
-                                                        conflict.manager)},
-                                {"field", conflict.field}});
-            }
-            error.details = {{"name", scope.name},
-                             {"group", scope.info->group},
-                             {"kind", scope.info->plural},
-                             {"causes", causes}};
-            return error;
-          } else {
-            patched = std::move(outcome->object);
-          }
-        }
-        if (!patched.ok()) {
-          if (patched.status().code() == StatusCode::kInvalidArgument) {
-            return BadRequest(patched.status().message());
-          }
-          return ApiError{422, "Invalid", patched.status().message(), nullptr};
-        }
+        auto patched = request->ApplyTo(current, scope, options);
+        if (!patched.ok()) return patched.error();
         return DecodeBody(scope, patched->dump(), options.field_validation);
       },
-      /*apply=*/apply, [&]() -> std::string_view { return patch_text; }());
+      request->apply(), request->text());
 }
 
 ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/object.h"
@@ -23,62 +24,14 @@
 #include "apiserver/api_error.h"
 #include "apiserver/decoded_object_cache.h"
 #include "apiserver/device_allocation_index.h"
+#include "apiserver/managed_fields_writer.h"
+#include "apiserver/request_body.h"
+#include "apiserver/request_scope.h"
+#include "apiserver/resource_lister.h"
 #include "apiserver/selectors.h"
 #include "store/store.h"
 
 namespace dralloc::apiserver {
-
-// Which resource a request addresses.
-struct RequestScope {
-  const api::ResourceInfo* info = nullptr;
-  std::string version;      // the request's version ("v1beta1")
-  std::string namespace_;   // "" for cluster-scoped or all namespaces
-  std::string name;         // "" for collections
-  std::string subresource;  // "", "status", "binding" or "finalize"
-};
-
-enum class FieldValidation { kStrict, kWarn, kIgnore };
-
-struct WriteOptions {
-  bool dry_run = false;
-  std::string field_manager;
-  FieldValidation field_validation = FieldValidation::kWarn;
-  bool force = false;  // server-side apply: take over conflicting fields
-  // In-process callers: return the written object decoded
-  // (WriteResult::object) instead of a body, and share it through the
-  // decoded-object cache.
-  bool want_object = false;
-  // In-process callers: an update of the object writes its status too
-  // (otherwise kept as stored), in one store write where the API takes an
-  // update and a status update. Not settable over HTTP.
-  bool with_status = false;
-};
-
-// A successful write: the object in the request's version (`body`), or
-// decoded in the storage version (`object`) for WriteOptions::want_object.
-struct WriteResult {
-  int code = 200;  // 200 or 201
-  std::string body;
-  std::vector<std::string> warnings;
-  SharedObject object;
-};
-
-struct ListOptions {
-  LabelSelector labels;
-  FieldSelector fields;
-  size_t limit = 0;
-  std::string continue_token;
-  // As sent ("" when absent); List applies upstream's rules to them.
-  std::string resource_version;
-  std::string resource_version_match;
-  bool send_initial_events = false;  // the parameter was present
-};
-
-// One decoded stored object with what selectors look at.
-struct StoredObject {
-  api::Object object;
-  int64_t mod_revision = 0;
-};
 
 class ResourceStorage {
  public:
@@ -115,18 +68,15 @@ class ResourceStorage {
   ApiOr<std::string> Get(const RequestScope& scope,
                          int64_t min_revision = 0) const;
   // A `<Kind>List` document in the request's version, with Kubernetes'
-  // list semantics: `resourceVersion`/`resourceVersionMatch` choose the
-  // revision read (most recent, not older than, or exact: 410 Gone when it
-  // is no longer available), every page of a paginated list is read at the
-  // first page's revision (the continue token carries it), and a
-  // resourceVersion the store has not reached is waited for (504 after
-  // too_large_resource_version_wait). Invalid combinations are 422.
+  // list semantics (see ResourceLister).
   ApiOr<std::string> List(const RequestScope& scope,
-                          const ListOptions& options) const;
+                          const ListOptions& options) const {
+    return lister_.List(scope, options);
+  }
   // How long a read waits for the store to reach a requested
   // resourceVersion (upstream: 3 s).
   void set_too_large_resource_version_wait(std::chrono::milliseconds wait) {
-    too_large_resource_version_wait_ = wait;
+    lister_.set_too_large_resource_version_wait(wait);
   }
   ApiOr<WriteResult> Update(const RequestScope& scope, std::string_view body,
                             const WriteOptions& options);
@@ -166,31 +116,27 @@ class ResourceStorage {
 
   // The stored JSON converted to `scope.version` (a copy of the bytes in
   // the storage version).
-  ApiOr<std::string> ToVersion(const RequestScope& scope,
-                               const std::string& stored) const;
+  static ApiOr<std::string> ToVersion(const RequestScope& scope,
+                                      const std::string& stored);
   // True if the stored object passes the selectors.
-  static bool Selected(const RequestScope& scope, const std::string& stored,
+  static bool Selected(const RequestScope&, const std::string& stored,
                        const LabelSelector& labels,
-                       const FieldSelector& fields);
+                       const FieldSelector& fields) {
+    return ResourceLister::Selected(stored, labels, fields);
+  }
 
   store::Store& store() { return store_; }
 
-  // Waits until the store's revision reaches `revision` (a 504 once
-  // too_large_resource_version_wait has passed), as upstream's watch cache
-  // does for reads and watches from a resourceVersion it has not seen.
-  std::optional<ApiError> WaitForRevision(int64_t revision) const;
+  // ResourceLister::WaitForRevision.
+  std::optional<ApiError> WaitForRevision(int64_t revision) const {
+    return lister_.WaitForRevision(revision);
+  }
 
  private:
-  struct Decoded {
-    api::Object object;
-    std::vector<std::string> warnings;
-  };
-  // Decodes a request body for `scope` (JSON or YAML), honouring
-  // fieldValidation.
-  ApiOr<Decoded> DecodeBody(const RequestScope& scope, std::string_view body,
-                            FieldValidation validation) const;
-  ApiOr<api::Object> DecodeStored(const RequestScope& scope,
-                                  const std::string& stored) const;
+  // A decoded request body (DecodeBody) or the object a write computes.
+  using Decoded = RequestBody;
+  static ApiOr<api::Object> DecodeStored(const RequestScope& scope,
+                                         const std::string& stored);
   // The current object of `kv` (from the cache when it holds that
   // revision; inserted there after decoding when `cache`).
   ApiOr<SharedObject> Current(const RequestScope& scope,
@@ -233,26 +179,21 @@ class ResourceStorage {
                              const std::string& stored,
                              std::vector<std::string> warnings) const;
   // What StoredText returns when `next` cannot be encoded.
-  static constexpr std::string_view kUnencodable = "{}";
-  // The JSON to store for `next` (with a revision marker for WithRevision),
-  // with managedFields updated in `next` for a write by `manager` ("" keeps
-  // them); the text is the encoding of `next` unless kUnencodable.
-  std::string StoredText(const RequestScope& scope, const api::Object* old,
-                         api::Object& next, const std::string& manager) const;
-  // StoredText of a create by `manager` that sends no managedFields: the
-  // object is encoded once, with a placeholder where its managedFields
-  // entry goes, since the entry follows from the text
-  // (patch::RecordCreateEntries).
-  std::string CreatedText(const RequestScope& scope, api::Object& next,
-                          const std::string& manager) const;
-  // Sets next's managedFields for an Update by `manager` that turns `old`
-  // (null for a create) into `next`; unchanged if `next` cannot be encoded.
-  void RecordManagedFields(const RequestScope& scope, const api::Object* old,
-                           api::Object& next, const std::string& manager) const;
-  static std::string WithRevision(std::string text, int64_t revision);
+  static constexpr std::string_view kUnencodable =
+      ManagedFieldsWriter::kUnencodable;
+  // The JSON to store for `next` by `manager` ("" keeps managedFields as
+  // they are): ManagedFieldsWriter::StoredText.
+  static std::string StoredText(const RequestScope& scope,
+                                const api::Object* old, api::Object& next,
+                                const std::string& manager) {
+    return ManagedFieldsWriter(scope, manager).StoredText(old, next);
+  }
+  static std::string WithRevision(std::string text, int64_t revision) {
+    return ManagedFieldsWriter::WithRevision(std::move(text), revision);
+  }
 
   store::Store& store_;
-  std::chrono::milliseconds too_large_resource_version_wait_{3000};
+  ResourceLister lister_;
   DeviceAllocationIndex allocations_;
   mutable DecodedObjectCache decoded_;
   // In-process watch streams per resource, by index in api::AllResources().
