@@ -87,6 +87,8 @@ class ClaimController {
   // records them in its status.
   Status EnsureGeneratedClaims(const api::Pod& pod);
   Status ReserveForBoundPod(const api::Pod& pod);
+  // Writes `claim`'s status and replaces it with what the server stored.
+  Status WriteStatus(api::ResourceClaim& claim);
   // True if the consumer pod still needs the claim (asks the server when
   // the cache does not know the pod).
   bool PodStillUses(std::string_view namespace_, std::string_view name,
