@@ -105,6 +105,8 @@ class ClaimController {
   ClaimControllerOptions options_;
   client::WorkQueue queue_;
 
+  // mu_ guards owned_, failures_ and metrics_ (the workers share them);
+  // it is never held across an API call.
   mutable std::mutex mu_;
   // pod uid → (pod claim name → claim name), from claims' owner references
   // and annotations, and from claims this controller created.
