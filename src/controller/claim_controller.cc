@@ -6,6 +6,7 @@
 #include <chrono>
 #include <tuple>
 
+#include "api/claim_helpers.h"
 #include "common/log.h"
 
 namespace dralloc::controller {
@@ -33,11 +34,6 @@ const api::OwnerReference* OwningPod(const api::ResourceClaim& claim) {
   return owner;
 }
 
-bool HasFinalizer(const api::ObjectMeta& meta, std::string_view finalizer) {
-  return std::find(meta.finalizers.begin(), meta.finalizers.end(), finalizer) !=
-         meta.finalizers.end();
-}
-
 void RemoveFinalizer(api::ObjectMeta& meta, std::string_view finalizer) {
   std::erase(meta.finalizers, std::string(finalizer));
 }
@@ -61,35 +57,25 @@ std::string QueueKey(std::string_view prefix, std::string_view namespace_,
   return key;
 }
 
-const api::PodResourceClaimStatus* StatusEntry(const api::Pod& pod,
-                                               std::string_view name) {
-  for (const auto& entry : pod.status.resource_claim_statuses) {
-    if (entry.name == name) return &entry;
-  }
-  return nullptr;
-}
-
 // The claim names the pod uses (direct references and generated ones known
 // from its status).
 std::vector<std::string> ClaimNamesOf(const api::Pod& pod) {
   std::vector<std::string> names;
   for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
-    if (entry.resource_claim_name) {
-      names.push_back(*entry.resource_claim_name);
-    } else if (const auto* status = StatusEntry(pod, entry.name);
-               status != nullptr && status->resource_claim_name) {
-      names.push_back(*status->resource_claim_name);
+    const api::PodClaimName name = api::ClaimNameFor(pod, entry);
+    if (name.kind == api::PodClaimName::Kind::kDirect ||
+        name.kind == api::PodClaimName::Kind::kGenerated) {
+      names.emplace_back(name.name);
     }
   }
   return names;
 }
 
-bool ReservedForPod(const api::ResourceClaim& claim, std::string_view uid) {
-  return std::any_of(claim.status.reserved_for.begin(),
-                     claim.status.reserved_for.end(),
-                     [&](const api::ResourceClaimConsumerReference& ref) {
-                       return ref.resource == "pods" && ref.uid == uid;
-                     });
+// Releases the claim's devices: status.allocation and the per-device
+// status go together.
+void ClearAllocation(api::ResourceClaim& claim) {
+  claim.status.allocation.reset();
+  claim.status.devices.clear();
 }
 
 }  // namespace
@@ -146,7 +132,7 @@ bool ClaimController::PodNeedsSync(const api::Pod& pod) const {
   if (pod.metadata.deletion_timestamp) return false;
   for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
     if (entry.resource_claim_template_name &&
-        StatusEntry(pod, entry.name) == nullptr) {
+        api::ClaimStatusFor(pod, entry.name) == nullptr) {
       return true;  // a claim to generate
     }
   }
@@ -155,7 +141,7 @@ bool ClaimController::PodNeedsSync(const api::Pod& pod) const {
     const ObjectPtr object = claims_.Get(pod.metadata.namespace_, name);
     const auto* claim = As<api::ResourceClaim>(object);
     if (claim != nullptr && claim->status.allocation &&
-        !ReservedForPod(*claim, pod.metadata.uid)) {
+        !api::IsReservedForPod(*claim, pod.metadata.uid)) {
       return true;  // bound elsewhere: ReserveForBoundPod
     }
   }
@@ -228,7 +214,7 @@ void ClaimController::OnTemplate(const ObjectPtr&, const ObjectPtr& now) {
       continue;
     for (const auto& entry : pod->spec.resource_claims) {
       if (entry.resource_claim_template_name == tmpl->metadata.name &&
-          StatusEntry(*pod, entry.name) == nullptr) {
+          api::ClaimStatusFor(*pod, entry.name) == nullptr) {
         queue_.Add(
             QueueKey(kPodPrefix, pod->metadata.namespace_, pod->metadata.name));
         break;
@@ -298,7 +284,7 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
   std::vector<api::PodResourceClaimStatus> added;
   for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
     if (!entry.resource_claim_template_name) continue;
-    if (StatusEntry(pod, entry.name) != nullptr) continue;
+    if (api::ClaimStatusFor(pod, entry.name) != nullptr) continue;
     std::string name = OwnedClaimName(pod.metadata.uid, entry.name);
     if (name.empty()) {
       ObjectPtr tmpl_object = templates_.Get(
@@ -364,7 +350,7 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
     updated.metadata = base->metadata;
     updated.status = base->status;
     for (const auto& entry : added) {
-      if (StatusEntry(updated, entry.name) == nullptr) {
+      if (api::ClaimStatusFor(updated, entry.name) == nullptr) {
         updated.status.resource_claim_statuses.push_back(entry);
       }
     }
@@ -389,14 +375,11 @@ Status ClaimController::ReserveForBoundPod(const api::Pod& pod) {
     ObjectPtr object = claims_.Get(pod.metadata.namespace_, name);
     const auto* claim = As<api::ResourceClaim>(object);
     if (claim == nullptr || !claim->status.allocation ||
-        ReservedForPod(*claim, pod.metadata.uid)) {
+        api::IsReservedForPod(*claim, pod.metadata.uid)) {
       continue;
     }
     api::ResourceClaim updated = *claim;
-    updated.status.reserved_for.push_back({.api_group = "",
-                                           .resource = "pods",
-                                           .name = pod.metadata.name,
-                                           .uid = pod.metadata.uid});
+    updated.status.reserved_for.push_back(api::PodConsumerRef(pod));
     auto written = client_.UpdateStatus(api::Object(std::move(updated)));
     if (!written.ok()) return written.status();
   }
@@ -444,19 +427,14 @@ Status ClaimController::SyncClaim(const std::string& key) {
   }
   api::ResourceClaim claim = *cached;
   const bool protected_claim =
-      HasFinalizer(claim.metadata, api::kDeleteProtectionFinalizer);
+      api::HasFinalizer(claim.metadata, api::kDeleteProtectionFinalizer);
   if (valid.size() < claim.status.reserved_for.size()) {
     const size_t removed = claim.status.reserved_for.size() - valid.size();
     claim.status.reserved_for = std::move(valid);
     const bool deallocate =
         claim.status.reserved_for.empty() && protected_claim;
-    if (deallocate) {
-      claim.status.allocation.reset();
-      claim.status.devices.clear();
-    }
-    ASSIGN_OR_RETURN(ObjectPtr written,
-                     client_.UpdateStatus(api::Object(claim)));
-    claim = std::get<api::ResourceClaim>(*written);
+    if (deallocate) ClearAllocation(claim);
+    RETURN_IF_ERROR(WriteStatus(claim));
     {
       std::lock_guard lock(mu_);
       metrics_.reservations_removed += removed;
@@ -464,17 +442,14 @@ Status ClaimController::SyncClaim(const std::string& key) {
     }
     if (deallocate) {
       RemoveFinalizer(claim.metadata, api::kDeleteProtectionFinalizer);
-      ASSIGN_OR_RETURN(written, client_.Update(api::Object(claim)));
+      ASSIGN_OR_RETURN(ObjectPtr written, client_.Update(api::Object(claim)));
       claim = std::get<api::ResourceClaim>(*written);
     }
   } else if (claim.metadata.deletion_timestamp && valid.empty() &&
              protected_claim) {
     if (claim.status.allocation) {
-      claim.status.allocation.reset();
-      claim.status.devices.clear();
-      ASSIGN_OR_RETURN(ObjectPtr written,
-                       client_.UpdateStatus(api::Object(claim)));
-      claim = std::get<api::ResourceClaim>(*written);
+      ClearAllocation(claim);
+      RETURN_IF_ERROR(WriteStatus(claim));
       std::lock_guard lock(mu_);
       ++metrics_.deallocations;
     }
@@ -487,6 +462,12 @@ Status ClaimController::SyncClaim(const std::string& key) {
   }
 
   return DeleteIfOrphaned(claim);
+}
+
+Status ClaimController::WriteStatus(api::ResourceClaim& claim) {
+  ASSIGN_OR_RETURN(ObjectPtr written, client_.UpdateStatus(api::Object(claim)));
+  claim = std::get<api::ResourceClaim>(*written);
+  return OkStatus();
 }
 
 Status ClaimController::DeleteIfOrphaned(const api::ResourceClaim& claim) {

@@ -87,6 +87,8 @@ class ClaimController {
   // records them in its status.
   Status EnsureGeneratedClaims(const api::Pod& pod);
   Status ReserveForBoundPod(const api::Pod& pod);
+  // Writes `claim`'s status and replaces it with what the server stored.
+  Status WriteStatus(api::ResourceClaim& claim);
   // True if the consumer pod still needs the claim (asks the server when
   // the cache does not know the pod).
   bool PodStillUses(std::string_view namespace_, std::string_view name,
@@ -103,6 +105,8 @@ class ClaimController {
   ClaimControllerOptions options_;
   client::WorkQueue queue_;
 
+  // mu_ guards owned_, failures_ and metrics_ (the workers share them);
+  // it is never held across an API call.
   mutable std::mutex mu_;
   // pod uid → (pod claim name → claim name), from claims' owner references
   // and annotations, and from claims this controller created.

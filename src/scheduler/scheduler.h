@@ -12,39 +12,32 @@
 // failure. Pods that do not fit get PodScheduled=False with the reasons
 // per node and a FailedScheduling event, and wait until a change (claim,
 // slice, class, node) could help, with exponential backoff.
+//
+// The parts, cut along upstream's seams: SchedulingQueue (which pod next),
+// ClusterSnapshot (nodes, devices, claims with assumptions), the Filter
+// plugins (node_plugins.h) and DraPlugin (one method per extension point),
+// and Binder (the binding cycle on its own threads). Scheduler wires them
+// to the informers and runs the cycle.
 #ifndef DRALLOC_SCHEDULER_SCHEDULER_H_
 #define DRALLOC_SCHEDULER_SCHEDULER_H_
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <map>
-#include <memory>
 #include <mutex>
-#include <set>
+#include <optional>
 #include <string>
 #include <thread>
-#include <unordered_map>
-#include <unordered_set>
-#include <vector>
 
-#include "allocator/allocated_state.h"
-#include "allocator/device_inventory.h"
 #include "client/api_client.h"
-#include "client/assume_cache.h"
 #include "client/informer.h"
-#include "common/string_hash.h"
+#include "scheduler/binder.h"
+#include "scheduler/cluster_snapshot.h"
+#include "scheduler/dra_plugin.h"
+#include "scheduler/node_plugins.h"
+#include "scheduler/scheduling_queue.h"
 
 namespace dralloc::scheduler {
-
-// How to choose among nodes that fit equally well by upstream's scoring.
-enum class Placement {
-  kDefault,  // upstream-like: the first feasible node in rotating order
-  kPack,     // prefer nodes whose devices are already most in use
-  kSpread,   // prefer nodes whose devices are least in use
-};
 
 struct SchedulerOptions {
   std::string scheduler_name = "dralloc-scheduler";
@@ -111,22 +104,6 @@ class Scheduler {
   bool Responsible(const api::Pod& pod) const;
 
  private:
-  struct NodeEntry {
-    client::ObjectPtr object;
-    const api::Node* node = nullptr;
-    allocator::NodeInfo info;
-  };
-  struct ClaimWrite {
-    std::string key;
-    client::ObjectPtr base;     // the claim as scheduled against
-    client::ObjectPtr assumed;  // with allocation and reservation
-    bool allocate = false;      // base had no allocation
-  };
-  struct BindTask {
-    client::ObjectPtr pod;
-    std::string node;
-    std::vector<ClaimWrite> claims;
-  };
   struct Outcome;  // one cycle's result (scheduler.cc)
 
   // Informer handlers.
@@ -136,74 +113,45 @@ class Scheduler {
                       const client::ObjectPtr& now);
   void OnNode(const client::ObjectPtr& old, const client::ObjectPtr& now);
 
-  // Queue (mu_ held).
-  void Activate(const std::string& key);
-  void MoveAllUnschedulable();
-  void Forget(const std::string& key);
-  std::optional<std::string> PopLocked();
-  void RequeueAfterFailure(const std::string& key);
-
-  // Cycle (mu_ held while choosing, released for writes).
+  // The scheduling cycle (REQUIRES mu_): the plugins in upstream's order.
   Outcome Cycle(const client::ObjectPtr& pod_object);
-  void RefreshLocked();
-  void Recount(const std::string& claim_key);
-  void ReportUnschedulable(const api::Pod& pod, const std::string& message);
-  Status Bind(const BindTask& task,
-              std::vector<std::pair<std::string, int64_t>>& written);
-  void Unreserve(const BindTask& task,
-                 const std::vector<std::pair<std::string, int64_t>>& written);
-  // A binding that succeeded, booked later by BookBoundLocked.
-  struct BoundPod {
-    std::string pod_key;
-    std::vector<std::pair<std::string, int64_t>> written;  // claim, revision
-  };
-  void RunBindTask(BindTask task);
+  // Filter from the rotating start node until enough nodes fit; false when
+  // the DRA plugin found an error no node can fix (state.error).
+  bool FilterNodes(DraCycleState& state, UnschedulableReasons& reasons,
+                   std::vector<Candidate>& feasible);
   // Confirms the claims the finished bindings wrote and counts their pods
-  // (mu_ held).
+  // (REQUIRES mu_).
   void BookBoundLocked();
-  void BinderLoop();
+  // The binder's failure handler (binder thread; takes mu_).
+  void OnBindFailed(const BindTask& task);
+  // PodScheduled=False and a FailedScheduling event (mu_ not held).
+  void ReportUnschedulable(const api::Pod& pod, const std::string& message);
 
   client::ApiClient& client_;
   SchedulerInformers informers_;
-  SchedulerOptions options_;
+  const SchedulerOptions options_;
 
+  // mu_ guards the queue, the snapshot (and so every DraPlugin method that
+  // reads it), next_start_node_ and stats_. The informer handlers, the
+  // scheduling cycle and failed bindings take it; successful bindings do
+  // not (BookBoundLocked collects them).
   mutable std::mutex mu_;
-  std::condition_variable queue_cv_;
-  std::deque<std::string> active_;
-  StringSet in_active_;
-  std::multimap<std::chrono::steady_clock::time_point, std::string> backoff_;
-  std::unordered_map<std::string, std::chrono::steady_clock::time_point>
-      in_backoff_;
-  StringSet unschedulable_;
-  StringSet gated_;  // waiting for their claims
-  // claim key → pods that found it missing.
-  StringKeyedMap<std::vector<std::string>> waiting_for_claim_;
-  StringKeyedMap<int> attempts_;
-  StringSet binding_;
-  StringKeyedMap<std::string> last_message_;
-
-  client::AssumeCache claims_;
-  allocator::DeviceInventory inventory_;
-  allocator::AllocatedState allocated_;
-  // The claim version whose allocation allocated_ counts, by claim key.
-  StringKeyedMap<client::ObjectPtr> counted_;
-  bool inventory_dirty_ = true;
-  bool nodes_dirty_ = true;
-  std::vector<NodeEntry> nodes_;
+  SchedulingQueue queue_;
+  ClusterSnapshot snapshot_;
   size_t next_start_node_ = 0;
   SchedulerStats stats_;
 
-  std::mutex bind_mu_;
-  std::condition_variable bind_cv_;
-  std::condition_variable binds_done_cv_;  // with bind_mu_
-  std::deque<BindTask> bind_queue_;
-  std::atomic<int> binds_in_flight_{0};
-  std::mutex bound_mu_;  // taken after mu_, never before
-  std::vector<BoundPod> bound_;
+  // The Filter plugins: stateless, or (dra_) stateful only through the
+  // snapshot above.
+  NodeUnschedulable node_unschedulable_;
+  TaintToleration taint_toleration_;
+  NodeAffinity node_affinity_;
+  DraPlugin dra_;
+  // Its own locks (binder.h); takes mu_ only through OnBindFailed.
+  Binder binder_;
 
   std::atomic<bool> stopping_{false};
   std::thread loop_;
-  std::vector<std::thread> binders_;
 };
 
 }  // namespace dralloc::scheduler

@@ -1,4 +1,4 @@
-#include "scheduler/node_filter.h"
+#include "scheduler/node_plugins.h"
 
 #include <fmt/format.h>
 
@@ -38,26 +38,34 @@ bool Tolerates(const api::Toleration& toleration, const api::Taint& taint) {
   return toleration.key == taint.key && toleration.value == taint.value;
 }
 
-std::string NodeMismatch(const api::Pod& pod, const api::Node& node,
-                         const allocator::NodeInfo& info) {
-  if (node.spec.unschedulable) {
-    const api::Taint unschedulable{.key = "node.kubernetes.io/unschedulable",
-                                   .effect = "NoSchedule"};
-    if (!ToleratedByPod(pod, unschedulable)) {
-      return "node(s) were unschedulable";
-    }
-  }
-  for (const api::Taint& taint : node.spec.taints) {
+FilterCode NodeUnschedulable::Filter(const api::Pod& pod, const NodeEntry& node,
+                                     UnschedulableReasons& reasons) const {
+  if (!node.node->spec.unschedulable) return FilterCode::kFits;
+  const api::Taint unschedulable{.key = "node.kubernetes.io/unschedulable",
+                                 .effect = "NoSchedule"};
+  if (ToleratedByPod(pod, unschedulable)) return FilterCode::kFits;
+  reasons.Add("node(s) were unschedulable");
+  return FilterCode::kUnfit;
+}
+
+FilterCode TaintToleration::Filter(const api::Pod& pod, const NodeEntry& node,
+                                   UnschedulableReasons& reasons) const {
+  for (const api::Taint& taint : node.node->spec.taints) {
     if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
     if (!ToleratedByPod(pod, taint)) {
-      return fmt::format("node(s) had untolerated taint {{{}: {}}}", taint.key,
-                         taint.value);
+      reasons.Add(fmt::format("node(s) had untolerated taint {{{}: {}}}",
+                              taint.key, taint.value));
+      return FilterCode::kUnfit;
     }
   }
-  if (!MatchesNodeSelector(pod, info)) {
-    return "node(s) didn't match Pod's node affinity/selector";
-  }
-  return "";
+  return FilterCode::kFits;
+}
+
+FilterCode NodeAffinity::Filter(const api::Pod& pod, const NodeEntry& node,
+                                UnschedulableReasons& reasons) const {
+  if (MatchesNodeSelector(pod, node.info)) return FilterCode::kFits;
+  reasons.Add("node(s) didn't match Pod's node affinity/selector");
+  return FilterCode::kUnfit;
 }
 
 }  // namespace dralloc::scheduler

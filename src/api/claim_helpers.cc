@@ -1,0 +1,69 @@
+#include "api/claim_helpers.h"
+
+#include <algorithm>
+
+#include "api/validation/limits.h"
+
+namespace dralloc::api {
+
+const PodResourceClaimStatus* ClaimStatusFor(const Pod& pod,
+                                             std::string_view name) {
+  for (const PodResourceClaimStatus& status :
+       pod.status.resource_claim_statuses) {
+    if (status.name == name) return &status;
+  }
+  return nullptr;
+}
+
+PodClaimName ClaimNameFor(const Pod& pod, const PodResourceClaim& entry) {
+  if (entry.resource_claim_name) {
+    return {PodClaimName::Kind::kDirect, *entry.resource_claim_name};
+  }
+  const PodResourceClaimStatus* status = ClaimStatusFor(pod, entry.name);
+  if (status == nullptr) return {PodClaimName::Kind::kNotCreated, {}};
+  if (!status->resource_claim_name) return {PodClaimName::Kind::kNotNeeded, {}};
+  return {PodClaimName::Kind::kGenerated, *status->resource_claim_name};
+}
+
+bool IsReservedFor(const ResourceClaim& claim, std::string_view uid) {
+  return std::any_of(claim.status.reserved_for.begin(),
+                     claim.status.reserved_for.end(),
+                     [&](const ResourceClaimConsumerReference& ref) {
+                       return ref.uid == uid;
+                     });
+}
+
+bool IsReservedForPod(const ResourceClaim& claim, std::string_view uid) {
+  return std::any_of(claim.status.reserved_for.begin(),
+                     claim.status.reserved_for.end(),
+                     [&](const ResourceClaimConsumerReference& ref) {
+                       return ref.resource == "pods" && ref.uid == uid;
+                     });
+}
+
+bool CanBeReserved(const ResourceClaim& claim) {
+  return static_cast<int64_t>(claim.status.reserved_for.size()) <
+         kResourceClaimReservedForMaxSize;
+}
+
+bool IsForPod(const ResourceClaim& claim, std::string_view pod_uid) {
+  const auto& owners = claim.metadata.owner_references;
+  return std::any_of(
+      owners.begin(), owners.end(), [&](const OwnerReference& owner) {
+        return owner.uid == pod_uid && owner.controller.value_or(false);
+      });
+}
+
+ResourceClaimConsumerReference PodConsumerRef(const Pod& pod) {
+  return {.api_group = "",
+          .resource = "pods",
+          .name = pod.metadata.name,
+          .uid = pod.metadata.uid};
+}
+
+bool HasFinalizer(const ObjectMeta& meta, std::string_view finalizer) {
+  return std::find(meta.finalizers.begin(), meta.finalizers.end(), finalizer) !=
+         meta.finalizers.end();
+}
+
+}  // namespace dralloc::api

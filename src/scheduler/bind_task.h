@@ -1,0 +1,40 @@
+// The hand-over from the scheduling cycle to the binding cycle: what
+// Reserve decided for a pod, and what a successful binding wrote.
+#ifndef DRALLOC_SCHEDULER_BIND_TASK_H_
+#define DRALLOC_SCHEDULER_BIND_TASK_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "client/api_client.h"
+
+namespace dralloc::scheduler {
+
+// One claim PreBind must write.
+struct ClaimWrite {
+  std::string key;
+  client::ObjectPtr base;     // the claim as scheduled against
+  client::ObjectPtr assumed;  // with allocation and reservation
+  bool allocate = false;      // base had no allocation
+};
+
+struct BindTask {
+  client::ObjectPtr pod;
+  std::string node;
+  std::vector<ClaimWrite> claims;
+};
+
+// Claim writes that succeeded: claim key and the revision written.
+using WrittenClaims = std::vector<std::pair<std::string, int64_t>>;
+
+// A binding that succeeded, booked by the scheduling thread later.
+struct BoundPod {
+  std::string pod_key;
+  WrittenClaims written;
+};
+
+}  // namespace dralloc::scheduler
+
+#endif  // DRALLOC_SCHEDULER_BIND_TASK_H_

@@ -1,0 +1,93 @@
+// ClusterSnapshot: the scheduler's view of the cluster during a cycle
+// (upstream's internal/cache snapshot plus the DRA manager): the nodes, the
+// device inventory built from slices, patches, taint rules and classes, the
+// claims with the scheduler's own assumptions laid over them, and the
+// devices those claims allocate.
+//
+// Thread-compatible: the scheduler's lock guards every call. The informers
+// are read when Refresh() finds the inventory or node list invalidated.
+#ifndef DRALLOC_SCHEDULER_CLUSTER_SNAPSHOT_H_
+#define DRALLOC_SCHEDULER_CLUSTER_SNAPSHOT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "allocator/allocated_state.h"
+#include "allocator/device_inventory.h"
+#include "allocator/node_info.h"
+#include "client/assume_cache.h"
+#include "client/informer.h"
+#include "common/string_hash.h"
+
+namespace dralloc::scheduler {
+
+// One node as the Filter plugins see it.
+struct NodeEntry {
+  client::ObjectPtr object;  // keeps `node` alive
+  const api::Node* node = nullptr;
+  allocator::NodeInfo info;
+};
+
+// The informers the snapshot is built from.
+struct SnapshotSources {
+  client::Informer& nodes;
+  client::Informer& claims;
+  client::Informer& slices;
+  client::Informer& classes;
+  client::Informer& slice_patches;
+  client::Informer& taint_rules;
+};
+
+class ClusterSnapshot {
+ public:
+  explicit ClusterSnapshot(SnapshotSources sources);
+  ClusterSnapshot(const ClusterSnapshot&) = delete;
+  ClusterSnapshot& operator=(const ClusterSnapshot&) = delete;
+
+  // A device source (slice, patch, taint rule, class) or a node changed:
+  // the next Refresh rebuilds that part.
+  void InvalidateInventory() { inventory_dirty_ = true; }
+  void InvalidateNodes() { nodes_dirty_ = true; }
+  // Rebuilds what was invalidated from the informers; nodes in name order.
+  void Refresh();
+
+  // Claims: the assumed version if there is one, else the informer's.
+  client::ObjectPtr Claim(const std::string& key) const {
+    return claims_.Get(key);
+  }
+  // Each of these updates the claim's view and recounts its devices.
+  // The informer delivered `now` (null: deleted).
+  void ObserveClaim(const std::string& key, const client::ObjectPtr& now);
+  // The scheduler chose `assumed` (allocation and reservation) for `key`.
+  void AssumeClaim(const std::string& key, client::ObjectPtr assumed);
+  // The write for `key` produced `revision`; the assumption stays until
+  // the informer catches up.
+  void ConfirmClaim(const std::string& key, int64_t revision);
+  // The write failed: back to the informer's version.
+  void RestoreClaim(const std::string& key);
+
+  const std::vector<NodeEntry>& nodes() const { return nodes_; }
+  const allocator::DeviceInventory& inventory() const { return inventory_; }
+  const allocator::AllocatedState& allocated() const { return allocated_; }
+  // Percentage (0-100) of the node's devices in use; 0 without devices.
+  int64_t DeviceFillPercent(const allocator::NodeInfo& node) const;
+
+ private:
+  // Makes allocated_ count the allocation of the claim's current view.
+  void Recount(const std::string& claim_key);
+
+  SnapshotSources sources_;
+  client::AssumeCache claims_;
+  allocator::DeviceInventory inventory_;
+  allocator::AllocatedState allocated_;
+  // The claim version whose allocation allocated_ counts, by claim key.
+  StringKeyedMap<client::ObjectPtr> counted_;
+  bool inventory_dirty_ = true;
+  bool nodes_dirty_ = true;
+  std::vector<NodeEntry> nodes_;
+};
+
+}  // namespace dralloc::scheduler
+
+#endif  // DRALLOC_SCHEDULER_CLUSTER_SNAPSHOT_H_

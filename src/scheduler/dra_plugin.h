@@ -1,0 +1,161 @@
+// DraPlugin: the scheduler's DynamicResources plugin, one method per
+// extension point as upstream's dynamicresources.go has them.
+//
+// A scheduling cycle creates one DraCycleState for the pod and calls, in
+// order: PreEnqueue, PreFilter, Filter for each node the node plugins let
+// through, then PostFilter when no node fits, or Score and Reserve. The
+// binding cycle (Binder) calls PreBind and, when PreBind or Bind failed,
+// Unreserve.
+//
+// Threads: PreEnqueue, PreFilter, Filter, PostFilter, Score, Reserve and
+// RestoreAssumed read or change the ClusterSnapshot and REQUIRE the
+// scheduler's lock. Deallocate, PreBind and Unreserve only talk to the API
+// server; they run without that lock (on binder threads or after the
+// scheduling thread released it) and are safe to call concurrently.
+#ifndef DRALLOC_SCHEDULER_DRA_PLUGIN_H_
+#define DRALLOC_SCHEDULER_DRA_PLUGIN_H_
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "allocator/allocator.h"
+#include "client/api_client.h"
+#include "scheduler/bind_task.h"
+#include "scheduler/cluster_snapshot.h"
+#include "scheduler/filter_code.h"
+#include "scheduler/unschedulable_message.h"
+
+namespace dralloc::scheduler {
+
+// How to choose among nodes that fit equally well by upstream's scoring.
+enum class Placement {
+  kDefault,  // upstream-like: the first feasible node in rotating order
+  kPack,     // prefer nodes whose devices are already most in use
+  kSpread,   // prefer nodes whose devices are least in use
+};
+
+struct DraPluginOptions {
+  Placement placement = Placement::kDefault;
+  // Allocator search budget per node.
+  uint64_t max_steps = 2'000'000;
+};
+
+// One claim of the pod, as found by PreEnqueue.
+struct PodClaim {
+  std::string name;  // pod.spec.resourceClaims[].name
+  std::string key;   // "<namespace>/<claim name>"
+  client::ObjectPtr object;
+  const api::ResourceClaim* claim = nullptr;  // in `object`
+};
+
+// A node that passed Filter, with the allocations for the pod's
+// unallocated claims there (in DraCycleState::to_allocate order).
+struct Candidate {
+  size_t node = 0;  // index into ClusterSnapshot::nodes()
+  std::vector<api::AllocationResult> results;
+};
+
+// What the plugin learns about the pod during one cycle (upstream's
+// stateData). Lives no longer than the cycle; `pod` must outlive it.
+struct DraCycleState {
+  explicit DraCycleState(const api::Pod& pod) : pod(pod) {}
+
+  const api::Pod& pod;
+  // PreEnqueue: the pod's claims, each once, in spec order.
+  std::vector<PodClaim> claims;
+  // PreFilter: the unallocated claims and where they are in `claims`.
+  std::vector<const api::ResourceClaim*> to_allocate;
+  std::vector<size_t> to_allocate_index;
+  // Node scores can differ (placement or a prioritized list), so Filter
+  // should look at more than the first feasible node.
+  bool wants_scores = false;
+  std::optional<allocator::Allocator> allocator;
+  // Filter: allocated claims whose node selector excluded some node.
+  std::set<std::string> unavailable_claims;
+  uint64_t allocator_calls = 0;
+  std::string error;  // why Filter returned kError
+};
+
+struct PreEnqueueResult {
+  enum class Code {
+    kReady,          // every claim is there and usable
+    kGated,          // a generated claim is not created or cached yet
+    kUnschedulable,  // `message` says which claim is unusable
+  };
+  Code code = Code::kReady;
+  std::string message;
+  // The key of a claim missing from the cache: the pod waits for it.
+  std::string missing_claim;
+};
+
+class DraPlugin final {
+ public:
+  // `client` and `snapshot` must outlive the plugin.
+  DraPlugin(client::ApiClient& client, ClusterSnapshot& snapshot,
+            DraPluginOptions options);
+
+  // Resolves the pod's claims into state.claims, in spec order, stopping
+  // at the first one that is not usable: its generated name is not in the
+  // pod status yet (kGated), it is not in the cache (kGated for a generated
+  // claim, kUnschedulable "not found" otherwise; both set missing_claim),
+  // it is being deleted, it is generated but not owned by the pod, or it
+  // is allocated and its reservedFor is full without the pod
+  // (kUnschedulable). Upstream checks the last one in PreFilter; here the
+  // first failing claim in spec order decides, whatever the reason.
+  PreEnqueueResult PreEnqueue(DraCycleState& state) const;
+
+  // Picks the claims to allocate, decides whether scores can differ and
+  // sets up the allocator over the snapshot. Cannot fail.
+  void PreFilter(DraCycleState& state) const;
+
+  // Whether the pod's claims fit `node`: every allocated claim's node
+  // selector must match ("resourceclaim not available on the node"), and
+  // the allocator must find devices for the unallocated ones, which are
+  // moved into `results`. kError (with state.error) when the allocator
+  // rejects the claims themselves (kInvalidArgument): no node can help.
+  FilterCode Filter(DraCycleState& state, const NodeEntry& node,
+                    UnschedulableReasons& reasons,
+                    std::vector<api::AllocationResult>& results) const;
+
+  // After no node fit: an allocated claim that was unavailable on some
+  // node and is reserved for nobody else, to deallocate so that the pod
+  // may go elsewhere next time; null when there is none.
+  client::ObjectPtr PostFilter(const DraCycleState& state) const;
+  // PostFilter's write: clears the claim's allocation and reservations.
+  Status Deallocate(const client::ObjectPtr& claim) const;
+
+  // Index of the best of `feasible` (not empty): KEP-4816 prioritized-list
+  // scores, normalised, then the placement preference; the first best
+  // wins.
+  size_t Score(const DraCycleState& state,
+               const std::vector<Candidate>& feasible) const;
+
+  // Assumes the chosen allocations and the pod's reservation in the
+  // snapshot (so the next pod cannot take the devices) and returns what
+  // PreBind must write. Consumes chosen.results.
+  BindTask Reserve(const DraCycleState& state,
+                   const client::ObjectPtr& pod_object, Candidate& chosen);
+
+  // Writes each claim of `task`: the delete-protection finalizer, the
+  // allocation and the reservation, with optimistic concurrency and a few
+  // retries. Appends each successful write to `written`. kAborted when a
+  // claim was allocated concurrently or kept changing.
+  Status PreBind(const BindTask& task, WrittenClaims& written) const;
+  // Takes back the reservations PreBind wrote (and the allocations it
+  // made, when nobody else uses the claim) unless the pod got bound anyway.
+  void Unreserve(const BindTask& task, const WrittenClaims& written) const;
+  // Drops Reserve's assumptions for `task` from the snapshot.
+  void RestoreAssumed(const BindTask& task);
+
+ private:
+  client::ApiClient& client_;
+  ClusterSnapshot& snapshot_;
+  DraPluginOptions options_;
+};
+
+}  // namespace dralloc::scheduler
+
+#endif  // DRALLOC_SCHEDULER_DRA_PLUGIN_H_

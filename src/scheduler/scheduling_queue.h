@@ -1,0 +1,115 @@
+// SchedulingQueue: which pod the scheduler tries next, and why the others
+// wait (upstream's internal/queue).
+//
+// Every pod key is in at most one of these places:
+// - active: ready now, popped in FIFO order;
+// - backoff: ready at a time (exponential in its failed attempts);
+// - unschedulable: failed, waits for a cluster change (MoveAllUnschedulable)
+//   or for a claim it is waiting for (ClaimAdded);
+// - gated: its claims are not there yet, waits for the pod or a claim;
+// - binding: handed to the binder, waits for its pod update.
+// The queue knows pods only by key and claims only by the keys pods wait
+// for. It is thread-compatible: the scheduler's lock guards every call,
+// and WaitForWork sleeps on that lock.
+#ifndef DRALLOC_SCHEDULER_SCHEDULING_QUEUE_H_
+#define DRALLOC_SCHEDULER_SCHEDULING_QUEUE_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/string_hash.h"
+
+namespace dralloc::scheduler {
+
+struct BackoffOptions {
+  // A pod that failed n times waits initial * 2^(n-1), at most `max`;
+  // 0 disables backoff.
+  std::chrono::milliseconds initial{1000};
+  std::chrono::milliseconds max{10000};
+};
+
+class SchedulingQueue {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit SchedulingQueue(BackoffOptions backoff)
+      : backoff_options_(backoff) {}
+  SchedulingQueue(const SchedulingQueue&) = delete;
+  SchedulingQueue& operator=(const SchedulingQueue&) = delete;
+
+  // Makes `key` ready: it leaves unschedulable/gated and joins the active
+  // queue, or backoff if it has failed before. No-op while it is active,
+  // backing off or binding.
+  void Activate(const std::string& key);
+  // Activates every unschedulable pod, in key order (the queue order must
+  // not depend on hashing).
+  void MoveAllUnschedulable();
+  // Drops every trace of `key` (the pod is gone, bound or not ours).
+  void Forget(const std::string& key);
+  // Moves due backoff entries to the back of the active queue, then takes
+  // the front of the active queue.
+  std::optional<std::string> Pop();
+  // Sleeps on `lock` (the lock guarding this queue) until a pod is ready,
+  // `stopping` is set or `wait` has passed.
+  void WaitForWork(std::unique_lock<std::mutex>& lock,
+                   std::chrono::milliseconds wait,
+                   const std::atomic<bool>& stopping);
+  // Wakes WaitForWork (on Stop).
+  void WakeAll() { ready_cv_.notify_all(); }
+
+  // The cycle's verdicts for a popped pod.
+  void MarkGated(const std::string& key) { gated_.insert(key); }
+  // Counts a failed attempt and parks the pod; true if `message` differs
+  // from the one reported last time for it.
+  bool MarkUnschedulable(const std::string& key, const std::string& message);
+  void MarkBinding(const std::string& key) { binding_.insert(key); }
+  bool IsBinding(const std::string& key) const {
+    return binding_.contains(key);
+  }
+  // The pod waits for claim `claim_key` to appear.
+  void WaitForClaim(const std::string& claim_key, const std::string& pod_key);
+  // Claim `claim_key` appeared: activates the gated or unschedulable pods
+  // waiting for it.
+  void ClaimAdded(const std::string& claim_key);
+
+  // Binding outcomes. A bound pod keeps its binding mark until its update
+  // arrives (Forget); a failed one is activated with one more attempt.
+  void Bound(const std::string& key);
+  void BindFailed(const std::string& key);
+
+  // Active, backing off or unschedulable, and not gated: an update that
+  // does not change the pod's placement inputs need not activate it.
+  bool WaitsUngated(const std::string& key) const;
+  // Nothing active, backing off or binding.
+  bool Idle() const {
+    return active_.empty() && backoff_.empty() && binding_.empty();
+  }
+
+ private:
+  const BackoffOptions backoff_options_;
+  std::condition_variable ready_cv_;  // with the caller's lock
+
+  std::deque<std::string> active_;
+  StringSet in_active_;  // the keys of active_
+  std::multimap<Clock::time_point, std::string> backoff_;
+  std::unordered_map<std::string, Clock::time_point> in_backoff_;
+  StringSet unschedulable_;
+  StringSet gated_;
+  StringSet binding_;
+  // claim key → pods that found it missing.
+  StringKeyedMap<std::vector<std::string>> waiting_for_claim_;
+  StringKeyedMap<int> attempts_;  // failed attempts since the last success
+  StringKeyedMap<std::string> last_message_;  // last reported reason
+};
+
+}  // namespace dralloc::scheduler
+
+#endif  // DRALLOC_SCHEDULER_SCHEDULING_QUEUE_H_

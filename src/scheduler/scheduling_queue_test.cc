@@ -1,0 +1,124 @@
+#include "scheduler/scheduling_queue.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace dralloc::scheduler {
+namespace {
+
+using std::chrono::milliseconds;
+
+SchedulingQueue NoBackoff() {
+  return SchedulingQueue(BackoffOptions{milliseconds(0), milliseconds(0)});
+}
+
+std::vector<std::string> Drain(SchedulingQueue& queue) {
+  std::vector<std::string> keys;
+  while (auto key = queue.Pop()) keys.push_back(*key);
+  return keys;
+}
+
+TEST(SchedulingQueueTest, PopsActivePodsInOrderOnce) {
+  SchedulingQueue queue = NoBackoff();
+  EXPECT_TRUE(queue.Idle());
+  queue.Activate("ns/b");
+  queue.Activate("ns/a");
+  queue.Activate("ns/b");  // already active
+  EXPECT_FALSE(queue.Idle());
+  EXPECT_TRUE(queue.WaitsUngated("ns/a"));
+  EXPECT_EQ(Drain(queue), (std::vector<std::string>{"ns/b", "ns/a"}));
+  EXPECT_TRUE(queue.Idle());
+}
+
+TEST(SchedulingQueueTest, UnschedulablePodsMoveInKeyOrder) {
+  SchedulingQueue queue = NoBackoff();
+  for (const char* key : {"ns/c", "ns/a", "ns/b"}) {
+    EXPECT_TRUE(queue.MarkUnschedulable(key, "no nodes"));
+  }
+  EXPECT_FALSE(queue.MarkUnschedulable("ns/a", "no nodes"));  // same message
+  EXPECT_TRUE(queue.MarkUnschedulable("ns/a", "other"));
+  EXPECT_TRUE(queue.WaitsUngated("ns/a"));
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+  queue.MoveAllUnschedulable();
+  EXPECT_EQ(Drain(queue), (std::vector<std::string>{"ns/a", "ns/b", "ns/c"}));
+}
+
+TEST(SchedulingQueueTest, FailedPodsBackOff) {
+  SchedulingQueue queue(BackoffOptions{milliseconds(30), milliseconds(30)});
+  queue.MarkUnschedulable("ns/a", "x");
+  queue.Activate("ns/a");  // one failed attempt: waits
+  EXPECT_FALSE(queue.Idle());
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+  std::this_thread::sleep_for(milliseconds(40));
+  EXPECT_EQ(queue.Pop(), "ns/a");
+  // A bound pod starts from zero attempts again.
+  queue.Bound("ns/a");
+  queue.Activate("ns/a");
+  EXPECT_EQ(queue.Pop(), "ns/a");
+}
+
+TEST(SchedulingQueueTest, GatedPodsWaitForTheirClaim) {
+  SchedulingQueue queue = NoBackoff();
+  queue.MarkGated("ns/pod");
+  queue.WaitForClaim("ns/claim", "ns/pod");
+  EXPECT_FALSE(queue.WaitsUngated("ns/pod"));
+  queue.MoveAllUnschedulable();  // gated pods are not unschedulable
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+  queue.ClaimAdded("ns/other");
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+  queue.ClaimAdded("ns/claim");
+  EXPECT_EQ(queue.Pop(), "ns/pod");
+  queue.ClaimAdded("ns/claim");  // waiters are woken once
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+}
+
+TEST(SchedulingQueueTest, BindingPodsAreNotActivated) {
+  SchedulingQueue queue = NoBackoff();
+  queue.MarkBinding("ns/a");
+  EXPECT_TRUE(queue.IsBinding("ns/a"));
+  EXPECT_FALSE(queue.Idle());
+  queue.Activate("ns/a");
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+  queue.BindFailed("ns/a");  // retried (no backoff configured)
+  EXPECT_FALSE(queue.IsBinding("ns/a"));
+  EXPECT_EQ(queue.Pop(), "ns/a");
+}
+
+TEST(SchedulingQueueTest, ForgetRemovesEveryTrace) {
+  SchedulingQueue queue(
+      BackoffOptions{milliseconds(10'000), milliseconds(10'000)});
+  queue.Activate("ns/active");
+  queue.MarkUnschedulable("ns/backoff", "x");
+  queue.Activate("ns/backoff");
+  queue.MarkBinding("ns/binding");
+  queue.MarkGated("ns/gated");
+  for (const char* key :
+       {"ns/active", "ns/backoff", "ns/binding", "ns/gated"}) {
+    queue.Forget(key);
+  }
+  EXPECT_TRUE(queue.Idle());
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+  // Forgotten attempts: no backoff on the next activation.
+  queue.Activate("ns/backoff");
+  EXPECT_EQ(queue.Pop(), "ns/backoff");
+}
+
+TEST(SchedulingQueueTest, WaitForWorkWakesOnActivate) {
+  SchedulingQueue queue = NoBackoff();
+  std::mutex mu;
+  std::atomic<bool> stopping{false};
+  std::thread producer([&] {
+    std::this_thread::sleep_for(milliseconds(20));
+    std::lock_guard lock(mu);
+    queue.Activate("ns/a");
+  });
+  std::unique_lock lock(mu);
+  queue.WaitForWork(lock, milliseconds(5'000), stopping);
+  EXPECT_EQ(queue.Pop(), "ns/a");
+  lock.unlock();
+  producer.join();
+}
+
+}  // namespace
+}  // namespace dralloc::scheduler
