@@ -3,27 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <set>
+
+#include "api/kind_traits.h"
 
 namespace dralloc::controlplane {
 namespace {
-
-// Creation order: what objects refer to exists before them.
-int KindRank(std::string_view kind) {
-  static const std::map<std::string_view, int> kRanks = {
-      {"Namespace", 0},
-      {"Node", 1},
-      {"DeviceClass", 2},
-      {"ResourceSlice", 3},
-      {"ResourceSlicePatch", 4},
-      {"DeviceTaintRule", 5},
-      {"ResourceClaimTemplate", 6},
-      {"ResourceClaim", 7},
-      {"Pod", 8}};
-  auto it = kRanks.find(kind);
-  return it == kRanks.end() ? 9 : it->second;
-}
 
 ControlPlaneOptions OfflineOptions(scheduler::SchedulerOptions options,
                                    size_t pipeline_batch) {
@@ -69,7 +54,8 @@ WhatIf::WhatIf(scheduler::SchedulerOptions options, size_t pipeline_batch)
 Status WhatIf::Load(std::vector<api::Object> objects) {
   std::stable_sort(objects.begin(), objects.end(),
                    [](const api::Object& a, const api::Object& b) {
-                     return KindRank(api::KindOf(a)) < KindRank(api::KindOf(b));
+                     return api::CreationRank(api::KindOf(a)) <
+                            api::CreationRank(api::KindOf(b));
                    });
   std::set<std::string> namespaces;
   for (const api::Object& object : objects) {
