@@ -52,6 +52,7 @@ WhatIf::WhatIf(scheduler::SchedulerOptions options, size_t pipeline_batch)
     : plane_(api_, OfflineOptions(std::move(options), pipeline_batch)) {}
 
 Status WhatIf::Load(std::vector<api::Object> objects) {
+  // Creation order: what objects refer to exists before them.
   std::stable_sort(objects.begin(), objects.end(),
                    [](const api::Object& a, const api::Object& b) {
                      return api::CreationRank(api::KindOf(a)) <
