@@ -231,7 +231,7 @@ void ExpectUpdateWithStatus(ApiClient& client, std::string_view name,
 // Over HTTP an update, then a status update; in process one write.
 TEST_F(HttpApiClientTest, UpdateWithStatusWritesMetadataAndStatus) {
   ExpectUpdateWithStatus(client(), "over-http", 2);
-  InProcessApiClient in_process(server_.server->storage(), "test");
+  apiserver::InProcessApiClient in_process(server_.server->storage(), "test");
   ExpectUpdateWithStatus(in_process, "in-process", 1);
 }
 
