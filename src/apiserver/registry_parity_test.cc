@@ -56,9 +56,9 @@ std::string Describe(const api::Object& object) {
 std::string Describe(const Status& status) {
   static const std::regex kUid(
       "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-  return fmt::format("error {}: {}", StatusCodeName(status.code()),
-                     std::regex_replace(std::string(status.message()), kUid,
-                                        "<uid>"));
+  return fmt::format(
+      "error {}: {}", StatusCodeName(status.code()),
+      std::regex_replace(std::string(status.message()), kUid, "<uid>"));
 }
 
 std::string Describe(const StatusOr<client::ObjectPtr>& result) {
@@ -93,7 +93,8 @@ std::string RunStep(client::ApiClient& api, const Json& step) {
   }
   auto current = api.Get(*info, ns, name);
   if (op == "get" || !current.ok()) return Describe(current);
-  auto text = api::EncodeObjectText(**current, api::PreferredVersion(**current));
+  auto text =
+      api::EncodeObjectText(**current, api::PreferredVersion(**current));
   if (!text.ok()) return "bad case: " + text.status().ToString();
   auto merged = patch::ApplyMergePatch(Json::parse(*text), step.at("merge"));
   if (!merged.ok()) return "bad case: " + merged.status().ToString();

@@ -7,10 +7,11 @@
 
 namespace dralloc::registry {
 
-const ResourceStrategy& NamespaceStrategy();              // namespace_strategy.cc
-const ResourceStrategy& ResourceClaimStrategy();          // resource_claim_strategy.cc
-const ResourceStrategy& ResourceClaimTemplateStrategy();  // resource_claim_template_strategy.cc
-const ResourceStrategy& ResourceSliceStrategy();          // resource_slice_strategy.cc
+const ResourceStrategy& NamespaceStrategy();      // namespace_strategy.cc
+const ResourceStrategy& ResourceClaimStrategy();  // resource_claim_strategy.cc
+const ResourceStrategy&
+ResourceClaimTemplateStrategy();  // resource_claim_template_strategy.cc
+const ResourceStrategy& ResourceSliceStrategy();  // resource_slice_strategy.cc
 
 }  // namespace dralloc::registry
 

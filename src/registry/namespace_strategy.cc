@@ -27,8 +27,7 @@ class NamespaceRules final : public ResourceStrategy {
   }
 
   void PrepareForUpdate(const api::ResourceInfo& info, api::Object& next,
-                        const api::Object& old,
-                        WritePart part) const override {
+                        const api::Object& old, WritePart part) const override {
     ResourceStrategy::PrepareForUpdate(info, next, old, part);
     if (part == WritePart::kStatus || part == WritePart::kFinalize) return;
     std::get<api::Namespace>(next).spec.finalizers =

@@ -17,8 +17,7 @@ std::string UidPreconditionFailed(std::string_view sent,
       sent, actual);
 }
 
-std::string InvalidMessage(const api::ResourceInfo& info,
-                           std::string_view name,
+std::string InvalidMessage(const api::ResourceInfo& info, std::string_view name,
                            const api::ErrorList& errors) {
   std::string kind(info.kind);
   if (!info.group.empty()) kind += "." + std::string(info.group);

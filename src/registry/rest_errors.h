@@ -24,8 +24,8 @@ std::string ConflictMessage(const api::ResourceInfo& info,
 std::string UidPreconditionFailed(std::string_view sent,
                                   std::string_view actual);
 // `<Kind>.<group> "<name>" is invalid: <errors>` (422).
-std::string InvalidMessage(const api::ResourceInfo& info,
-                           std::string_view name, const api::ErrorList& errors);
+std::string InvalidMessage(const api::ResourceInfo& info, std::string_view name,
+                           const api::ErrorList& errors);
 // A create in a namespace being deleted (403, NamespaceLifecycle).
 std::string NamespaceTerminatingMessage(const api::ResourceInfo& info,
                                         std::string_view name,

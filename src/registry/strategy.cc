@@ -72,8 +72,7 @@ const ResourceStrategy& StrategyFor(const api::Object& object) {
   static const ResourceStrategy kGeneric;
   // By variant index; kinds without rules of their own use the generic one.
   static const auto kTable = [] {
-    std::array<const ResourceStrategy*, std::variant_size_v<api::Object>>
-        table;
+    std::array<const ResourceStrategy*, std::variant_size_v<api::Object>> table;
     table.fill(&kGeneric);
     const auto set = [&](auto kind, const ResourceStrategy& strategy) {
       table[api::Object(std::in_place_type<decltype(kind)>).index()] =

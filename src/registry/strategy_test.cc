@@ -1,4 +1,6 @@
 // Unit tests of the per-kind strategies and the write rules.
+#include "registry/strategy.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,7 +12,6 @@
 #include "registry/object_meta_rules.h"
 #include "registry/pod_strategy.h"
 #include "registry/rest_errors.h"
-#include "registry/strategy.h"
 #include "registry/write_rules.h"
 
 namespace dralloc::registry {
@@ -121,9 +122,9 @@ TEST_F(WriteRulesTest, NamespaceStartsActiveWithTheKubernetesFinalizer) {
   ns.metadata.name = "team";
   ns.status.phase = "Terminating";
   api::Object object(ns);
-  EXPECT_TRUE(PrepareCreate(Info("Namespace"), object, names, "u", kNow,
-                            context)
-                  .empty());
+  EXPECT_TRUE(
+      PrepareCreate(Info("Namespace"), object, names, "u", kNow, context)
+          .empty());
   const auto& created = std::get<api::Namespace>(object);
   EXPECT_EQ(created.status.phase, "Active");
   EXPECT_EQ(created.spec.finalizers,
@@ -168,8 +169,8 @@ TEST_F(WriteRulesTest, StatusWriteKeepsEverythingButStatus) {
   api::MetaOf(next).labels.clear();
   std::get<api::Pod>(next).spec.node_name = "node";
   std::get<api::Pod>(next).status.phase = "Running";
-  const api::ErrorList errors = PrepareUpdate(
-      Info("Pod"), next, stored_object, WritePart::kStatus, context);
+  const api::ErrorList errors = PrepareUpdate(Info("Pod"), next, stored_object,
+                                              WritePart::kStatus, context);
   EXPECT_TRUE(errors.empty()) << api::ToString(errors);
   const auto& written = std::get<api::Pod>(next);
   EXPECT_EQ(written.metadata.labels.at("keep"), "me");
@@ -256,8 +257,8 @@ TEST_F(WriteRulesTest, NoNewFinalizersWhileDeleting) {
 
 TEST_F(WriteRulesTest, AdminAccessNeedsTheNamespaceLabel) {
   api::Object object(Claim(true));
-  api::ErrorList errors = PrepareCreate(Info("ResourceClaim"), object, names,
-                                        "u", kNow, context);
+  api::ErrorList errors =
+      PrepareCreate(Info("ResourceClaim"), object, names, "u", kNow, context);
   ASSERT_EQ(errors.size(), 1u) << api::ToString(errors);
   EXPECT_EQ(errors[0].field, "spec.devices.requests[0].exactly.adminAccess");
   EXPECT_EQ(InvalidMessage(Info("ResourceClaim"), "claim", errors),
@@ -269,9 +270,9 @@ TEST_F(WriteRulesTest, AdminAccessNeedsTheNamespaceLabel) {
 
   namespaces.labels["team"][std::string(api::kAdminAccessLabel)] = "true";
   api::Object allowed(Claim(true));
-  EXPECT_TRUE(PrepareCreate(Info("ResourceClaim"), allowed, names, "u", kNow,
-                            context)
-                  .empty());
+  EXPECT_TRUE(
+      PrepareCreate(Info("ResourceClaim"), allowed, names, "u", kNow, context)
+          .empty());
 
   api::ResourceClaimTemplate tmpl;
   tmpl.metadata.name = "tmpl";

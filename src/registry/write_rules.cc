@@ -66,7 +66,8 @@ api::ErrorList PrepareUpdate(const api::ResourceInfo& info, api::Object& next,
   }
   if (SpecChanged(next, old)) ++meta.generation;
   meta.resource_version = old_meta.resource_version;
-  if (meta.managed_fields.empty()) meta.managed_fields = old_meta.managed_fields;
+  if (meta.managed_fields.empty())
+    meta.managed_fields = old_meta.managed_fields;
   return errors;
 }
 
