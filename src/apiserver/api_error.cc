@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "registry/rest_errors.h"
+
 namespace dralloc::apiserver {
 namespace {
 
@@ -72,27 +74,13 @@ ApiError AlreadyExists(const api::ResourceInfo& info, std::string_view name) {
 
 ApiError Conflict(const api::ResourceInfo& info, std::string_view name,
                   std::string_view detail) {
-  return {409, "Conflict",
-          fmt::format("Operation cannot be fulfilled on {} \"{}\": {}",
-                      info.QualifiedResource(), name, detail),
+  return {409, "Conflict", registry::ConflictMessage(info, name, detail),
           Details(info, name, info.plural)};
 }
 
 ApiError Invalid(const api::ResourceInfo& info, std::string_view name,
                  const api::ErrorList& errors) {
-  std::string kind(info.kind);
-  if (!info.group.empty()) kind += "." + std::string(info.group);
-  std::string message = fmt::format("{} \"{}\" is invalid: ", kind, name);
-  if (errors.size() == 1) {
-    message += errors[0].ToString();
-  } else {
-    message += "[";
-    for (size_t i = 0; i < errors.size(); ++i) {
-      if (i > 0) message += ", ";
-      message += errors[i].ToString();
-    }
-    message += "]";
-  }
+  std::string message = registry::InvalidMessage(info, name, errors);
   Json details = Details(info, name, info.kind);
   Json causes = Json::array();
   for (const api::FieldError& error : errors) {
@@ -116,9 +104,6 @@ ApiError Forbidden(std::string message) {
 ApiError NamespaceTerminating(const api::ResourceInfo& info,
                               std::string_view name,
                               std::string_view namespace_) {
-  const std::string subject =
-      name.empty() ? info.QualifiedResource()
-                   : fmt::format("{} \"{}\"", info.QualifiedResource(), name);
   Json details = Details(info, name, info.plural);
   details["causes"] =
       Json::array({{{"reason", "NamespaceTerminating"},
@@ -126,9 +111,7 @@ ApiError NamespaceTerminating(const api::ResourceInfo& info,
                                             namespace_)},
                     {"field", "metadata.namespace"}}});
   return {403, "Forbidden",
-          fmt::format("{} is forbidden: unable to create new content in "
-                      "namespace {} because it is being terminated",
-                      subject, namespace_),
+          registry::NamespaceTerminatingMessage(info, name, namespace_),
           std::move(details)};
 }
 ApiError Gone(std::string message) {

@@ -5,18 +5,17 @@
 
 #include <ctime>
 #include <optional>
-#include <random>
 #include <span>
 
 #include "api/codec.h"
-#include "api/defaults.h"
 #include "api/pod_conditions.h"
-#include "api/validation/validation.h"
-#include "api/well_known.h"
 #include "apiserver/patch_request.h"
 #include "common/clock.h"
 #include "patch/patch_schema.h"
 #include "patch/server_side_apply.h"
+#include "registry/pod_strategy.h"
+#include "registry/rest_errors.h"
+#include "registry/write_rules.h"
 
 namespace dralloc::apiserver {
 namespace {
@@ -32,37 +31,6 @@ simdjson::dom::parser& Parser() {
   return parser;
 }
 
-bool RequestsAdminAccess(const api::ResourceClaimSpec& spec) {
-  for (const api::DeviceRequest& request : spec.devices.requests) {
-    if (request.exactly && request.exactly->admin_access.value_or(false)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// Immutable fields of an update, as field errors.
-api::ErrorList ValidateImmutable(const api::Object& next,
-                                 const api::Object& old) {
-  api::ErrorList errors;
-  const auto immutable = [&](bool same, std::string_view field) {
-    if (!same) {
-      errors.push_back(
-          api::Invalid(api::FieldPath(field), "", "field is immutable"));
-    }
-  };
-  if (auto* claim = std::get_if<api::ResourceClaim>(&next)) {
-    immutable(claim->spec == std::get<api::ResourceClaim>(old).spec, "spec");
-  } else if (auto* slice = std::get_if<api::ResourceSlice>(&next)) {
-    const auto& before = std::get<api::ResourceSlice>(old).spec;
-    immutable(slice->spec.driver == before.driver, "spec.driver");
-    immutable(slice->spec.pool.name == before.pool.name, "spec.pool.name");
-    immutable(slice->spec.node_name == before.node_name, "spec.nodeName");
-  } else if (auto* tmpl = std::get_if<api::ResourceClaimTemplate>(&next)) {
-    immutable(tmpl->spec == std::get<api::ResourceClaimTemplate>(old).spec,
-              "spec");
-  }
-  return errors;
 }
 
 // True if a stored namespace is being deleted.
@@ -81,11 +49,31 @@ bool IsTerminating(const std::string& stored_namespace) {
          phase == "Terminating";
 }
 
-// True while a namespace's own finalizers (spec.finalizers, e.g.
-// "kubernetes") keep it from being removed after its deletion.
-bool HasSpecFinalizers(const api::Object& object) {
-  const auto* ns = std::get_if<api::Namespace>(&object);
-  return ns != nullptr && !ns->spec.finalizers.empty();
+// The namespaces of `store` for admission rules.
+class StoredNamespaces final : public registry::NamespaceLookup {
+ public:
+  explicit StoredNamespaces(store::Store& store) : store_(store) {}
+  std::optional<api::StringMap> Labels(std::string_view name) const override {
+    auto stored = store_.Get("/namespaces/" + std::string(name));
+    if (!stored) return std::nullopt;
+    auto decoded = api::DecodeDocument(*stored->value, {.strict = false});
+    if (decoded.size() != 1 || !decoded[0].object) return api::StringMap();
+    return std::move(api::MetaOf(*decoded[0].object).labels);
+  }
+
+ private:
+  store::Store& store_;
+};
+
+// What an update of `scope` writes.
+registry::WritePart PartOf(const RequestScope& scope,
+                           const WriteOptions& options) {
+  if (scope.subresource == "status") return registry::WritePart::kStatus;
+  if (scope.subresource == "finalize") return registry::WritePart::kFinalize;
+  if (scope.subresource == "binding" || options.with_status) {
+    return registry::WritePart::kObjectAndStatus;
+  }
+  return registry::WritePart::kObject;
 }
 
 // The subset of DeleteOptions the server honours.
@@ -229,61 +217,6 @@ ApiOr<api::Object> ResourceStorage::DecodeStored(const RequestScope& scope,
   }
   return std::move(*results[0].object);
 }
-
-std::optional<ApiError> ResourceStorage::Admit(const RequestScope& scope,
-                                               api::Object& object,
-                                               const api::Object* old) const {
-  api::ApplyDefaults(object);
-  api::ErrorList errors = api::Validate(object);
-  if (old != nullptr) {
-    api::ErrorList immutable = ValidateImmutable(object, *old);
-    errors.insert(errors.end(), immutable.begin(), immutable.end());
-  }
-  const api::ResourceClaimSpec* claim_spec = nullptr;
-  if (auto* claim = std::get_if<api::ResourceClaim>(&object)) {
-    claim_spec = &claim->spec;
-  } else if (auto* tmpl = std::get_if<api::ResourceClaimTemplate>(&object)) {
-    claim_spec = &tmpl->spec.spec;
-  }
-  if (claim_spec != nullptr && RequestsAdminAccess(*claim_spec) &&
-      old == nullptr) {
-    const std::string& ns = api::MetaOf(object).namespace_;
-    bool allowed = false;
-    if (auto stored = store_.Get("/namespaces/" + ns)) {
-      auto decoded = api::DecodeDocument(*stored->value, {.strict = false});
-      if (decoded.size() == 1 && decoded[0].object) {
-        const auto& labels = api::MetaOf(*decoded[0].object).labels;
-        auto it = labels.find(std::string(api::kAdminAccessLabel));
-        allowed = it != labels.end() && it->second == "true";
-      }
-    }
-    if (!allowed) {
-      const bool in_template =
-          std::holds_alternative<api::ResourceClaimTemplate>(object);
-      for (size_t i = 0; i < claim_spec->devices.requests.size(); ++i) {
-        const auto& request = claim_spec->devices.requests[i];
-        if (!request.exactly ||
-            !request.exactly->admin_access.value_or(false)) {
-          continue;
-        }
-        api::FieldPath path = in_template ? api::FieldPath("spec").Child("spec")
-                                          : api::FieldPath("spec");
-        errors.push_back(api::Forbidden(
-            path.Child("devices")
-                .Child("requests")
-                .Index(static_cast<int64_t>(i))
-                .Child("exactly")
-                .Child("adminAccess"),
-            fmt::format("admin access to devices requires the `{}: true` "
-                        "label on the containing namespace",
-                        api::kAdminAccessLabel)));
-      }
-    }
-  }
-  if (!errors.empty()) {
-    return Invalid(*scope.info, api::MetaOf(object).name, errors);
-  }
-  return std::nullopt;
 }
 
 ApiOr<WriteResult> ResourceStorage::Respond(
@@ -399,66 +332,40 @@ ApiOr<WriteResult> ResourceStorage::CreateObject(const RequestScope& scope,
   return CreateDecoded(scope, Decoded{std::move(object), {}}, options);
 }
 
+std::optional<ApiError> ResourceStorage::CheckNamespace(
+    const RequestScope& scope, api::ObjectMeta& meta) const {
+  const api::ResourceInfo& info = *scope.info;
+  if (!info.namespaced) return std::nullopt;
+  if (meta.namespace_.empty()) meta.namespace_ = scope.namespace_;
+  if (meta.namespace_ != scope.namespace_) {
+    return BadRequest(
+        "the namespace of the provided object does not match the namespace "
+        "sent on the request");
+  }
+  auto stored_namespace = store_.Get("/namespaces/" + meta.namespace_);
+  if (!stored_namespace) {
+    return ApiError{404, "NotFound",
+                    fmt::format("namespaces \"{}\" not found", meta.namespace_),
+                    Json{{"name", meta.namespace_}, {"kind", "namespaces"}}};
+  }
+  if (IsTerminating(*stored_namespace->value)) {
+    return NamespaceTerminating(info, meta.name, meta.namespace_);
+  }
+  return std::nullopt;
+}
+
 ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
                                                   Decoded decoded,
                                                   const WriteOptions& options) {
   api::Object& object = decoded.object;
   api::ObjectMeta& meta = api::MetaOf(object);
   const api::ResourceInfo& info = *scope.info;
-  if (info.namespaced) {
-    if (meta.namespace_.empty()) meta.namespace_ = scope.namespace_;
-    if (meta.namespace_ != scope.namespace_) {
-      return BadRequest(
-          "the namespace of the provided object does not match the namespace "
-          "sent on the request");
-    }
-    auto stored_namespace = store_.Get("/namespaces/" + meta.namespace_);
-    if (!stored_namespace) {
-      return ApiError{
-          404, "NotFound",
-          fmt::format("namespaces \"{}\" not found", meta.namespace_),
-          Json{{"name", meta.namespace_}, {"kind", "namespaces"}}};
-    }
-    if (IsTerminating(*stored_namespace->value)) {
-      return NamespaceTerminating(info, meta.name, meta.namespace_);
-    }
-  } else {
-    meta.namespace_.clear();
-  }
-  if (auto* ns = std::get_if<api::Namespace>(&object)) {
-    // As upstream: a new namespace is Active and carries the "kubernetes"
-    // finalizer, which the namespace finalizer removes once the namespace
-    // is deleted and empty. Not a default applied on every write: the
-    // finalizer may be removed over the namespace's life.
-    ns->status = {};
-    ns->status.phase = "Active";
-    auto& finalizers = ns->spec.finalizers;
-    if (std::find(finalizers.begin(), finalizers.end(),
-                  api::kNamespaceFinalizer) == finalizers.end()) {
-      finalizers.emplace_back(api::kNamespaceFinalizer);
-    }
-  }
-  if (meta.name.empty() && !meta.generate_name.empty()) {
-    static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-    thread_local std::mt19937 rng{std::random_device{}()};
-    meta.name = meta.generate_name;
-    for (int i = 0; i < 5; ++i)
-      meta.name += kAlphabet[rng() % kAlphabet.size()];
-  }
-  std::visit(
-      [](auto& o) {
-        using T = std::decay_t<decltype(o)>;
-        if constexpr (std::is_same_v<T, api::ResourceClaim>) o.status = {};
-      },
-      object);
-  meta.uid = NewUid();
-  meta.creation_timestamp = NowRfc3339();
-  meta.deletion_timestamp.reset();
-  meta.deletion_grace_period_seconds.reset();
-  meta.resource_version.clear();
-  meta.self_link.clear();
-  meta.generation = 1;
-  if (auto error = Admit(scope, object, nullptr)) return *error;
+  if (auto error = CheckNamespace(scope, meta)) return *error;
+  const StoredNamespaces namespaces(store_);
+  api::ErrorList errors =
+      registry::PrepareCreate(info, object, names_, NewUid(), NowRfc3339(),
+                              {.validate = true, .namespaces = &namespaces});
+  if (!errors.empty()) return Invalid(info, meta.name, errors);
   const std::string text =
       StoredText(scope, nullptr, object, options.field_manager);
   const std::string key = Key(info, meta.namespace_, meta.name);
@@ -491,6 +398,113 @@ ApiOr<std::string> ResourceStorage::Get(const RequestScope& scope,
   return ToVersion(scope, *kv->value);
 }
 
+ApiOr<WriteResult> ResourceStorage::ApplyCreate(const RequestScope& scope,
+                                                const WriteOptions& options,
+                                                std::string_view create_body) {
+  const api::ResourceInfo& info = *scope.info;
+  Json applied = Json::parse(create_body, nullptr, false);
+  auto outcome = patch::ServerSideApply(
+      nullptr, applied, patch::SchemaForKind(info.kind),
+      {options.field_manager, options.force, info.GroupVersion(scope.version),
+       NowRfc3339(), ""});
+  if (!outcome.ok()) return BadRequest(outcome.status().message());
+  WriteOptions create_options = options;
+  create_options.field_manager.clear();  // managedFields are set
+  return Create(scope, outcome->object.dump(), create_options);
+}
+
+std::optional<ApiError> ResourceStorage::PrepareUpdate(
+    const RequestScope& scope, const WriteOptions& options, api::Object& next,
+    const api::Object& current) const {
+  const api::ResourceInfo& info = *scope.info;
+  const api::ObjectMeta& meta = api::MetaOf(next);
+  const api::ObjectMeta& old_meta = api::MetaOf(current);
+  if (meta.name != scope.name) {
+    return BadRequest(fmt::format(
+        "the name of the object ({}) does not match the name on the URL ({})",
+        meta.name, scope.name));
+  }
+  if (info.namespaced && !meta.namespace_.empty() &&
+      meta.namespace_ != scope.namespace_) {
+    return BadRequest(
+        "the namespace of the provided object does not match the namespace "
+        "sent on the request");
+  }
+  if (!meta.resource_version.empty() &&
+      meta.resource_version != old_meta.resource_version) {
+    return Conflict(info, scope.name);
+  }
+  if (!meta.uid.empty() && meta.uid != old_meta.uid) {
+    return Conflict(info, scope.name,
+                    registry::UidPreconditionFailed(meta.uid, old_meta.uid));
+  }
+  const StoredNamespaces namespaces(store_);
+  api::ErrorList errors =
+      registry::PrepareUpdate(info, next, current, PartOf(scope, options),
+                              {.validate = true, .namespaces = &namespaces});
+  if (!errors.empty()) return Invalid(info, scope.name, errors);
+  return std::nullopt;
+}
+
+std::optional<ApiOr<WriteResult>> ResourceStorage::StoreUpdate(
+    const RequestScope& scope, const WriteOptions& options,
+    const std::string& key, const store::KeyValue& kv,
+    const api::Object& current, api::Object& next, const std::string& text,
+    std::vector<std::string>& warnings) {
+  const api::ResourceInfo& info = *scope.info;
+  // The device index matters only when the claim was or becomes
+  // allocated; other claim writes (labels, finalizers, a pending claim's
+  // spec) must not queue behind it across the store write.
+  const auto* claim = std::get_if<api::ResourceClaim>(&next);
+  if (claim != nullptr && !claim->status.allocation) {
+    const auto* before = std::get_if<api::ResourceClaim>(&current);
+    if (before == nullptr || !before->status.allocation) claim = nullptr;
+  }
+  std::unique_lock<std::mutex> claim_lock;
+  if (claim != nullptr) {
+    claim_lock = allocations_.Lock();
+    if (auto taken = allocations_.Conflict(key, *claim)) {
+      return Conflict(info, scope.name, *taken);
+    }
+  }
+  if (registry::ReadyToRemove(next)) {
+    auto deleted =
+        store_.Delete(key, store::Precondition::AtRevision(kv.mod_revision));
+    if (deleted.ok()) {
+      if (claim != nullptr) allocations_.Record(key, nullptr);
+      decoded_.Erase(key);
+      store::KeyValue gone{key,
+                           std::make_shared<const std::string>(
+                               WithRevision(text, deleted->mod_revision)),
+                           0, 0};
+      return Written(scope, options, 200, gone, nullptr, std::move(warnings));
+    }
+    if (deleted.status().code() == StatusCode::kAborted) return std::nullopt;
+    return StorageError(info, scope.name, deleted.status());
+  }
+  // StoredText has encoded `next` after recording managedFields in it.
+  const bool publish = text != kUnencodable && PublishesWrites(info, options);
+  SharedObject published;
+  auto written = store_.Put(
+      key, store::Precondition::AtRevision(kv.mod_revision),
+      Publisher(scope, key, text, publish ? &next : nullptr, &published));
+  if (written.ok()) {
+    // `next` has moved into `published` when it was published.
+    if (claim != nullptr) {
+      allocations_.Record(
+          key,
+          published ? std::get_if<api::ResourceClaim>(published.get()) : claim);
+    }
+    return Written(scope, options, 200, *written, std::move(published),
+                   std::move(warnings));
+  }
+  if (published) decoded_.Erase(key);
+  if (written.status().code() != StatusCode::kAborted) {
+    return StorageError(info, scope.name, written.status());
+  }
+  return std::nullopt;
+}
+
 ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
                                                const WriteOptions& options,
                                                const Compute& compute,
@@ -498,22 +512,13 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
                                                std::string_view create_body) {
   const api::ResourceInfo& info = *scope.info;
   const std::string key = Key(info, scope.namespace_, scope.name);
-  const bool status_only = scope.subresource == "status";
   for (int attempt = 0; attempt < kMaxWriteAttempts; ++attempt) {
     auto kv = store_.Get(key);
     if (!kv) {
-      if (apply && !status_only) {
-        // Server-side apply of an absent object creates it, owned by the
-        // applier.
-        Json applied = Json::parse(create_body, nullptr, false);
-        auto outcome = patch::ServerSideApply(
-            nullptr, applied, patch::SchemaForKind(info.kind),
-            {options.field_manager, options.force,
-             info.GroupVersion(scope.version), NowRfc3339(), ""});
-        if (!outcome.ok()) return BadRequest(outcome.status().message());
-        WriteOptions create_options = options;
-        create_options.field_manager.clear();  // managedFields are set
-        return Create(scope, outcome->object.dump(), create_options);
+      // Server-side apply of an absent object creates it, owned by the
+      // applier.
+      if (apply && scope.subresource != "status") {
+        return ApplyCreate(scope, options, create_body);
       }
       return NotFound(info, scope.name);
     }
@@ -523,96 +528,9 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
     auto desired = compute(current, *kv->value);
     if (!desired.ok()) return desired.error();
     api::Object next = std::move(desired->object);
-    api::ObjectMeta& meta = api::MetaOf(next);
-    const api::ObjectMeta& old_meta = api::MetaOf(current);
-    if (meta.name != scope.name) {
-      return BadRequest(fmt::format(
-          "the name of the object ({}) does not match the name on the URL ({})",
-          meta.name, scope.name));
+    if (auto error = PrepareUpdate(scope, options, next, current)) {
+      return *error;
     }
-    if (info.namespaced && !meta.namespace_.empty() &&
-        meta.namespace_ != scope.namespace_) {
-      return BadRequest(
-          "the namespace of the provided object does not match the namespace "
-          "sent on the request");
-    }
-    if (!meta.resource_version.empty() &&
-        meta.resource_version != old_meta.resource_version) {
-      return Conflict(info, scope.name);
-    }
-    if (!meta.uid.empty() && meta.uid != old_meta.uid) {
-      return Conflict(info, scope.name,
-                      fmt::format("Precondition failed: UID in precondition: "
-                                  "{}, UID in object meta: {}",
-                                  meta.uid, old_meta.uid));
-    }
-    if (status_only) {
-      // Only status changes; everything else stays as stored.
-      api::Object merged = current;
-      std::visit(
-          [&](auto& target) {
-            using T = std::decay_t<decltype(target)>;
-            if constexpr (api::kHasStatus<T>) {
-              target.status = std::get<T>(next).status;
-            }
-          },
-          merged);
-      api::MetaOf(merged).managed_fields = meta.managed_fields;
-      next = std::move(merged);
-    } else {
-      std::visit(
-          [&](auto& target) {
-            using T = std::decay_t<decltype(target)>;
-            if constexpr (api::kHasStatus<T>) {
-              if (info.has_status && scope.subresource != "binding" &&
-                  !options.with_status) {
-                target.status = std::get<T>(current).status;
-              }
-            }
-          },
-          next);
-      if (auto* ns = std::get_if<api::Namespace>(&next);
-          ns != nullptr && scope.subresource != "finalize") {
-        // As upstream: spec.finalizers change only through
-        // namespaces/<name>/finalize.
-        ns->spec.finalizers = std::get<api::Namespace>(current).spec.finalizers;
-      }
-    }
-    api::ObjectMeta& m = api::MetaOf(next);
-    m.namespace_ = old_meta.namespace_;
-    m.uid = old_meta.uid;
-    m.creation_timestamp = old_meta.creation_timestamp;
-    m.deletion_timestamp = old_meta.deletion_timestamp;
-    m.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
-    m.generation = old_meta.generation;
-    m.self_link.clear();
-    if (old_meta.deletion_timestamp) {
-      for (const std::string& finalizer : m.finalizers) {
-        if (std::find(old_meta.finalizers.begin(), old_meta.finalizers.end(),
-                      finalizer) == old_meta.finalizers.end()) {
-          return Invalid(
-              info, scope.name,
-              {api::Forbidden(api::FieldPath("metadata").Child("finalizers"),
-                              "no new finalizers can be added if "
-                              "the object is being deleted")});
-        }
-      }
-    }
-    if (auto error = Admit(scope, next, &current)) return *error;
-    // After defaulting: a client that omits defaulted fields (kubectl's
-    // client-side apply of an atomic list) has not changed the spec.
-    bool spec_changed = false;
-    std::visit(
-        [&](const auto& target) {
-          using T = std::decay_t<decltype(target)>;
-          if constexpr (api::kHasSpec<T>) {
-            spec_changed = !(target.spec == std::get<T>(current).spec);
-          }
-        },
-        next);
-    if (spec_changed) ++m.generation;
-    m.resource_version = old_meta.resource_version;
-    if (m.managed_fields.empty()) m.managed_fields = old_meta.managed_fields;
     if (next == current) {
       if (options.want_object) {
         return WriteResult{
@@ -625,8 +543,6 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
     const std::string text =
         apply ? StoredText(scope, nullptr, next, "")
               : StoredText(scope, &current, next, options.field_manager);
-    // StoredText encodes `next` after recording managedFields in it.
-    const bool publish = text != kUnencodable && PublishesWrites(info, options);
     if (options.dry_run) {
       store::KeyValue unwritten{key,
                                 std::make_shared<const std::string>(
@@ -635,56 +551,9 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       return Written(scope, options, 200, unwritten, nullptr,
                      std::move(desired->warnings));
     }
-    // The device index matters only when the claim was or becomes
-    // allocated; other claim writes (labels, finalizers, a pending claim's
-    // spec) must not queue behind it across the store write.
-    const auto* claim = std::get_if<api::ResourceClaim>(&next);
-    if (claim != nullptr && !claim->status.allocation) {
-      const auto* before = std::get_if<api::ResourceClaim>(&current);
-      if (before == nullptr || !before->status.allocation) claim = nullptr;
-    }
-    std::unique_lock<std::mutex> claim_lock;
-    if (claim != nullptr) {
-      claim_lock = allocations_.Lock();
-      if (auto taken = allocations_.Conflict(key, *claim)) {
-        return Conflict(info, scope.name, *taken);
-      }
-    }
-    if (m.deletion_timestamp && m.finalizers.empty() &&
-        !HasSpecFinalizers(next)) {
-      auto deleted =
-          store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
-      if (deleted.ok()) {
-        if (claim != nullptr) allocations_.Record(key, nullptr);
-        decoded_.Erase(key);
-        store::KeyValue gone{key,
-                             std::make_shared<const std::string>(
-                                 WithRevision(text, deleted->mod_revision)),
-                             0, 0};
-        return Written(scope, options, 200, gone, nullptr,
-                       std::move(desired->warnings));
-      }
-      if (deleted.status().code() == StatusCode::kAborted) continue;
-      return StorageError(info, scope.name, deleted.status());
-    }
-    SharedObject published;
-    auto written = store_.Put(
-        key, store::Precondition::AtRevision(kv->mod_revision),
-        Publisher(scope, key, text, publish ? &next : nullptr, &published));
-    if (written.ok()) {
-      // `next` has moved into `published` when it was published.
-      if (claim != nullptr) {
-        allocations_.Record(
-            key, published ? std::get_if<api::ResourceClaim>(published.get())
-                           : claim);
-      }
-      return Written(scope, options, 200, *written, std::move(published),
-                     std::move(desired->warnings));
-    }
-    if (published) decoded_.Erase(key);
-    if (written.status().code() != StatusCode::kAborted) {
-      return StorageError(info, scope.name, written.status());
-    }
+    auto stored = StoreUpdate(scope, options, key, *kv, current, next, text,
+                              desired->warnings);
+    if (stored) return std::move(*stored);
   }
   return Conflict(info, scope.name, "too many concurrent writers");
 }
@@ -722,22 +591,8 @@ ApiOr<WriteResult> ResourceStorage::BindTo(const RequestScope& scope,
       [&](const api::Object& current, const std::string&) -> ApiOr<Decoded> {
         const auto* pod = std::get_if<api::Pod>(&current);
         if (pod == nullptr) return BadRequest("only pods can be bound");
-        if (!uid.empty() && uid != pod->metadata.uid) {
-          return Conflict(
-              *scope.info, scope.name,
-              fmt::format("Precondition failed: UID in "
-                          "precondition: {}, UID in object meta: {}",
-                          uid, pod->metadata.uid));
-        }
-        if (!pod->spec.node_name.empty()) {
-          return Conflict(
-              *scope.info, scope.name,
-              fmt::format("pod {} is already assigned to node \"{}\"",
-                          scope.name, pod->spec.node_name));
-        }
-        if (pod->metadata.deletion_timestamp) {
-          return Conflict(*scope.info, scope.name,
-                          "pod is being deleted, cannot be assigned to a host");
+        if (auto conflict = registry::BindingConflict(*pod, uid)) {
+          return Conflict(*scope.info, scope.name, *conflict);
         }
         api::Pod bound = *pod;
         api::MarkBound(bound, node, now);
@@ -824,10 +679,9 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
     if (!current.ok()) return current.error();
     api::ObjectMeta& meta = api::MetaOf(*current);
     if (!delete_options->uid.empty() && delete_options->uid != meta.uid) {
-      return Conflict(info, scope.name,
-                      fmt::format("Precondition failed: UID in precondition: "
-                                  "{}, UID in object meta: {}",
-                                  delete_options->uid, meta.uid));
+      return Conflict(
+          info, scope.name,
+          registry::UidPreconditionFailed(delete_options->uid, meta.uid));
     }
     if (!delete_options->resource_version.empty() &&
         delete_options->resource_version != meta.resource_version) {
@@ -837,16 +691,11 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
                       "{}, ResourceVersion in meta: {}",
                       delete_options->resource_version, meta.resource_version));
     }
-    if (!meta.finalizers.empty() || HasSpecFinalizers(*current)) {
+    if (registry::HasFinalizers(*current)) {
       if (meta.deletion_timestamp || dry_run) {
         return Respond(scope, 200, *kv->value, {});
       }
-      meta.deletion_timestamp = NowRfc3339();
-      meta.deletion_grace_period_seconds = 0;
-      if (auto* ns = std::get_if<api::Namespace>(&*current)) {
-        // The namespace finalizer empties it, then removes the finalizer.
-        ns->status.phase = "Terminating";
-      }
+      registry::MarkForDeletion(*current, NowRfc3339());
       const std::string text = StoredText(scope, nullptr, *current, "");
       auto written = store_.Put(
           key, store::Precondition::AtRevision(kv->mod_revision),

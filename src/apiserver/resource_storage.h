@@ -29,6 +29,7 @@
 #include "apiserver/request_scope.h"
 #include "apiserver/resource_lister.h"
 #include "apiserver/selectors.h"
+#include "registry/name_generator.h"
 #include "store/store.h"
 
 namespace dralloc::apiserver {
@@ -162,9 +163,28 @@ class ResourceStorage {
                              const store::KeyValue& stored,
                              SharedObject published,
                              std::vector<std::string> warnings) const;
-  // Defaulting, validation and admission of an object about to be stored.
-  std::optional<ApiError> Admit(const RequestScope& scope, api::Object& object,
-                                const api::Object* old) const;
+  // The namespace of a create: the request's, existing and not being
+  // deleted (NamespaceLifecycle admission).
+  std::optional<ApiError> CheckNamespace(const RequestScope& scope,
+                                         api::ObjectMeta& meta) const;
+  // A server-side apply of an absent object creates it from `create_body`.
+  ApiOr<WriteResult> ApplyCreate(const RequestScope& scope,
+                                 const WriteOptions& options,
+                                 std::string_view create_body);
+  // The preconditions of an update of `current` (name, namespace,
+  // resourceVersion, uid), then the registry's update rules on `next`.
+  std::optional<ApiError> PrepareUpdate(const RequestScope& scope,
+                                        const WriteOptions& options,
+                                        api::Object& next,
+                                        const api::Object& current) const;
+  // Stores the prepared update `next` of `current` (read as `kv`, encoded
+  // as `text`), or removes it when it is deleted and finalized; nullopt
+  // when `kv` is no longer current (the caller retries).
+  std::optional<ApiOr<WriteResult>> StoreUpdate(
+      const RequestScope& scope, const WriteOptions& options,
+      const std::string& key, const store::KeyValue& kv,
+      const api::Object& current, api::Object& next, const std::string& text,
+      std::vector<std::string>& warnings);
   // The read-modify-write loop shared by update and patch: `compute` builds
   // the desired object from the current one.
   using Compute = std::function<ApiOr<Decoded>(const api::Object& current,
@@ -194,6 +214,7 @@ class ResourceStorage {
 
   store::Store& store_;
   ResourceLister lister_;
+  registry::RandomNameGenerator names_;
   DeviceAllocationIndex allocations_;
   mutable DecodedObjectCache decoded_;
   // In-process watch streams per resource, by index in api::AllResources().

@@ -53,6 +53,7 @@ void PrintSummary(const std::vector<api::ResourceClaim>& claims,
 int RunAllocate(const AllocateOptions& options) {
   LoadResult loaded = LoadObjects(options.paths, api::DecodeOptions{});
   if (ReportLoadFailures(loaded, std::cerr)) return kExitBadInput;
+  PutInNamespace(loaded, "default");
   std::vector<api::Object> objects;
   bool bad = false;
   for (LoadedObject& object : loaded.objects) {

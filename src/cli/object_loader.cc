@@ -8,6 +8,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "api/resource_registry.h"
 #include "encoding/document_reader.h"
 
 namespace dralloc::cli {
@@ -95,6 +96,19 @@ LoadResult LoadObjects(const std::vector<std::string>& paths,
   }
   for (const std::string& file : files) LoadFile(file, options, out);
   return out;
+}
+
+void PutInNamespace(LoadResult& loaded, std::string_view namespace_) {
+  for (LoadedObject& object : loaded.objects) {
+    if (!object.result.object) continue;
+    api::Object& decoded = *object.result.object;
+    const api::ResourceInfo* info =
+        api::FindResourceByKind(api::KindOf(decoded));
+    api::ObjectMeta& meta = api::MetaOf(decoded);
+    if (info != nullptr && info->namespaced && meta.namespace_.empty()) {
+      meta.namespace_ = std::string(namespace_);
+    }
+  }
 }
 
 bool ReportLoadFailures(const LoadResult& loaded, std::ostream& out) {

@@ -34,6 +34,12 @@ struct LoadResult {
 LoadResult LoadObjects(const std::vector<std::string>& paths,
                        const api::DecodeOptions& options);
 
+// As kubectl sends them: a decoded namespaced object without
+// metadata.namespace goes to `namespace_` (the context's namespace,
+// "default" without a kubeconfig), so that offline commands answer for the
+// objects a cluster would hold.
+void PutInNamespace(LoadResult& loaded, std::string_view namespace_);
+
 // Writes "error: <message>" to `out` for each input that could not be
 // loaded; returns true if there was any.
 bool ReportLoadFailures(const LoadResult& loaded, std::ostream& out);

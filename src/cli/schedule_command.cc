@@ -49,6 +49,7 @@ struct ScheduleFlags {
 bool LoadInput(const ScheduleFlags& flags, std::vector<api::Object>& objects) {
   LoadResult loaded = LoadObjects(flags.paths, api::DecodeOptions{});
   if (ReportLoadFailures(loaded, std::cerr)) return false;
+  PutInNamespace(loaded, "default");
   bool ok = true;
   for (LoadedObject& object : loaded.objects) {
     if (!object.result.errors.empty()) {
@@ -57,13 +58,7 @@ bool LoadInput(const ScheduleFlags& flags, std::vector<api::Object>& objects) {
       ok = false;
       continue;
     }
-    // As kubectl does, namespaced objects without one go to "default".
-    api::Object& decoded = *object.result.object;
-    if (client::ResourceOf(decoded).namespaced &&
-        api::MetaOf(decoded).namespace_.empty()) {
-      api::MetaOf(decoded).namespace_ = "default";
-    }
-    api::ErrorList errors = api::Validate(decoded);
+    api::ErrorList errors = api::Validate(*object.result.object);
     if (!errors.empty()) {
       std::cerr << fmt::format("error: {}: invalid\n", object.Location());
       PrintFieldErrors(errors, "  ", std::cerr);

@@ -23,6 +23,7 @@ struct ValidateOptions {
 int RunValidate(const ValidateOptions& options) {
   LoadResult loaded =
       LoadObjects(options.paths, api::DecodeOptions{.strict = options.strict});
+  PutInNamespace(loaded, "default");
   int exit_code =
       ReportLoadFailures(loaded, std::cerr) ? kExitBadInput : kExitOk;
   for (const LoadedObject& object : loaded.objects) {

@@ -6,11 +6,13 @@
 #include <deque>
 #include <unordered_map>
 
-#include "api/defaults.h"
 #include "api/pod_conditions.h"
 #include "client/informer.h"
 #include "common/clock.h"
 #include "common/string_hash.h"
+#include "registry/pod_strategy.h"
+#include "registry/rest_errors.h"
+#include "registry/write_rules.h"
 
 namespace dralloc::client {
 namespace {
@@ -18,8 +20,12 @@ namespace {
 Status Conflict(const api::ResourceInfo& info, std::string_view name,
                 std::string_view detail) {
   return Status(StatusCode::kAborted,
-                fmt::format("Operation cannot be fulfilled on {} \"{}\": {}",
-                            info.QualifiedResource(), name, detail));
+                registry::ConflictMessage(info, name, detail));
+}
+
+Status Invalid(const api::ResourceInfo& info, std::string_view name,
+               const api::ErrorList& errors) {
+  return InvalidArgumentError(registry::InvalidMessage(info, name, errors));
 }
 
 Status NotFound(const api::ResourceInfo& info, std::string_view name) {
@@ -27,9 +33,14 @@ Status NotFound(const api::ResourceInfo& info, std::string_view name) {
       fmt::format("{} \"{}\" not found", info.QualifiedResource(), name));
 }
 
-constexpr std::string_view kStale =
-    "the object has been modified; please apply your changes to the latest "
-    "version and try again";
+const api::ResourceInfo& NamespacesResource() {
+  static const api::ResourceInfo& info = *api::FindResourceByKind("Namespace");
+  return info;
+}
+
+bool IsTerminating(const api::Namespace& ns) {
+  return ns.metadata.deletion_timestamp || ns.status.phase == "Terminating";
+}
 
 }  // namespace
 
@@ -112,7 +123,8 @@ class MemoryWatchStream : public WatchStream {
   bool stopped_ = false;
 };
 
-MemoryApiClient::MemoryApiClient() = default;
+MemoryApiClient::MemoryApiClient(MemoryApiOptions options)
+    : options_(options) {}
 MemoryApiClient::~MemoryApiClient() { Shutdown(); }
 
 void MemoryApiClient::Shutdown() {
@@ -210,36 +222,49 @@ StatusOr<ObjectPtr> MemoryApiClient::Get(const api::ResourceInfo& resource,
   return it->second;
 }
 
+std::optional<api::StringMap> MemoryApiClient::Labels(
+    std::string_view name) const {
+  std::lock_guard lock(mu_);
+  auto collection = collections_.find(NamespacesResource().plural);
+  if (collection == collections_.end()) return std::nullopt;
+  auto it = collection->second->objects.find(ObjectKey("", name));
+  if (it == collection->second->objects.end()) return std::nullopt;
+  return api::MetaOf(*it->second).labels;
+}
+
+Status MemoryApiClient::NamespaceLifecycleLocked(const api::ResourceInfo& info,
+                                                 const api::ObjectMeta& meta,
+                                                 bool named) {
+  Collection& namespaces = CollectionFor(NamespacesResource());
+  auto it = namespaces.objects.find(ObjectKey("", meta.namespace_));
+  if (it == namespaces.objects.end()) return OkStatus();
+  const auto* ns = std::get_if<api::Namespace>(it->second.get());
+  if (ns == nullptr || !IsTerminating(*ns)) return OkStatus();
+  return FailedPreconditionError(registry::NamespaceTerminatingMessage(
+      info, named ? meta.name : "", meta.namespace_));
+}
+
 StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
   // Moved once into its shared home; edited there until it is published.
   auto fresh = std::make_shared<api::Object>(std::move(object));
   api::Object& copy = *fresh;
   const api::ResourceInfo& info = ResourceOf(copy);
   api::ObjectMeta& meta = api::MetaOf(copy);
-  if (meta.name.empty() && meta.generate_name.empty()) {
+  const bool named = !meta.name.empty();
+  // Everything that does not need the lock first: writers contend for it.
+  // The uid is assigned under the lock, to created objects only.
+  api::ErrorList errors = registry::PrepareCreate(
+      info, copy, names_, "", NowRfc3339(),
+      {.validate = options_.validate, .namespaces = this});
+  if (!errors.empty()) return Invalid(info, meta.name, errors);
+  if (meta.name.empty()) {
     return InvalidArgumentError(
         fmt::format("{}: metadata.name: Required value", info.kind));
   }
-  // Everything that does not need the lock first: writers contend for it.
-  if (!info.namespaced) meta.namespace_.clear();
-  meta.creation_timestamp = NowRfc3339();
-  meta.generation = 1;
-  meta.deletion_timestamp.reset();
-  api::ApplyDefaults(copy);
-  if (auto* claim = std::get_if<api::ResourceClaim>(&copy)) claim->status = {};
   std::lock_guard lock(mu_);
-  if (meta.name.empty()) {
-    // Deterministic suffixes keep offline runs reproducible.
-    static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-    // A bijection of the counter over 27^5 values, so names look varied.
-    constexpr uint64_t kSpace = 27ull * 27 * 27 * 27 * 27;
-    uint64_t n = (next_name_++ * 1'000'003ull + 7'919) % kSpace;
-    std::string suffix;
-    for (int i = 0; i < 5; ++i) {
-      suffix += kAlphabet[n % kAlphabet.size()];
-      n /= kAlphabet.size();
-    }
-    meta.name = meta.generate_name + suffix;
+  if (info.namespaced) {
+    Status lifecycle = NamespaceLifecycleLocked(info, meta, named);
+    if (!lifecycle.ok()) return lifecycle;
   }
   Collection& collection = CollectionFor(info);
   const std::string key = ObjectKey(meta.namespace_, meta.name);
@@ -255,114 +280,59 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
 StatusOr<ObjectPtr> MemoryApiClient::Write(std::shared_ptr<api::Object> object,
                                            WrittenPart part) {
   const api::ResourceInfo& info = ResourceOf(*object);
+  api::ObjectMeta& meta = api::MetaOf(*object);
   const std::string key =
-      ObjectKey(info.namespaced ? api::MetaOf(*object).namespace_ : "",
-                api::MetaOf(*object).name);
+      ObjectKey(info.namespaced ? meta.namespace_ : "", meta.name);
+  const registry::WritePart written =
+      part == WrittenPart::kStatus ? registry::WritePart::kStatus
+      : part == WrittenPart::kObjectAndStatus
+          ? registry::WritePart::kObjectAndStatus
+          : registry::WritePart::kObject;
+  // The preconditions the writer sent; preparing the write replaces them.
+  const std::string sent_version = meta.resource_version;
+  const std::string sent_uid = meta.uid;
   // The new version is built outside the lock, from the version current
   // when the preconditions were checked, and stored only if that is still
   // current (otherwise checked and built again).
-  while (true) {
+  for (bool retry = false;; retry = true) {
+    if (retry) {
+      meta.resource_version = sent_version;
+      meta.uid = sent_uid;
+    }
     ObjectPtr current_ptr;
     {
       std::lock_guard lock(mu_);
       Collection& collection = CollectionFor(info);
       auto it = collection.objects.find(key);
-      if (it == collection.objects.end()) {
-        return NotFound(info, api::MetaOf(*object).name);
-      }
+      if (it == collection.objects.end()) return NotFound(info, meta.name);
       current_ptr = it->second;
     }
     const api::Object& current = *current_ptr;
-    const api::ObjectMeta& meta = api::MetaOf(*object);
     const api::ObjectMeta& old_meta = api::MetaOf(current);
     if (!meta.resource_version.empty() &&
         meta.resource_version != old_meta.resource_version) {
-      return Conflict(info, meta.name, kStale);
+      return Conflict(info, meta.name, registry::kStaleObject);
     }
     if (!meta.uid.empty() && meta.uid != old_meta.uid) {
-      return Conflict(info, meta.name, "the object's uid changed");
+      return Conflict(info, meta.name,
+                      registry::UidPreconditionFailed(meta.uid, old_meta.uid));
     }
-    // A status write: the current version with the new status. An update:
-    // `object` itself, completed from the current version.
-    std::shared_ptr<api::Object> next;
-    if (part == WrittenPart::kStatus) {
-      next = WithStatusOf(current, object);
-      if (!next) return current_ptr;  // nothing changes
-    } else if (!CompleteUpdate(info, current, *object,
-                               part == WrittenPart::kObjectAndStatus)) {
-      return current_ptr;
-    }
+    api::ErrorList errors = registry::PrepareUpdate(
+        info, *object, current, written,
+        {.validate = options_.validate, .namespaces = this});
+    if (!errors.empty()) return Invalid(info, meta.name, errors);
+    if (*object == current) return current_ptr;  // nothing changes
     std::lock_guard lock(mu_);
     Collection& collection = CollectionFor(info);
     auto it = collection.objects.find(key);
     if (it == collection.objects.end() || it->second != current_ptr) continue;
-    if (!next) next = std::move(object);
-    const api::ObjectMeta& next_meta = api::MetaOf(*next);
-    if (next_meta.deletion_timestamp && next_meta.finalizers.empty()) {
-      ObjectPtr last = std::move(next);
+    if (registry::ReadyToRemove(*object)) {
+      ObjectPtr last = std::move(object);
       RemoveLocked(collection, key, last);
       return last;
     }
-    return StoreLocked(collection, key, std::move(next), false);
+    return StoreLocked(collection, key, std::move(object), false);
   }
-}
-
-std::shared_ptr<api::Object> MemoryApiClient::WithStatusOf(
-    const api::Object& current, std::shared_ptr<api::Object>& desired) {
-  std::shared_ptr<api::Object> next;
-  std::visit(
-      [&](auto& wanted) {
-        using T = std::decay_t<decltype(wanted)>;
-        if constexpr (api::kHasStatus<T>) {
-          const T& now = std::get<T>(current);
-          if (wanted.status == now.status) return;
-          // Usually the writer sent the current version with a new status:
-          // then `desired` is the next version as it is, and copying the
-          // current one would be wasted.
-          auto status = std::move(wanted.status);
-          wanted.status = now.status;
-          const bool rest_unchanged = wanted == now;
-          wanted.status = std::move(status);
-          if (rest_unchanged) {
-            next = desired;
-            return;
-          }
-          next = std::make_shared<api::Object>(current);
-          std::get<T>(*next).status = std::move(wanted.status);
-        }
-      },
-      *desired);
-  return next;
-}
-
-bool MemoryApiClient::CompleteUpdate(const api::ResourceInfo& info,
-                                     const api::Object& current,
-                                     api::Object& desired, bool with_status) {
-  const api::ObjectMeta& old_meta = api::MetaOf(current);
-  std::visit(
-      [&](auto& target) {
-        using T = std::decay_t<decltype(target)>;
-        const T& before = std::get<T>(current);
-        if constexpr (api::kHasStatus<T> &&
-                      !std::is_same_v<T, api::Namespace>) {
-          if (info.has_status && !with_status &&
-              !(target.status == before.status)) {
-            target.status = before.status;
-          }
-        }
-        api::ObjectMeta& m = target.metadata;
-        m.namespace_ = old_meta.namespace_;
-        m.uid = old_meta.uid;
-        m.creation_timestamp = old_meta.creation_timestamp;
-        m.deletion_timestamp = old_meta.deletion_timestamp;
-        m.generation = old_meta.generation;
-        m.resource_version = old_meta.resource_version;
-        if constexpr (api::kHasSpec<T>) {
-          if (!(target.spec == before.spec)) ++m.generation;
-        }
-      },
-      desired);
-  return !(desired == current);
 }
 
 StatusOr<ObjectPtr> MemoryApiClient::Update(api::Object object) {
@@ -385,16 +355,19 @@ Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
                                      std::string_view uid) {
   Collection& collection = CollectionFor(resource);
   auto it = collection.objects.find(key);
-  if (it == collection.objects.end()) return NotFound(resource, key);
+  if (it == collection.objects.end()) {
+    return NotFound(resource, key.substr(key.find('/') + 1));
+  }
   ObjectPtr current = it->second;
   const api::ObjectMeta& meta = api::MetaOf(*current);
   if (!uid.empty() && uid != meta.uid) {
-    return Conflict(resource, meta.name, "the object's uid changed");
+    return Conflict(resource, meta.name,
+                    registry::UidPreconditionFailed(uid, meta.uid));
   }
-  if (!meta.finalizers.empty()) {
+  if (registry::HasFinalizers(*current)) {
     if (meta.deletion_timestamp) return OkStatus();
     auto marked = std::make_shared<api::Object>(*current);
-    api::MetaOf(*marked).deletion_timestamp = NowRfc3339();
+    registry::MarkForDeletion(*marked, NowRfc3339());
     StoreLocked(collection, key, std::move(marked), false);
     return OkStatus();
   }
@@ -444,15 +417,15 @@ Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
     auto next = std::make_shared<api::Object>(std::in_place_type<api::Pod>,
                                               std::get<api::Pod>(*current));
     api::Pod& pod = std::get<api::Pod>(*next);
-    if (!uid.empty() && uid != pod.metadata.uid) {
-      return Conflict(info, name, "the pod's uid changed");
-    }
-    if (!pod.spec.node_name.empty()) {
-      return Conflict(info, name,
-                      fmt::format("pod {} is already assigned to node \"{}\"",
-                                  name, pod.spec.node_name));
+    if (auto conflict = registry::BindingConflict(pod, uid)) {
+      return Conflict(info, name, *conflict);
     }
     api::MarkBound(pod, node, now);
+    // As the server's binding: an update of the pod and its status.
+    api::ErrorList errors = registry::PrepareUpdate(
+        info, *next, *current, registry::WritePart::kObjectAndStatus,
+        {.validate = options_.validate, .namespaces = this});
+    if (!errors.empty()) return Invalid(info, name, errors);
     std::lock_guard lock(mu_);
     Collection& collection = CollectionFor(info);
     auto it = collection.objects.find(key);

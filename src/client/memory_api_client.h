@@ -4,8 +4,12 @@
 // the same ApiClient contract as a server (resourceVersions, optimistic
 // concurrency, generateName, status subresource, pods/binding, finalizers and
 // deletionTimestamp, owner-reference garbage collection of claims), without
-// encoding a single JSON document. Objects are not validated here: callers
-// validate their input first, as `dralloc schedule` does.
+// encoding a single JSON document. Writes follow the registry's rules
+// (registry/write_rules.h), as the API server's do, with two differences
+// kept for offline runs: validation (api::Validate and immutability) runs
+// only with MemoryApiOptions::validate, since callers validate their input
+// first, as `dralloc schedule` does; and a namespace need not exist to hold
+// objects (one being deleted refuses new ones, as on a server).
 #ifndef DRALLOC_CLIENT_MEMORY_API_CLIENT_H_
 #define DRALLOC_CLIENT_MEMORY_API_CLIENT_H_
 
@@ -20,12 +24,19 @@
 #include <vector>
 
 #include "client/api_client.h"
+#include "registry/name_generator.h"
+#include "registry/strategy.h"
 
 namespace dralloc::client {
 
-class MemoryApiClient : public ApiClient {
+struct MemoryApiOptions {
+  // Validate every write as the API server does (its error messages too).
+  bool validate = false;
+};
+
+class MemoryApiClient : public ApiClient, private registry::NamespaceLookup {
  public:
-  MemoryApiClient();
+  explicit MemoryApiClient(MemoryApiOptions options = {});
   ~MemoryApiClient() override;
 
   StatusOr<ObjectList> List(const api::ResourceInfo& resource) override;
@@ -65,17 +76,12 @@ class MemoryApiClient : public ApiClient {
   // `object` is the caller's own, not yet shared.
   StatusOr<ObjectPtr> Write(std::shared_ptr<api::Object> object,
                             WrittenPart part);
-  // `current` with the status of `desired` (which it may take, or `desired`
-  // itself when everything else already matches `current`); null when that
-  // is no change.
-  static std::shared_ptr<api::Object> WithStatusOf(
-      const api::Object& current, std::shared_ptr<api::Object>& desired);
-  // Gives `desired` what an update keeps of `current` (identity, status
-  // unless `with_status`, generation, bumped on a spec change); false when
-  // it then equals `current`.
-  static bool CompleteUpdate(const api::ResourceInfo& info,
-                             const api::Object& current, api::Object& desired,
-                             bool with_status);
+  // For admission rules: the labels of a stored namespace.
+  std::optional<api::StringMap> Labels(std::string_view name) const override;
+  // The 403 of a create of `meta` in a namespace being deleted; `named`:
+  // the object was sent with a name (not only generateName). mu_ held.
+  Status NamespaceLifecycleLocked(const api::ResourceInfo& info,
+                                  const api::ObjectMeta& meta, bool named);
   // Deletes or marks for deletion; collects dependents to delete. mu_ held.
   Status DeleteLocked(const api::ResourceInfo& resource, const std::string& key,
                       std::string_view uid);
@@ -86,9 +92,10 @@ class MemoryApiClient : public ApiClient {
   // collections_ by registry entry address: callers pass a few entries over
   // and over, and a pointer is cheaper to look up than a name.
   std::unordered_map<const api::ResourceInfo*, Collection*> by_info_;
+  const MemoryApiOptions options_;
+  registry::DeterministicNameGenerator names_;
   int64_t revision_ = 1;
   uint64_t next_uid_ = 1;
-  uint64_t next_name_ = 0;
   bool shutdown_ = false;
 };
 

@@ -5,6 +5,11 @@
 //   <ns>/<pod> pending <text>                      not scheduled; the reason
 //                                                  contains <text>
 //   option placement=pack|spread                   scheduler option
+//   error <text>                                   loading the objects fails
+//                                                  with a message containing
+//                                                  <text> (as the API server
+//                                                  refuses them); the others
+//                                                  still run
 // Lines starting with '#' are comments.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -64,6 +69,7 @@ TEST_P(WhatIfGoldenTest, Run) {
 
   scheduler::SchedulerOptions options;
   std::map<std::string, std::string> expected;  // pod → rest of line
+  std::vector<std::string> load_errors;
   std::istringstream expect(ReadText(dir / (name + ".expect")));
   for (std::string line; std::getline(expect, line);) {
     if (line.empty() || line[0] == '#') continue;
@@ -73,13 +79,26 @@ TEST_P(WhatIfGoldenTest, Run) {
                                           : scheduler::Placement::kSpread;
       continue;
     }
+    if (line.starts_with("error ")) {
+      load_errors.push_back(line.substr(6));
+      continue;
+    }
     const size_t space = line.find(' ');
     ASSERT_NE(space, std::string::npos) << line;
     expected[line.substr(0, space)] = line.substr(space + 1);
   }
 
   WhatIf what_if(options, pipeline_batch);
-  ASSERT_TRUE(what_if.Load(std::move(*objects)).ok());
+  const Status loaded = what_if.Load(std::move(*objects));
+  if (load_errors.empty()) {
+    ASSERT_TRUE(loaded.ok()) << loaded;
+  } else {
+    ASSERT_FALSE(loaded.ok());
+    for (const std::string& error : load_errors) {
+      EXPECT_NE(loaded.message().find(error), std::string::npos)
+          << "expected \"" << error << "\" in " << loaded.message();
+    }
+  }
   ASSERT_TRUE(what_if.Run().ok());
   std::map<std::string, std::string> seen;
   for (const PodPlacement& p : what_if.Placements()) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Command-line contract tests for `dralloc validate`, `convert`, `cel` and `allocate`.
+# Command-line contract tests for `dralloc validate`, `convert`, `cel`,
+# `allocate` and `schedule`.
 # Usage: cli_test.sh DRALLOC_BINARY   (run from the source root)
 # Prints one line per check and "N passed, N failed" at the end.
 set -u
@@ -184,6 +185,53 @@ expect_output allocate-unknown-class-message "$work/err" 'could not retrieve dev
 check allocate-invalid-object 2 "$dralloc" allocate --node node-a -f tests/golden/validation/resource_claim
 check allocate-missing-file 2 "$dralloc" allocate --node node-a -f "$work/nope.yaml"
 check allocate-help 0 "$dralloc" allocate --help
+
+# As kubectl sends them: a namespaced object without a namespace goes to
+# "default", so validate accepts it as a cluster would.
+cat >"$work/no-namespace.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: no-namespace}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com}
+YAML
+check validate-no-namespace 0 "$dralloc" validate -f "$work/no-namespace.yaml"
+expect_output validate-no-namespace-valid "$work/out" '^ResourceClaim no-namespace: valid$'
+
+# schedule refuses admin access in a namespace without the admin-access
+# label, with the API server's message.
+cat >"$work/admin-access.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: admin}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com, adminAccess: true}
+YAML
+check schedule-admin-access-unlabeled 2 "$dralloc" schedule -f "$work/admin-access.yaml"
+expect_output schedule-admin-access-message "$work/err" '^error: ResourceClaim default/admin: ResourceClaim\.resource\.k8s\.io "admin" is invalid: spec\.devices\.requests\[0\]\.exactly\.adminAccess: Forbidden: admin access to devices requires the `resource\.kubernetes\.io/admin-access: true` label on the containing namespace$'
+cat >>"$work/admin-access.yaml" <<'YAML'
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: default
+  labels: {resource.kubernetes.io/admin-access: "true"}
+YAML
+check schedule-admin-access-labeled 0 "$dralloc" schedule -f "$work/admin-access.yaml"
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

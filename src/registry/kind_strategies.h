@@ -1,0 +1,18 @@
+// The strategies of the kinds with rules of their own (one file each);
+// StrategyFor (strategy.cc) dispatches to them.
+#ifndef DRALLOC_REGISTRY_KIND_STRATEGIES_H_
+#define DRALLOC_REGISTRY_KIND_STRATEGIES_H_
+
+#include "registry/strategy.h"
+
+namespace dralloc::registry {
+
+const ResourceStrategy& NamespaceStrategy();      // namespace_strategy.cc
+const ResourceStrategy& ResourceClaimStrategy();  // resource_claim_strategy.cc
+const ResourceStrategy&
+ResourceClaimTemplateStrategy();  // resource_claim_template_strategy.cc
+const ResourceStrategy& ResourceSliceStrategy();  // resource_slice_strategy.cc
+
+}  // namespace dralloc::registry
+
+#endif  // DRALLOC_REGISTRY_KIND_STRATEGIES_H_
