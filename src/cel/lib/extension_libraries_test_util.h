@@ -4,12 +4,14 @@
 #define DRALLOC_CEL_LIB_EXTENSION_LIBRARIES_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
 #include "cel/check/environment.h"
 #include "cel/common/eval_context.h"
 #include "cel/common/function_registry.h"
@@ -196,7 +198,9 @@ inline void RunCases(const std::vector<Case>& cases) {
   }
 }
 
-inline Value Err(std::string message) { return Value::Error(std::move(message)); }
+inline Value Err(std::string message) {
+  return Value::Error(std::move(message));
+}
 inline Value Strs(std::vector<std::string> items) {
   std::vector<Value> values;
   for (auto& s : items) values.push_back(S(s));

@@ -4,10 +4,12 @@
 #define DRALLOC_CEL_LIB_KUBERNETES_LIBRARIES_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
 #include "cel/check/environment.h"
 #include "cel/common/eval_context.h"
 #include "cel/lib/all_libraries.h"

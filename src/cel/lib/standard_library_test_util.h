@@ -5,6 +5,7 @@
 #define DRALLOC_CEL_LIB_STANDARD_LIBRARY_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -12,12 +13,13 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
 #include "cel/check/environment.h"
 #include "cel/common/eval_context.h"
 #include "cel/common/types.h"
+#include "cel/lib/standard_library.h"
 #include "cel/lib/time_library.h"
 #include "cel/program.h"
-#include "cel/lib/standard_library.h"
 
 namespace dralloc::cel::std_lib_test {
 
@@ -32,14 +34,14 @@ inline const FunctionRegistry& Registry() {
 }
 
 inline const Overload* Resolve(std::string_view function, bool member,
-                        const std::vector<Value>& args) {
+                               const std::vector<Value>& args) {
   return Registry().Resolve(function, member, args);
 }
 
 // Calls a function like the evaluator: the first overload whose parameter
 // kinds fit the arguments; no match is a "no matching overload" error.
 inline Value Call(std::string_view function, std::vector<Value> args,
-           bool member = false) {
+                  bool member = false) {
   const Overload* o = Resolve(function, member, args);
   if (o == nullptr) return NoMatchingOverload(function);
   EvalContext eval;
@@ -48,7 +50,7 @@ inline Value Call(std::string_view function, std::vector<Value> args,
 }
 
 inline uint64_t RuntimeCost(std::string_view function, std::vector<Value> args,
-                     bool member = false) {
+                            bool member = false) {
   const Overload* o = Resolve(function, member, args);
   EXPECT_NE(o, nullptr) << function;
   if (o == nullptr) return 0;
@@ -59,7 +61,7 @@ inline uint64_t RuntimeCost(std::string_view function, std::vector<Value> args,
 }
 
 inline const Overload* ById(std::string_view function, bool member,
-                     std::string_view id) {
+                            std::string_view id) {
   for (const Overload* o : Registry().Find(function, member)) {
     if (o->id == id) return o;
   }
@@ -82,7 +84,8 @@ inline Value Map(std::vector<std::pair<Value, Value>> entries) {
 }
 
 // Same kind and CEL-equal (so 1 and 1u differ here).
-inline ::testing::AssertionResult SameValue(const Value& got, const Value& want) {
+inline ::testing::AssertionResult SameValue(const Value& got,
+                                            const Value& want) {
   if (got.kind() != want.kind() || !EqualBool(got, want)) {
     return ::testing::AssertionFailure()
            << "got " << got.DebugString() << ", want " << want.DebugString();
@@ -91,7 +94,7 @@ inline ::testing::AssertionResult SameValue(const Value& got, const Value& want)
 }
 
 inline ::testing::AssertionResult IsErrorWith(const Value& got,
-                                       std::string_view substring) {
+                                              std::string_view substring) {
   if (!got.IsError()) {
     return ::testing::AssertionFailure()
            << "got " << got.DebugString() << ", want an error containing '"

@@ -19,6 +19,7 @@ namespace dralloc::cel {
 namespace {
 
 using std_lib_test::Call;
+using std_lib_test::Eval;
 using std_lib_test::IsErrorWith;
 using std_lib_test::Registry;
 using std_lib_test::Resolve;
@@ -395,21 +396,6 @@ TEST(TimeLibraryTest, PreparedLiterals) {
 }
 
 // ---- whole expressions ----
-
-Value Eval(std::string_view expr) {
-  static const std::shared_ptr<Environment> env = Environment::NewStandard();
-  auto program = Compile(env, expr);
-  if (!program.ok()) {
-    return Value::Error("compile: " + program.status().message());
-  }
-  // Results may borrow program constants: keep every program alive.
-  static std::vector<std::shared_ptr<const Program>>* programs =
-      new std::vector<std::shared_ptr<const Program>>();
-  programs->push_back(*program);
-  Activation activation(*env);
-  EvalContext ctx;
-  return programs->back()->Evaluate(activation, ctx);
-}
 
 TEST(TimeLibraryExprTest, Expressions) {
   const std::pair<const char*, bool> true_cases[] = {

@@ -14,7 +14,7 @@
 namespace dralloc::cel::parser_test {
 
 inline std::string ParseToString(std::string_view text,
-                          const ParseOptions& options = {}) {
+                                 const ParseOptions& options = {}) {
   StatusOr<ParsedExpr> parsed = Parse(text, options);
   if (!parsed.ok()) return "error: " + parsed.status().message();
   return DebugString(*parsed->root);
@@ -26,7 +26,7 @@ struct Case {
 };
 
 inline void RunCases(const std::vector<Case>& cases,
-              const ParseOptions& options = {}) {
+                     const ParseOptions& options = {}) {
   for (const Case& c : cases) {
     EXPECT_EQ(ParseToString(c.input, options), c.expected)
         << "input: " << c.input;
@@ -39,7 +39,7 @@ struct ErrorCase {
 };
 
 inline void RunErrorCases(const std::vector<ErrorCase>& cases,
-                   const ParseOptions& options = {}) {
+                          const ParseOptions& options = {}) {
   for (const ErrorCase& c : cases) {
     StatusOr<ParsedExpr> parsed = Parse(c.input, options);
     if (parsed.ok()) {
