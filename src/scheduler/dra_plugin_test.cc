@@ -4,52 +4,20 @@
 
 #include "api/well_known.h"
 #include "scheduler/test_cluster.h"
+#include "scheduler/test_manifests.h"
 
 namespace dralloc::scheduler {
 namespace {
 
 using Code = PreEnqueueResult::Code;
 
-// Two nodes with one GPU each; node-c has none.
-constexpr std::string_view kCluster = R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: ns}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-a}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-b}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-c}
----
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-a}
-spec:
-  driver: gpu.example.com
-  nodeName: node-a
-  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
-  devices: [{name: gpu-0}]
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-b}
-spec:
-  driver: gpu.example.com
-  nodeName: node-b
-  pool: {name: node-b, generation: 1, resourceSliceCount: 1}
-  devices: [{name: gpu-0}, {name: gpu-1}]
-)";
+// node-a has one GPU, node-b two, node-c none.
+std::string ClusterManifests() {
+  namespace m = test_manifests;
+  return m::Namespace() + m::Node("node-a") + m::Node("node-b") +
+         m::Node("node-c") + m::GpuClass() + m::GpuSlice("node-a", 1) +
+         m::GpuSlice("node-b", 2);
+}
 
 constexpr std::string_view kPodUid = "pod-uid";
 
@@ -106,7 +74,7 @@ api::PodResourceClaim FromTemplate(std::string entry) {
 class DraPluginTest : public testing::Test {
  protected:
   void SetUp() override {
-    cluster_.Load(kCluster);
+    cluster_.Load(ClusterManifests());
     cluster_.Pump();
     snapshot_.Refresh();
     api::ResourceClaim deleting = Claim("deleting");
