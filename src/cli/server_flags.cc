@@ -46,6 +46,34 @@ int PrepareServer(const ServerFlags& flags,
   return kExitOk;
 }
 
+int StartApiServer(const ServerFlags& flags, ServedApi& served) {
+  if (int code = PrepareServer(flags, served.options, served.store);
+      code != kExitOk) {
+    return code;
+  }
+  served.signals = BlockTerminationSignals();
+  served.server =
+      std::make_unique<apiserver::ApiServer>(served.options, *served.store);
+  if (Status s = served.server->Start(); !s.ok()) {
+    fmt::print(stderr, "{}\n", s.message());
+    return kExitInvalid;
+  }
+  return kExitOk;
+}
+
+void AddPlacementFlag(CLI::App& command, std::string& placement) {
+  command
+      .add_option("--placement", placement,
+                  "default (first fit), pack or spread")
+      ->check(CLI::IsMember({"default", "pack", "spread"}));
+}
+
+scheduler::Placement ParsePlacement(const std::string& placement) {
+  if (placement == "pack") return scheduler::Placement::kPack;
+  if (placement == "spread") return scheduler::Placement::kSpread;
+  return scheduler::Placement::kDefault;
+}
+
 bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos) return false;
