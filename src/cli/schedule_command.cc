@@ -20,6 +20,7 @@
 #include "api/validation/validation.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
+#include "cli/server_flags.h"
 #include "client/api_client.h"
 #include "common/log.h"
 #include "controlplane/what_if.h"
@@ -143,10 +144,7 @@ int RunSchedule(const ScheduleFlags& flags) {
 
   scheduler::SchedulerOptions options;
   options.scheduler_name = flags.scheduler_name;
-  options.placement = flags.placement == "pack" ? scheduler::Placement::kPack
-                      : flags.placement == "spread"
-                          ? scheduler::Placement::kSpread
-                          : scheduler::Placement::kDefault;
+  options.placement = ParsePlacement(flags.placement);
   // Two threads: controller work of one batch of pods overlaps scheduling
   // of the previous batch; placements are the same as with one.
   constexpr size_t kPipelineBatch = 512;
@@ -222,11 +220,9 @@ void RegisterScheduleCommand(CLI::App& app, int& exit_code) {
   command.add_option("--scheduler-name", flags.scheduler_name,
                      "Schedule pods with this schedulerName (and pods "
                      "without one)");
-  command
-      .add_option("--placement", flags.placement,
-                  "default (first fit, like kube-scheduler), pack or "
-                  "spread (prefer nodes whose devices are most/least used)")
-      ->check(CLI::IsMember({"default", "pack", "spread"}));
+  AddPlacementFlag(command, flags.placement,
+                   "default (first fit, like kube-scheduler), pack or "
+                   "spread (prefer nodes whose devices are most/least used)");
   command
       .add_option("--threads", flags.threads,
                   "1: run controller and scheduler on one thread; 2 "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <utility>
 
 #include "cli/commands.h"
 #include "common/log.h"
@@ -61,10 +62,9 @@ int StartApiServer(const ServerFlags& flags, ServedApi& served) {
   return kExitOk;
 }
 
-void AddPlacementFlag(CLI::App& command, std::string& placement) {
-  command
-      .add_option("--placement", placement,
-                  "default (first fit), pack or spread")
+void AddPlacementFlag(CLI::App& command, std::string& placement,
+                      std::string description) {
+  command.add_option("--placement", placement, std::move(description))
       ->check(CLI::IsMember({"default", "pack", "spread"}));
 }
 

@@ -44,7 +44,9 @@ struct ServedApi {
 int StartApiServer(const ServerFlags& flags, ServedApi& served);
 
 // --placement for the commands that run the scheduler, and its value.
-void AddPlacementFlag(CLI::App& command, std::string& placement);
+void AddPlacementFlag(
+    CLI::App& command, std::string& placement,
+    std::string description = "default (first fit), pack or spread");
 scheduler::Placement ParsePlacement(const std::string& placement);
 
 // "host:port" (or "[v6]:port") → parts; false when malformed.
