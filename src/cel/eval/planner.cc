@@ -362,15 +362,9 @@ class Planner {
   // (not absent, dyn, error, a type parameter or an object).
   static bool Concrete(const Type* t) {
     if (t == nullptr) return false;
-    switch (t->kind()) {
-      case TypeKind::kDyn:
-      case TypeKind::kError:
-      case TypeKind::kTypeParam:
-      case TypeKind::kObject:
-        return false;
-      default:
-        return true;
-    }
+    const TypeKind kind = t->kind();
+    return kind != TypeKind::kDyn && kind != TypeKind::kError &&
+           kind != TypeKind::kTypeParam && kind != TypeKind::kObject;
   }
 
   // The library's own constant for a known opaque type name (the pointer
