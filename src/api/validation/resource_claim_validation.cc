@@ -251,10 +251,7 @@ void ValidateClaimSpec(const ResourceClaimSpec& spec, const RequestNames& names,
 }  // namespace
 
 ErrorList ValidateResourceClaim(const ResourceClaim& claim) {
-  ErrorList errors;
-  ValidateObjectMeta(claim.metadata, /*namespaced=*/true,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors = ObjectMetaErrors(claim.metadata, /*namespaced=*/true);
   const RequestNames names(claim.spec.devices);
   ValidateClaimSpec(claim.spec, names, FieldPath("spec"), errors);
   ValidateClaimStatus(claim.status, names, FieldPath("status"), errors);
@@ -263,10 +260,8 @@ ErrorList ValidateResourceClaim(const ResourceClaim& claim) {
 
 ErrorList ValidateResourceClaimTemplate(
     const ResourceClaimTemplate& claim_template) {
-  ErrorList errors;
-  ValidateObjectMeta(claim_template.metadata, /*namespaced=*/true,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors =
+      ObjectMetaErrors(claim_template.metadata, /*namespaced=*/true);
   // Like upstream's ValidateTemplateObjectMeta: only labels and annotations
   // of the template's metadata matter; name and namespace are ignored.
   const FieldPath spec_path("spec");
