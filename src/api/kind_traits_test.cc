@@ -11,6 +11,7 @@
 
 #include "api/codec.h"
 #include "api/resource_registry.h"
+#include "api/struct_codec.h"
 
 namespace dralloc::api {
 namespace {
@@ -95,20 +96,11 @@ TEST(KindTraitsTest, CreationRanks) {
 
 // Field-table checks over every type reachable from a kind.
 template <typename T>
-struct IsVector : std::false_type {};
-template <typename T, typename A>
-struct IsVector<std::vector<T, A>> : std::true_type {};
-template <typename T>
-struct IsOpt : std::false_type {};
-template <typename T>
-struct IsOpt<std::optional<T>> : std::true_type {};
-
-template <typename T>
 void CheckStruct(std::set<std::string>& problems);
 
 template <typename V>
 void CheckValue(std::set<std::string>& problems) {
-  if constexpr (IsOpt<V>::value || IsVector<V>::value) {
+  if constexpr (IsOptional<V>::value || IsVector<V>::value) {
     CheckValue<typename V::value_type>(problems);
   } else if constexpr (Reflected<V> || HasKeptFields<V>) {
     CheckStruct<V>(problems);

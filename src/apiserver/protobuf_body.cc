@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "api/kind_traits.h"
+#include "api/struct_codec.h"
 #include "common/quantity.h"
 
 namespace dralloc::apiserver {
@@ -142,14 +143,8 @@ constexpr MessageSchema kDeleteOptions{
 
 // The messages of API types, from their field tables.
 
-template <typename T>
-struct IsVector : std::false_type {};
-template <typename T, typename A>
-struct IsVector<std::vector<T, A>> : std::true_type {};
-template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
+using api::IsOptional;
+using api::IsVector;
 
 // True for types whose values are protobuf messages of their own.
 template <typename T>

@@ -124,31 +124,25 @@ int RunAllocate(const AllocateOptions& options) {
 }  // namespace
 
 void RegisterAllocateCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<AllocateOptions>();
-  CLI::App* command = app.add_subcommand(
-      "allocate",
+  auto [command, options] = AddCommand<AllocateOptions>(
+      app, "allocate",
       "Allocate devices for the claims in the input on one node, as the "
       "Kubernetes scheduler would. Claims with status.allocation are in-use "
       "state; all others are allocated together, in input order. Exit 0: "
       "allocated (claims printed as a v1 List); 1: unsatisfiable (why on "
-      "stderr); 2: invalid input or a fatal allocation error.");
-  command->add_option("--node", options->node, "Node to allocate for")
+      "stderr); 2: invalid input or a fatal allocation error.",
+      exit_code, RunAllocate);
+  command.add_option("--node", options.node, "Node to allocate for")
       ->required();
+  AddFilenameOption(command, options.paths);
   command
-      ->add_option("-f,--filename", options->paths,
-                   "Files or directories (recursive)")
-      ->required()
-      ->take_all();
-  command
-      ->add_option("-o,--output", options->output,
-                   "yaml (default), json, or summary (one line per device)")
+      .add_option("-o,--output", options.output,
+                  "yaml (default), json, or summary (one line per device)")
       ->check(CLI::IsMember({"yaml", "json", "summary"}));
-  command->add_flag("--explain", options->explain,
-                    "Print per-request diagnostics to stderr, also on success");
-  command->add_option("--max-steps", options->max_steps,
-                      "Search step budget before giving up (exit 2)");
-  command->callback(
-      [options, &exit_code] { exit_code = RunAllocate(*options); });
+  command.add_flag("--explain", options.explain,
+                   "Print per-request diagnostics to stderr, also on success");
+  command.add_option("--max-steps", options.max_steps,
+                     "Search step budget before giving up (exit 2)");
 }
 
 }  // namespace dralloc::cli

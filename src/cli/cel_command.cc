@@ -100,28 +100,24 @@ void RegisterCelCommand(CLI::App& app, int& exit_code) {
       "cel", "Evaluate CEL expressions in the DRA environment.");
   cel->require_subcommand(1);
 
-  auto eval_options = std::make_shared<CelOptions>();
-  CLI::App* eval = cel->add_subcommand(
-      "eval",
+  auto [eval, eval_options] = AddCommand<CelOptions>(
+      *cel, "eval",
       "Evaluate EXPR and print the result as JSON (exit 2: compile error, "
-      "exit 3: runtime error).");
-  eval->add_option("--device", eval_options->device_file,
-                   "A ResourceSlice manifest; one of its devices is bound as "
-                   "`device`");
-  eval->add_option("--device-name", eval_options->device_name,
-                   "The device to bind (default: the first)");
-  eval->add_option("EXPR", eval_options->expression, "CEL expression")
+      "exit 3: runtime error).",
+      exit_code, RunEval);
+  eval.add_option("--device", eval_options.device_file,
+                  "A ResourceSlice manifest; one of its devices is bound as "
+                  "`device`");
+  eval.add_option("--device-name", eval_options.device_name,
+                  "The device to bind (default: the first)");
+  eval.add_option("EXPR", eval_options.expression, "CEL expression")
       ->required();
-  eval->callback(
-      [eval_options, &exit_code] { exit_code = RunEval(*eval_options); });
 
-  auto cost_options = std::make_shared<CelOptions>();
-  CLI::App* cost = cel->add_subcommand(
-      "cost", "Print the estimated cost of EXPR in the DRA environment.");
-  cost->add_option("EXPR", cost_options->expression, "CEL expression")
+  auto [cost, cost_options] = AddCommand<CelOptions>(
+      *cel, "cost", "Print the estimated cost of EXPR in the DRA environment.",
+      exit_code, RunCost);
+  cost.add_option("EXPR", cost_options.expression, "CEL expression")
       ->required();
-  cost->callback(
-      [cost_options, &exit_code] { exit_code = RunCost(*cost_options); });
 }
 
 }  // namespace dralloc::cli

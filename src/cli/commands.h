@@ -4,6 +4,9 @@
 #define DRALLOC_CLI_COMMANDS_H_
 
 #include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <utility>
 
 namespace dralloc::cli {
 
@@ -11,6 +14,20 @@ namespace dralloc::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalid = 1;   // invalid objects, or "does not fit"
 inline constexpr int kExitBadInput = 2;  // unreadable or unparsable input
+
+// Adds subcommand `name` to `parent` with default-constructed Options that
+// live as long as its callback; when the subcommand runs, `exit_code` becomes
+// run(options). Returns the subcommand and the options its flags bind to.
+template <typename Options, typename Run>
+std::pair<CLI::App&, Options&> AddCommand(CLI::App& parent, std::string name,
+                                          std::string description,
+                                          int& exit_code, Run run) {
+  auto options = std::make_shared<Options>();
+  CLI::App* command =
+      parent.add_subcommand(std::move(name), std::move(description));
+  command->callback([options, run, &exit_code] { exit_code = run(*options); });
+  return {*command, *options};
+}
 
 void RegisterValidateCommand(CLI::App& app, int& exit_code);
 void RegisterConvertCommand(CLI::App& app, int& exit_code);

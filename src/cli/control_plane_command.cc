@@ -49,10 +49,7 @@ int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
   options.scheduler.scheduler_name = flags.scheduler_name;
   options.scheduler.schedule_default_pods = flags.default_pods;
   options.scheduler.binders = flags.binders;
-  options.scheduler.placement =
-      flags.placement == "pack"     ? scheduler::Placement::kPack
-      : flags.placement == "spread" ? scheduler::Placement::kSpread
-                                    : scheduler::Placement::kDefault;
+  options.scheduler.placement = ParsePlacement(flags.placement);
   controlplane::ControlPlane plane(**api, options);
   plane.Start();
   const char* what = scheduler ? "scheduler" : "controller";
@@ -64,53 +61,48 @@ int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
   return kExitOk;
 }
 
-void AddCommonFlags(CLI::App* command, ControlPlaneFlags& flags) {
-  command->add_option("--kubeconfig", flags.kubeconfig,
-                      "kubeconfig file (default: $KUBECONFIG, then "
-                      "~/.kube/config)");
-  command->add_option("--context", flags.context,
-                      "kubeconfig context (default: current-context)");
-  command->add_option("--log-level", flags.log_level,
-                      "debug, info, warn or error");
+void AddCommonFlags(CLI::App& command, ControlPlaneFlags& flags) {
+  command.add_option("--kubeconfig", flags.kubeconfig,
+                     "kubeconfig file (default: $KUBECONFIG, then "
+                     "~/.kube/config)");
+  command.add_option("--context", flags.context,
+                     "kubeconfig context (default: current-context)");
+  command.add_option("--log-level", flags.log_level,
+                     "debug, info, warn or error");
 }
 
 }  // namespace
 
 void RegisterControlPlaneCommands(CLI::App& app, int& exit_code) {
-  auto scheduler_flags = std::make_shared<ControlPlaneFlags>();
-  CLI::App* scheduler = app.add_subcommand(
-      "scheduler",
+  auto [scheduler, scheduler_flags] = AddCommand<ControlPlaneFlags>(
+      app, "scheduler",
       "The DRA scheduler as its own process against any Kubernetes-compatible "
-      "API server");
-  AddCommonFlags(scheduler, *scheduler_flags);
+      "API server",
+      exit_code, [](const ControlPlaneFlags& flags) {
+        return RunControlPlane(flags, true);
+      });
+  AddCommonFlags(scheduler, scheduler_flags);
   scheduler
-      ->add_option("--scheduler-name", scheduler_flags->scheduler_name,
-                   "schedule pods with this spec.schedulerName")
+      .add_option("--scheduler-name", scheduler_flags.scheduler_name,
+                  "schedule pods with this spec.schedulerName")
       ->capture_default_str();
-  scheduler->add_flag("--schedule-default-pods", scheduler_flags->default_pods,
-                      "also schedule pods with no schedulerName or "
-                      "default-scheduler (only where no kube-scheduler runs)");
-  scheduler
-      ->add_option("--placement", scheduler_flags->placement,
-                   "default (first fit), pack or spread")
-      ->check(CLI::IsMember({"default", "pack", "spread"}));
-  scheduler->add_option("--binders", scheduler_flags->binders,
-                        "threads writing allocations and bindings");
-  scheduler->callback([scheduler_flags, &exit_code] {
-    exit_code = RunControlPlane(*scheduler_flags, true);
-  });
+  scheduler.add_flag("--schedule-default-pods", scheduler_flags.default_pods,
+                     "also schedule pods with no schedulerName or "
+                     "default-scheduler (only where no kube-scheduler runs)");
+  AddPlacementFlag(scheduler, scheduler_flags.placement);
+  scheduler.add_option("--binders", scheduler_flags.binders,
+                       "threads writing allocations and bindings");
 
-  auto controller_flags = std::make_shared<ControlPlaneFlags>();
-  CLI::App* controller = app.add_subcommand(
-      "controller",
+  auto [controller, controller_flags] = AddCommand<ControlPlaneFlags>(
+      app, "controller",
       "The ResourceClaim controller as its own process against any "
-      "Kubernetes-compatible API server");
-  AddCommonFlags(controller, *controller_flags);
-  controller->add_option("--workers", controller_flags->workers,
-                         "worker threads");
-  controller->callback([controller_flags, &exit_code] {
-    exit_code = RunControlPlane(*controller_flags, false);
-  });
+      "Kubernetes-compatible API server",
+      exit_code, [](const ControlPlaneFlags& flags) {
+        return RunControlPlane(flags, false);
+      });
+  AddCommonFlags(controller, controller_flags);
+  controller.add_option("--workers", controller_flags.workers,
+                        "worker threads");
 }
 
 }  // namespace dralloc::cli

@@ -71,27 +71,21 @@ int RunConvert(const ConvertOptions& options) {
 }  // namespace
 
 void RegisterConvertCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<ConvertOptions>();
-  CLI::App* command =
-      app.add_subcommand("convert",
-                         "Convert manifests to another API version (v1 is the "
-                         "hub; v1beta1, v1beta2 and "
-                         "v1alpha3 are served where Kubernetes serves them).");
+  auto [command, options] = AddCommand<ConvertOptions>(
+      app, "convert",
+      "Convert manifests to another API version (v1 is the "
+      "hub; v1beta1, v1beta2 and "
+      "v1alpha3 are served where Kubernetes serves them).",
+      exit_code, RunConvert);
   command
-      ->add_option("--to", options->to,
-                   "Target GROUP/VERSION, e.g. resource.k8s.io/v1beta1")
+      .add_option("--to", options.to,
+                  "Target GROUP/VERSION, e.g. resource.k8s.io/v1beta1")
       ->required();
-  command
-      ->add_option("-f,--filename", options->paths,
-                   "Files or directories (recursive)")
-      ->required()
-      ->take_all();
-  command->add_option("-o,--output", options->output, "Output format")
+  AddFilenameOption(command, options.paths);
+  command.add_option("-o,--output", options.output, "Output format")
       ->check(CLI::IsMember({"yaml", "json"}));
-  command->add_flag("--strict,!--no-strict", options->strict,
-                    "Reject unknown and duplicate fields (default)");
-  command->callback(
-      [options, &exit_code] { exit_code = RunConvert(*options); });
+  command.add_flag("--strict,!--no-strict", options.strict,
+                   "Reject unknown and duplicate fields (default)");
 }
 
 }  // namespace dralloc::cli

@@ -12,6 +12,13 @@
 #include "encoding/document_reader.h"
 
 namespace dralloc::cli {
+
+void AddFilenameOption(CLI::App& command, std::vector<std::string>& paths) {
+  command
+      .add_option("-f,--filename", paths, "Files or directories (recursive)")
+      ->required()
+      ->take_all();
+}
 namespace {
 
 namespace fs = std::filesystem;

@@ -2,6 +2,7 @@
 #ifndef DRALLOC_CLI_OBJECT_LOADER_H_
 #define DRALLOC_CLI_OBJECT_LOADER_H_
 
+#include <CLI/CLI.hpp>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -11,6 +12,9 @@
 #include "common/status.h"
 
 namespace dralloc::cli {
+
+// The required -f/--filename PATH... option (files or directories).
+void AddFilenameOption(CLI::App& command, std::vector<std::string>& paths);
 
 // One object read from a file (or a problem with it).
 struct LoadedObject {

@@ -20,6 +20,7 @@
 #include "api/validation/validation.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
+#include "cli/server_flags.h"
 #include "client/api_client.h"
 #include "common/log.h"
 #include "controlplane/what_if.h"
@@ -143,10 +144,7 @@ int RunSchedule(const ScheduleFlags& flags) {
 
   scheduler::SchedulerOptions options;
   options.scheduler_name = flags.scheduler_name;
-  options.placement = flags.placement == "pack" ? scheduler::Placement::kPack
-                      : flags.placement == "spread"
-                          ? scheduler::Placement::kSpread
-                          : scheduler::Placement::kDefault;
+  options.placement = ParsePlacement(flags.placement);
   // Two threads: controller work of one batch of pods overlaps scheduling
   // of the previous batch; placements are the same as with one.
   constexpr size_t kPipelineBatch = 512;
@@ -205,40 +203,33 @@ int RunSchedule(const ScheduleFlags& flags) {
 }  // namespace
 
 void RegisterScheduleCommand(CLI::App& app, int& exit_code) {
-  auto flags = std::make_shared<ScheduleFlags>();
-  CLI::App* command = app.add_subcommand(
-      "schedule",
+  auto [command, flags] = AddCommand<ScheduleFlags>(
+      app, "schedule",
       "Offline what-if: load nodes, slices, classes, claims, templates and "
       "pods into an in-memory API, run the claim controller and the "
       "scheduler until nothing changes, and print where each pod landed "
       "with its devices, and why the others did not. Exit 0: every pod "
-      "scheduled; 1: some pod unschedulable; 2: invalid input.");
+      "scheduled; 1: some pod unschedulable; 2: invalid input.",
+      exit_code, RunSchedule);
+  AddFilenameOption(command, flags.paths);
   command
-      ->add_option("-f,--filename", flags->paths,
-                   "Files or directories (recursive)")
-      ->required()
-      ->take_all();
-  command
-      ->add_option("-o,--output", flags->output,
-                   "table (default), yaml or json (claims and pods after "
-                   "scheduling), none")
+      .add_option("-o,--output", flags.output,
+                  "table (default), yaml or json (claims and pods after "
+                  "scheduling), none")
       ->check(CLI::IsMember({"table", "yaml", "json", "none"}));
-  command->add_option("--scheduler-name", flags->scheduler_name,
-                      "Schedule pods with this schedulerName (and pods "
-                      "without one)");
-  command
-      ->add_option("--placement", flags->placement,
+  command.add_option("--scheduler-name", flags.scheduler_name,
+                     "Schedule pods with this schedulerName (and pods "
+                     "without one)");
+  AddPlacementFlag(command, flags.placement,
                    "default (first fit, like kube-scheduler), pack or "
-                   "spread (prefer nodes whose devices are most/least used)")
-      ->check(CLI::IsMember({"default", "pack", "spread"}));
+                   "spread (prefer nodes whose devices are most/least used)");
   command
-      ->add_option("--threads", flags->threads,
-                   "1: run controller and scheduler on one thread; 2 "
-                   "(default): overlap them (same placements)")
+      .add_option("--threads", flags.threads,
+                  "1: run controller and scheduler on one thread; 2 "
+                  "(default): overlap them (same placements)")
       ->check(CLI::Range(1, 2));
-  command->add_flag("--stats", flags->stats,
-                    "Print scheduling throughput and counters to stderr");
-  command->callback([flags, &exit_code] { exit_code = RunSchedule(*flags); });
+  command.add_flag("--stats", flags.stats,
+                   "Print scheduling throughput and counters to stderr");
 }
 
 }  // namespace dralloc::cli

@@ -12,7 +12,6 @@
 #include "cli/server_flags.h"
 #include "common/log.h"
 #include "controlplane/control_plane.h"
-#include "store/store_factory.h"
 
 namespace dralloc::cli {
 namespace {
@@ -65,33 +64,23 @@ std::string ControlPlaneMetrics(controlplane::ControlPlane& plane) {
 }
 
 int RunServe(const ServeFlags& flags) {
-  apiserver::ApiServerOptions options;
-  std::unique_ptr<store::Store> store;
-  if (int code = PrepareServer(flags.server, options, store); code != kExitOk) {
+  ServedApi served;
+  if (int code = StartApiServer(flags.server, served); code != kExitOk) {
     return code;
   }
-  const sigset_t signals = BlockTerminationSignals();
-
-  apiserver::ApiServer server(options, *store);
-  if (Status s = server.Start(); !s.ok()) {
-    fmt::print(stderr, "{}\n", s.message());
-    return kExitInvalid;
-  }
+  apiserver::ApiServer& server = *served.server;
   apiserver::InProcessApiClient api(server.storage(), flags.scheduler_name);
   controlplane::ControlPlaneOptions plane_options;
   plane_options.scheduler.scheduler_name = flags.scheduler_name;
   plane_options.scheduler.binders = flags.binders;
-  plane_options.scheduler.placement =
-      flags.placement == "pack"     ? scheduler::Placement::kPack
-      : flags.placement == "spread" ? scheduler::Placement::kSpread
-                                    : scheduler::Placement::kDefault;
+  plane_options.scheduler.placement = ParsePlacement(flags.placement);
   plane_options.controller.workers = flags.controller_workers;
   controlplane::ControlPlane plane(api, plane_options);
   server.AddMetricsSource([&plane] { return ControlPlaneMetrics(plane); });
   plane.Start();
 
   const std::string url =
-      fmt::format("http://{}:{}", options.host, server.port());
+      fmt::format("http://{}:{}", served.options.host, server.port());
   fmt::print("dralloc serve listening on {}\n", url);
   fmt::print(
       "Point kubectl at it with:\n"
@@ -103,8 +92,9 @@ int RunServe(const ServeFlags& flags) {
       url, url);
   std::fflush(stdout);
   log::Info("serve", "listening on {} storage={} revision={} scheduler={}", url,
-            flags.server.storage, store->Revision(), flags.scheduler_name);
-  const int received = WaitForTermination(signals);
+            flags.server.storage, served.store->Revision(),
+            flags.scheduler_name);
+  const int received = WaitForTermination(served.signals);
   log::Info("serve", "signal {}: shutting down", received);
   plane.Stop();
   server.Stop();
@@ -114,30 +104,26 @@ int RunServe(const ServeFlags& flags) {
 }  // namespace
 
 void RegisterServeCommand(CLI::App& app, int& exit_code) {
-  auto flags = std::make_shared<ServeFlags>();
-  CLI::App* command = app.add_subcommand(
-      "serve",
+  auto [command, flags] = AddCommand<ServeFlags>(
+      app, "serve",
       "API server (embedded store) + ResourceClaim controller + scheduler in "
-      "one process");
-  AddServerFlags(*command, flags->server);
+      "one process",
+      exit_code, RunServe);
+  AddServerFlags(command, flags.server);
   command
-      ->add_option("--scheduler-name", flags->scheduler_name,
-                   "schedule pods with this schedulerName (and pods with "
-                   "none or default-scheduler)")
+      .add_option("--scheduler-name", flags.scheduler_name,
+                  "schedule pods with this schedulerName (and pods with "
+                  "none or default-scheduler)")
+      ->capture_default_str();
+  AddPlacementFlag(command, flags.placement);
+  command
+      .add_option("--binders", flags.binders,
+                  "threads writing allocations and bindings")
       ->capture_default_str();
   command
-      ->add_option("--placement", flags->placement,
-                   "default (first fit), pack or spread")
-      ->check(CLI::IsMember({"default", "pack", "spread"}));
-  command
-      ->add_option("--binders", flags->binders,
-                   "threads writing allocations and bindings")
+      .add_option("--controller-workers", flags.controller_workers,
+                  "ResourceClaim controller worker threads")
       ->capture_default_str();
-  command
-      ->add_option("--controller-workers", flags->controller_workers,
-                   "ResourceClaim controller worker threads")
-      ->capture_default_str();
-  command->callback([flags, &exit_code] { exit_code = RunServe(*flags); });
 }
 
 }  // namespace dralloc::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <utility>
 
 #include "cli/commands.h"
 #include "common/log.h"
@@ -44,6 +45,33 @@ int PrepareServer(const ServerFlags& flags,
   }
   store = std::move(*opened);
   return kExitOk;
+}
+
+int StartApiServer(const ServerFlags& flags, ServedApi& served) {
+  if (int code = PrepareServer(flags, served.options, served.store);
+      code != kExitOk) {
+    return code;
+  }
+  served.signals = BlockTerminationSignals();
+  served.server =
+      std::make_unique<apiserver::ApiServer>(served.options, *served.store);
+  if (Status s = served.server->Start(); !s.ok()) {
+    fmt::print(stderr, "{}\n", s.message());
+    return kExitInvalid;
+  }
+  return kExitOk;
+}
+
+void AddPlacementFlag(CLI::App& command, std::string& placement,
+                      std::string description) {
+  command.add_option("--placement", placement, std::move(description))
+      ->check(CLI::IsMember({"default", "pack", "spread"}));
+}
+
+scheduler::Placement ParsePlacement(const std::string& placement) {
+  if (placement == "pack") return scheduler::Placement::kPack;
+  if (placement == "spread") return scheduler::Placement::kSpread;
+  return scheduler::Placement::kDefault;
 }
 
 bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {

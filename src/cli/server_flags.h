@@ -1,5 +1,5 @@
 // Flags and process plumbing shared by the long-running commands
-// (`dralloc apiserver`, `dralloc serve`).
+// (`dralloc apiserver`, `dralloc serve`, `dralloc scheduler`).
 #ifndef DRALLOC_CLI_SERVER_FLAGS_H_
 #define DRALLOC_CLI_SERVER_FLAGS_H_
 
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "apiserver/api_server.h"
+#include "scheduler/dra_plugin.h"
 #include "store/store.h"
 
 namespace dralloc::cli {
@@ -28,6 +29,25 @@ void AddServerFlags(CLI::App& command, ServerFlags& flags);
 int PrepareServer(const ServerFlags& flags,
                   apiserver::ApiServerOptions& options,
                   std::unique_ptr<store::Store>& store);
+
+// An API server over the store the flags name, with the termination signals
+// blocked in the starting thread. Members are destroyed server first.
+struct ServedApi {
+  apiserver::ApiServerOptions options;
+  std::unique_ptr<store::Store> store;
+  std::unique_ptr<apiserver::ApiServer> server;
+  sigset_t signals;
+};
+// Prepares the store (PrepareServer), blocks the termination signals so every
+// server thread inherits the mask, and starts the server. On failure prints
+// why and returns the exit code (kExitOk otherwise).
+int StartApiServer(const ServerFlags& flags, ServedApi& served);
+
+// --placement for the commands that run the scheduler, and its value.
+void AddPlacementFlag(
+    CLI::App& command, std::string& placement,
+    std::string description = "default (first fit), pack or spread");
+scheduler::Placement ParsePlacement(const std::string& placement);
 
 // "host:port" (or "[v6]:port") → parts; false when malformed.
 bool SplitListen(const std::string& listen, std::string& host, uint16_t& port);

@@ -53,23 +53,17 @@ int RunValidate(const ValidateOptions& options) {
 }  // namespace
 
 void RegisterValidateCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<ValidateOptions>();
-  CLI::App* command = app.add_subcommand(
-      "validate",
+  auto [command, options] = AddCommand<ValidateOptions>(
+      app, "validate",
       "Validate manifests against the Kubernetes rules. Exit 0: all valid; 1: "
       "some object is "
-      "invalid; 2: some input is unreadable or cannot be decoded.");
-  command
-      ->add_option("-f,--filename", options->paths,
-                   "Files or directories (recursive)")
-      ->required()
-      ->take_all();
-  command->add_flag("--strict,!--no-strict", options->strict,
-                    "Reject unknown and duplicate fields (default); with "
-                    "--no-strict they are "
-                    "warnings and dropped");
-  command->callback(
-      [options, &exit_code] { exit_code = RunValidate(*options); });
+      "invalid; 2: some input is unreadable or cannot be decoded.",
+      exit_code, RunValidate);
+  AddFilenameOption(command, options.paths);
+  command.add_flag("--strict,!--no-strict", options.strict,
+                   "Reject unknown and duplicate fields (default); with "
+                   "--no-strict they are "
+                   "warnings and dropped");
 }
 
 }  // namespace dralloc::cli

@@ -9,37 +9,22 @@
 #include "client/memory_api_client.h"
 #include "controller/claim_controller.h"
 #include "controlplane/control_plane.h"
+#include "scheduler/test_manifests.h"
 
 namespace dralloc::controlplane {
 namespace {
 
-constexpr std::string_view kCluster = R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: ns}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-a}
----
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-a}
-spec:
-  driver: gpu.example.com
-  nodeName: node-a
-  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
-  devices: [{name: gpu-0}]
----
+std::string ClusterManifests() {
+  namespace m = scheduler::test_manifests;
+  return m::Namespace() + m::Node("node-a") + m::GpuClass() +
+         m::GpuSlice("node-a", 1) +
+         R"(---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata: {name: one-gpu, namespace: ns}
 spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
 )";
+}
 
 api::Pod MakePod(std::string name) {
   api::Pod pod;
@@ -54,7 +39,7 @@ api::Pod MakePod(std::string name) {
 class ClaimLifecycleTest : public testing::Test {
  protected:
   void SetUp() override {
-    auto objects = allocator::DecodeManifests(kCluster, "cluster");
+    auto objects = allocator::DecodeManifests(ClusterManifests(), "cluster");
     ASSERT_TRUE(objects.ok()) << objects.status();
     for (const api::Object& object : *objects) {
       ASSERT_TRUE(api_.Create(object).ok()) << api::DisplayName(object);

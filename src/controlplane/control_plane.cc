@@ -38,9 +38,9 @@ ControlPlane::ControlPlane(client::ApiClient& client,
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(
         client,
-        scheduler::SchedulerInformers{*pods_, *nodes_, *claims_, *slices_,
-                                      *classes_, *slice_patches_,
-                                      *taint_rules_},
+        scheduler::SchedulerInformers{{*nodes_, *claims_, *slices_, *classes_,
+                                       *slice_patches_, *taint_rules_},
+                                      *pods_},
         options.scheduler);
   }
 }

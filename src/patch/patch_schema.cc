@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "api/kind_traits.h"
+#include "api/struct_codec.h"
 
 namespace dralloc::patch {
 
@@ -25,15 +26,6 @@ std::string JoinSchemaPath(std::string_view path, std::string_view field) {
 }
 
 namespace {
-
-template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <typename T>
-struct IsVector : std::false_type {};
-template <typename T, typename A>
-struct IsVector<std::vector<T, A>> : std::true_type {};
 
 void AddRule(PatchSchema& schema, const std::string& path,
              const api::ListRule& rule) {
@@ -64,9 +56,9 @@ void AddStructRules(PatchSchema& schema, const std::string& path);
 // The rules inside a value of type V found at `path`.
 template <typename V>
 void AddValueRules(PatchSchema& schema, const std::string& path) {
-  if constexpr (IsOptional<V>::value) {
+  if constexpr (api::IsOptional<V>::value) {
     AddValueRules<typename V::value_type>(schema, path);
-  } else if constexpr (IsVector<V>::value) {
+  } else if constexpr (api::IsVector<V>::value) {
     AddValueRules<typename V::value_type>(schema, path + "[]");
   } else if constexpr (std::is_same_v<V, api::ObjectMeta>) {
     // ObjectMeta's rules hold for the object's own metadata; the metadata

@@ -3,23 +3,16 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/test_cluster.h"
+#include "scheduler/test_manifests.h"
 
 namespace dralloc::scheduler {
 namespace {
 
-constexpr std::string_view kCluster = R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: ns}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-a}
-)";
-
 class BinderTest : public testing::Test {
  protected:
-  void SetUp() override { cluster_.Load(kCluster); }
+  void SetUp() override {
+    cluster_.Load(test_manifests::Namespace() + test_manifests::Node("node-a"));
+  }
 
   // A pod in the API (with `create`) and the task binding it to node-a.
   BindTask Task(std::string name, bool create = true) {

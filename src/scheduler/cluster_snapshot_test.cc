@@ -3,45 +3,16 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/test_cluster.h"
+#include "scheduler/test_manifests.h"
 
 namespace dralloc::scheduler {
 namespace {
 
-constexpr std::string_view kCluster = R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: ns}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-b}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-a}
----
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-a}
-spec:
-  driver: gpu.example.com
-  nodeName: node-a
-  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
-  devices: [{name: gpu-0}, {name: gpu-1}]
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-b}
-spec:
-  driver: gpu.example.com
-  nodeName: node-b
-  pool: {name: node-b, generation: 1, resourceSliceCount: 1}
-  devices: [{name: gpu-0}]
----
+std::string ClusterManifests() {
+  namespace m = test_manifests;
+  return m::Namespace() + m::Node("node-b") + m::Node("node-a") +
+         m::GpuClass() + m::GpuSlice("node-a", 2) + m::GpuSlice("node-b", 1) +
+         R"(---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: on-b, namespace: ns}
@@ -51,6 +22,7 @@ status:
     devices:
       results: [{request: gpu, driver: gpu.example.com, pool: node-b, device: gpu-0}]
 )";
+}
 
 client::ObjectPtr AllocatedOnA(std::string name, std::string device) {
   api::ResourceClaim claim;
@@ -72,7 +44,7 @@ class ClusterSnapshotTest : public testing::Test {
         [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
           snapshot_.ObserveClaim(client::ObjectKey(*(now ? now : old)), now);
         });
-    cluster_.Load(kCluster);
+    cluster_.Load(ClusterManifests());
     cluster_.Pump();
     snapshot_.Refresh();
   }

@@ -4,52 +4,20 @@
 
 #include "api/well_known.h"
 #include "scheduler/test_cluster.h"
+#include "scheduler/test_manifests.h"
 
 namespace dralloc::scheduler {
 namespace {
 
 using Code = PreEnqueueResult::Code;
 
-// Two nodes with one GPU each; node-c has none.
-constexpr std::string_view kCluster = R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: ns}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-a}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-b}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-c}
----
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-a}
-spec:
-  driver: gpu.example.com
-  nodeName: node-a
-  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
-  devices: [{name: gpu-0}]
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-b}
-spec:
-  driver: gpu.example.com
-  nodeName: node-b
-  pool: {name: node-b, generation: 1, resourceSliceCount: 1}
-  devices: [{name: gpu-0}, {name: gpu-1}]
-)";
+// node-a has one GPU, node-b two, node-c none.
+std::string ClusterManifests() {
+  namespace m = test_manifests;
+  return m::Namespace() + m::Node("node-a") + m::Node("node-b") +
+         m::Node("node-c") + m::GpuClass() + m::GpuSlice("node-a", 1) +
+         m::GpuSlice("node-b", 2);
+}
 
 constexpr std::string_view kPodUid = "pod-uid";
 
@@ -72,15 +40,23 @@ api::ResourceClaim OwnedBy(api::ResourceClaim claim, std::string_view uid) {
   return claim;
 }
 
-// Allocated on node-a (node selector) and reserved for `consumers` pods.
-api::ResourceClaim AllocatedOnA(api::ResourceClaim claim, size_t consumers,
-                                std::string_view extra_uid = "") {
+// `claim` allocated `device` of `pool` for its request "gpu" (no node
+// selector).
+api::ResourceClaim WithDevice(api::ResourceClaim claim, std::string pool,
+                              std::string device) {
   claim.status.allocation.emplace();
   claim.status.allocation->devices.results.push_back(
       {.request = "gpu",
        .driver = "gpu.example.com",
-       .pool = "node-a",
-       .device = "gpu-0"});
+       .pool = std::move(pool),
+       .device = std::move(device)});
+  return claim;
+}
+
+// Allocated on node-a (node selector) and reserved for `consumers` pods.
+api::ResourceClaim AllocatedOnA(api::ResourceClaim claim, size_t consumers,
+                                std::string_view extra_uid = "") {
+  claim = WithDevice(std::move(claim), "node-a", "gpu-0");
   api::NodeSelectorTerm term;
   term.match_fields.push_back(
       {.key = "metadata.name", .operator_ = "In", .values = {"node-a"}});
@@ -106,7 +82,7 @@ api::PodResourceClaim FromTemplate(std::string entry) {
 class DraPluginTest : public testing::Test {
  protected:
   void SetUp() override {
-    cluster_.Load(kCluster);
+    cluster_.Load(ClusterManifests());
     cluster_.Pump();
     snapshot_.Refresh();
     api::ResourceClaim deleting = Claim("deleting");
@@ -300,16 +276,9 @@ TEST_F(DraPluginTest, ScorePrefersByPlacement) {
   snapshot_.AssumeClaim("ns/busy", std::make_shared<const api::Object>(
                                        AllocatedOnA(Claim("busy"), 0)));
   snapshot_.RestoreClaim("ns/on-a");
-  snapshot_.AssumeClaim("ns/used-b", [] {
-    api::ResourceClaim claim = Claim("used-b");
-    claim.status.allocation.emplace();
-    claim.status.allocation->devices.results.push_back(
-        {.request = "gpu",
-         .driver = "gpu.example.com",
-         .pool = "node-b",
-         .device = "gpu-1"});
-    return std::make_shared<const api::Object>(std::move(claim));
-  }());
+  snapshot_.AssumeClaim("ns/used-b",
+                        std::make_shared<const api::Object>(
+                            WithDevice(Claim("used-b"), "node-b", "gpu-1")));
   // node-a 100% full, node-b 50%.
   const std::vector<Candidate> feasible = {{1, {}}, {0, {}}};
   const api::Pod pod = Pod({});
@@ -325,13 +294,7 @@ TEST_F(DraPluginTest, ScorePrefersByPlacement) {
 }
 
 TEST_F(DraPluginTest, ReserveAssumesAllocationAndReservation) {
-  api::ResourceClaim on_b = Claim("on-b");
-  on_b.status.allocation.emplace();
-  on_b.status.allocation->devices.results.push_back(
-      {.request = "gpu",
-       .driver = "gpu.example.com",
-       .pool = "node-b",
-       .device = "gpu-0"});
+  api::ResourceClaim on_b = WithDevice(Claim("on-b"), "node-b", "gpu-0");
   snapshot_.AssumeClaim("ns/on-b",
                         std::make_shared<const api::Object>(std::move(on_b)));
   const api::Pod pod = Pod({Direct("gpu", "shared"), Direct("x", "on-b")});

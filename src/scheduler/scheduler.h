@@ -65,14 +65,9 @@ struct SchedulerStats {
   uint64_t deallocations = 0;  // PostFilter deallocations
 };
 
-struct SchedulerInformers {
+// The snapshot's informers and the pods'.
+struct SchedulerInformers : SnapshotSources {
   client::Informer& pods;
-  client::Informer& nodes;
-  client::Informer& claims;
-  client::Informer& slices;
-  client::Informer& classes;
-  client::Informer& slice_patches;
-  client::Informer& taint_rules;
 };
 
 class Scheduler {

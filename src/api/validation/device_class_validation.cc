@@ -30,10 +30,8 @@ bool IsExtendedResourceName(std::string_view name) {
 }  // namespace
 
 ErrorList ValidateDeviceClass(const DeviceClass& device_class) {
-  ErrorList errors;
-  ValidateObjectMeta(device_class.metadata, /*namespaced=*/false,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors =
+      ObjectMetaErrors(device_class.metadata, /*namespaced=*/false);
 
   const DeviceClassSpec& spec = device_class.spec;
   FieldPath path("spec");

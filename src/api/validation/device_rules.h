@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "api/field_error.h"
@@ -17,6 +18,30 @@
 #include "common/quantity.h"
 
 namespace dralloc::api {
+
+// A list of at most `max_size` items: each checked by
+// validate(item, item_path), and a Duplicate error for every item whose
+// key(item) repeats an earlier one. A longer list gets one TooMany error and
+// no other check.
+template <typename T, typename Validate, typename Key>
+void ValidateKeyedList(const std::vector<T>& items, int64_t max_size,
+                       const FieldPath& path, ErrorList& errors,
+                       Validate validate, Key key) {
+  if (static_cast<int64_t>(items.size()) > max_size) {
+    errors.push_back(
+        TooMany(path, static_cast<int64_t>(items.size()), max_size));
+    return;
+  }
+  std::unordered_set<std::string_view> seen;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const FieldPath item_path = path.Index(static_cast<int64_t>(i));
+    validate(items[i], item_path);
+    const std::string_view item_key = key(items[i]);
+    if (!seen.insert(item_key).second) {
+      errors.push_back(Duplicate(item_path, QuoteValue(item_key)));
+    }
+  }
+}
 
 // Driver names: DNS subdomain, ≤ 63 characters (CSI driver name rules).
 void ValidateDriverName(std::string_view driver, const FieldPath& path,

@@ -35,10 +35,7 @@ void ValidateDeviceTaintSelector(const DeviceTaintSelector& selector,
 }  // namespace
 
 ErrorList ValidateDeviceTaintRule(const DeviceTaintRule& rule) {
-  ErrorList errors;
-  ValidateObjectMeta(rule.metadata, /*namespaced=*/false,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors = ObjectMetaErrors(rule.metadata, /*namespaced=*/false);
 
   FieldPath spec_path("spec");
   if (rule.spec.device_selector.has_value()) {

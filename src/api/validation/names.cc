@@ -455,6 +455,13 @@ void ValidateObjectMeta(const ObjectMeta& meta, bool namespaced, NameRule rule,
   ValidateFinalizers(meta.finalizers, path.Child("finalizers"), errors);
 }
 
+ErrorList ObjectMetaErrors(const ObjectMeta& meta, bool namespaced) {
+  ErrorList errors;
+  ValidateObjectMeta(meta, namespaced, NameRule::kDns1123Subdomain,
+                     FieldPath("metadata"), errors);
+  return errors;
+}
+
 namespace {
 
 void ValidateNodeSelectorRequirement(const NodeSelectorRequirement& req,

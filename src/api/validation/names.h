@@ -48,6 +48,9 @@ enum class NameRule { kDns1123Label, kDns1123Subdomain };
 // references, finalizers.
 void ValidateObjectMeta(const ObjectMeta& meta, bool namespaced, NameRule rule,
                         const FieldPath& path, ErrorList& errors);
+// ValidateObjectMeta at "metadata" for a kind whose names are DNS-1123
+// subdomains (every kind but Namespace): how each Validate<Kind> starts.
+ErrorList ObjectMetaErrors(const ObjectMeta& meta, bool namespaced);
 
 void ValidateNodeSelector(const NodeSelector& selector, const FieldPath& path,
                           ErrorList& errors);

@@ -53,19 +53,12 @@ void ValidateRequestRef(std::string_view ref, const FieldPath& path,
 void ValidateRequestRefs(const std::vector<std::string>& refs,
                          const FieldPath& path, const RequestNames& names,
                          ErrorList& errors) {
-  if (static_cast<int64_t>(refs.size()) > kDeviceRequestsMaxSize) {
-    errors.push_back(TooMany(path, static_cast<int64_t>(refs.size()),
-                             kDeviceRequestsMaxSize));
-    return;
-  }
-  std::unordered_set<std::string_view> seen;
-  for (size_t i = 0; i < refs.size(); ++i) {
-    const FieldPath item_path = path.Index(static_cast<int64_t>(i));
-    ValidateRequestRef(refs[i], item_path, names, errors);
-    if (!seen.insert(refs[i]).second) {
-      errors.push_back(Duplicate(item_path, QuoteValue(refs[i])));
-    }
-  }
+  ValidateKeyedList(
+      refs, kDeviceRequestsMaxSize, path, errors,
+      [&](const std::string& ref, const FieldPath& item_path) {
+        ValidateRequestRef(ref, item_path, names, errors);
+      },
+      [](const std::string& ref) -> std::string_view { return ref; });
 }
 
 }  // namespace dralloc::api

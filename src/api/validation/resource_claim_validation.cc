@@ -101,19 +101,12 @@ void ValidateSubRequest(const DeviceSubRequest& sub, const FieldPath& path,
 
 void ValidateFirstAvailable(const std::vector<DeviceSubRequest>& subs,
                             const FieldPath& path, ErrorList& errors) {
-  if (static_cast<int64_t>(subs.size()) > kFirstAvailableDeviceRequestMaxSize) {
-    errors.push_back(TooMany(path, static_cast<int64_t>(subs.size()),
-                             kFirstAvailableDeviceRequestMaxSize));
-    return;
-  }
-  std::unordered_set<std::string_view> seen;
-  for (size_t i = 0; i < subs.size(); ++i) {
-    const FieldPath sub_path = path.Index(static_cast<int64_t>(i));
-    ValidateSubRequest(subs[i], sub_path, errors);
-    if (!seen.insert(subs[i].name).second) {
-      errors.push_back(Duplicate(sub_path, QuoteValue(subs[i].name)));
-    }
-  }
+  ValidateKeyedList(
+      subs, kFirstAvailableDeviceRequestMaxSize, path, errors,
+      [&](const DeviceSubRequest& sub, const FieldPath& sub_path) {
+        ValidateSubRequest(sub, sub_path, errors);
+      },
+      [](const DeviceSubRequest& sub) -> std::string_view { return sub.name; });
 }
 
 void ValidateDeviceRequest(const DeviceRequest& request, const FieldPath& path,
@@ -138,19 +131,14 @@ void ValidateDeviceRequest(const DeviceRequest& request, const FieldPath& path,
 
 void ValidateDeviceRequests(const std::vector<DeviceRequest>& requests,
                             const FieldPath& path, ErrorList& errors) {
-  if (static_cast<int64_t>(requests.size()) > kDeviceRequestsMaxSize) {
-    errors.push_back(TooMany(path, static_cast<int64_t>(requests.size()),
-                             kDeviceRequestsMaxSize));
-    return;
-  }
-  std::unordered_set<std::string_view> seen;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const FieldPath request_path = path.Index(static_cast<int64_t>(i));
-    ValidateDeviceRequest(requests[i], request_path, errors);
-    if (!seen.insert(requests[i].name).second) {
-      errors.push_back(Duplicate(request_path, QuoteValue(requests[i].name)));
-    }
-  }
+  ValidateKeyedList(
+      requests, kDeviceRequestsMaxSize, path, errors,
+      [&](const DeviceRequest& request, const FieldPath& request_path) {
+        ValidateDeviceRequest(request, request_path, errors);
+      },
+      [](const DeviceRequest& request) -> std::string_view {
+        return request.name;
+      });
 }
 
 // ---------------------------------------------------------------------------
@@ -251,10 +239,7 @@ void ValidateClaimSpec(const ResourceClaimSpec& spec, const RequestNames& names,
 }  // namespace
 
 ErrorList ValidateResourceClaim(const ResourceClaim& claim) {
-  ErrorList errors;
-  ValidateObjectMeta(claim.metadata, /*namespaced=*/true,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors = ObjectMetaErrors(claim.metadata, /*namespaced=*/true);
   const RequestNames names(claim.spec.devices);
   ValidateClaimSpec(claim.spec, names, FieldPath("spec"), errors);
   ValidateClaimStatus(claim.status, names, FieldPath("status"), errors);
@@ -263,10 +248,8 @@ ErrorList ValidateResourceClaim(const ResourceClaim& claim) {
 
 ErrorList ValidateResourceClaimTemplate(
     const ResourceClaimTemplate& claim_template) {
-  ErrorList errors;
-  ValidateObjectMeta(claim_template.metadata, /*namespaced=*/true,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors =
+      ObjectMetaErrors(claim_template.metadata, /*namespaced=*/true);
   // Like upstream's ValidateTemplateObjectMeta: only labels and annotations
   // of the template's metadata matter; name and namespace are ignored.
   const FieldPath spec_path("spec");

@@ -66,10 +66,7 @@ void ValidateNullableAttribute(const NullableDeviceAttribute& attribute,
 }  // namespace
 
 ErrorList ValidateResourceSlicePatch(const ResourceSlicePatch& patch) {
-  ErrorList errors;
-  ValidateObjectMeta(patch.metadata, /*namespaced=*/false,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors = ObjectMetaErrors(patch.metadata, /*namespaced=*/false);
 
   FieldPath spec_path("spec");
   FieldPath path = spec_path.Child("devices");

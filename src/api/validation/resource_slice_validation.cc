@@ -336,10 +336,7 @@ void ValidateNodeSelection(const ResourceSliceSpec& spec, const FieldPath& path,
 }  // namespace
 
 ErrorList ValidateResourceSlice(const ResourceSlice& slice) {
-  ErrorList errors;
-  ValidateObjectMeta(slice.metadata, /*namespaced=*/false,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors = ObjectMetaErrors(slice.metadata, /*namespaced=*/false);
 
   const ResourceSliceSpec& spec = slice.spec;
   FieldPath path("spec");

@@ -229,10 +229,7 @@ ErrorList ValidateNamespace(const Namespace& ns) {
 }
 
 ErrorList ValidateNode(const Node& node) {
-  ErrorList errors;
-  ValidateObjectMeta(node.metadata, /*namespaced=*/false,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors = ObjectMetaErrors(node.metadata, /*namespaced=*/false);
   FieldPath spec_path("spec");
   ValidateNodeTaints(node.spec.taints, spec_path.Child("taints"), errors);
   FieldPath status_path("status");
@@ -244,10 +241,7 @@ ErrorList ValidateNode(const Node& node) {
 }
 
 ErrorList ValidatePod(const Pod& pod) {
-  ErrorList errors;
-  ValidateObjectMeta(pod.metadata, /*namespaced=*/true,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors = ObjectMetaErrors(pod.metadata, /*namespaced=*/true);
   const PodSpec& spec = pod.spec;
   FieldPath path("spec");
 
@@ -300,10 +294,7 @@ ErrorList ValidatePod(const Pod& pod) {
 }
 
 ErrorList ValidateEvent(const Event& event) {
-  ErrorList errors;
-  ValidateObjectMeta(event.metadata, /*namespaced=*/true,
-                     NameRule::kDns1123Subdomain, FieldPath("metadata"),
-                     errors);
+  ErrorList errors = ObjectMetaErrors(event.metadata, /*namespaced=*/true);
   FieldPath involved_path("involvedObject");
   FieldPath involved_namespace_path = involved_path.Child("namespace");
   const std::string& ns = event.metadata.namespace_;

@@ -354,18 +354,17 @@ class Planner {
 
   // Whether every non-error value of checked type `t` fits parameter `p`.
   static bool ProvenParam(const Type& p, const Type* t) {
-    if (t == nullptr) return false;
-    switch (t->kind()) {
-      case TypeKind::kDyn:
-      case TypeKind::kError:
-      case TypeKind::kTypeParam:
-      case TypeKind::kObject:
-        return false;
-      default:
-        break;
-    }
-    return p.kind() == t->kind() &&
+    return Concrete(t) && p.kind() == t->kind() &&
            (p.kind() != TypeKind::kOpaque || p.name() == t->name());
+  }
+
+  // Whether `t` is a checked type that pins down the runtime value's type
+  // (not absent, dyn, error, a type parameter or an object).
+  static bool Concrete(const Type* t) {
+    if (t == nullptr) return false;
+    const TypeKind kind = t->kind();
+    return kind != TypeKind::kDyn && kind != TypeKind::kError &&
+           kind != TypeKind::kTypeParam && kind != TypeKind::kObject;
   }
 
   // The library's own constant for a known opaque type name (the pointer
@@ -387,22 +386,10 @@ class Planner {
     if (checked_ == nullptr) return false;
     for (size_t i = 0; i < arg_exprs.size(); ++i) {
       const Type* t = TypeOf(*arg_exprs[i]);
-      if (t == nullptr) return false;
-      switch (t->kind()) {
-        case TypeKind::kDyn:
-        case TypeKind::kError:
-        case TypeKind::kTypeParam:
-        case TypeKind::kObject:
-          return false;
-        default:
-          break;
-      }
       const Type& p = o.params[i];
-      if (p.kind() != TypeKind::kDyn && p.kind() != TypeKind::kTypeParam &&
-          !(p.kind() == t->kind() &&
-            (p.kind() != TypeKind::kOpaque || p.name() == t->name()))) {
-        return false;
-      }
+      const bool accepts_any =
+          p.kind() == TypeKind::kDyn || p.kind() == TypeKind::kTypeParam;
+      if (accepts_any ? !Concrete(t) : !ProvenParam(p, t)) return false;
     }
     return true;
   }

@@ -22,24 +22,23 @@
 #include "cel/lib/regex_library.h"
 #include "cel/lib/sets_library.h"
 #include "cel/lib/strings_library.h"
+#include "cel/lib/value_builders_test_util.h"
 #include "cel/program.h"
 
 namespace dralloc::cel::ext_lib_test {
 
 // ---- value builders ----
 
-inline Value S(std::string s) { return Value::String(std::move(s)); }
-inline Value B(std::string s) { return Value::Bytes(std::move(s)); }
-inline Value I(int64_t i) { return Value::Int(i); }
-inline Value U(uint64_t u) { return Value::Uint(u); }
-inline Value D(double d) { return Value::Double(d); }
+using test_values::B;
+using test_values::D;
+using test_values::I;
+using test_values::S;
+using test_values::U;
 inline Value L(std::vector<Value> items) {
-  return Value::List(new VectorList(std::move(items)));
+  return test_values::List(std::move(items));
 }
 inline Value M(std::vector<std::pair<Value, Value>> entries) {
-  auto* map = new EntryMap();
-  for (auto& [k, v] : entries) map->Insert(k, v);
-  return Value::Map(map);
+  return test_values::Map(std::move(entries));
 }
 inline Value Seconds(int64_t s) { return Value::Duration(s * 1000000000); }
 

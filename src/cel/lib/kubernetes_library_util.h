@@ -12,6 +12,7 @@
 #include "cel/common/function_registry.h"
 #include "cel/common/types.h"
 #include "cel/common/value.h"
+#include "common/text_escape.h"
 
 namespace dralloc::cel::k8s_internal {
 
@@ -19,11 +20,8 @@ namespace dralloc::cel::k8s_internal {
 inline constexpr double kStringTraversalCostFactor = 0.1;
 inline constexpr double kRegexStringLengthCostFactor = 0.25;
 
-// `s` as Go's strconv.Quote (and fmt's %q) writes it: double-quoted, with
-// \" \\ \a \b \f \n \r \t \v, \xHH for other control bytes and invalid UTF-8,
-// \uHHHH / \UHHHHHHHH for non-printable code points. Upstream error messages
-// quote user input this way.
-std::string GoQuote(std::string_view s);
+// Upstream error messages quote user input as Go's strconv.Quote does.
+using ::dralloc::GoQuote;
 
 // Runtime cost ceil(ActualSize(args[index]) * factor).
 uint64_t ArgTraversalCost(std::span<const Value> args, size_t index,

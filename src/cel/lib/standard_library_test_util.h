@@ -19,6 +19,7 @@
 #include "cel/common/types.h"
 #include "cel/lib/standard_library.h"
 #include "cel/lib/time_library.h"
+#include "cel/lib/value_builders_test_util.h"
 #include "cel/program.h"
 
 namespace dralloc::cel::std_lib_test {
@@ -68,20 +69,14 @@ inline const Overload* ById(std::string_view function, bool member,
   return nullptr;
 }
 
-inline Value I(int64_t v) { return Value::Int(v); }
-inline Value U(uint64_t v) { return Value::Uint(v); }
-inline Value D(double v) { return Value::Double(v); }
-inline Value S(std::string_view v) { return Value::String(std::string(v)); }
-inline Value B(std::string_view v) { return Value::Bytes(std::string(v)); }
+using test_values::B;
+using test_values::D;
+using test_values::I;
+using test_values::List;
+using test_values::Map;
+using test_values::S;
+using test_values::U;
 inline Value Bool(bool v) { return Value::Bool(v); }
-inline Value List(std::vector<Value> items) {
-  return Value::List(new VectorList(std::move(items)));
-}
-inline Value Map(std::vector<std::pair<Value, Value>> entries) {
-  auto* m = new EntryMap();
-  for (auto& [k, v] : entries) m->Insert(k, v);
-  return Value::Map(m);
-}
 
 // Same kind and CEL-equal (so 1 and 1u differ here).
 inline ::testing::AssertionResult SameValue(const Value& got,

@@ -17,6 +17,23 @@ namespace {
 
 using namespace parser_test;  // NOLINT: the shared test helpers
 
+struct ConstCase {
+  std::string_view input;
+  Constant value;
+};
+
+// Each input parses to a lone constant equal to its value.
+void ExpectConstants(const std::vector<ConstCase>& cases) {
+  for (const ConstCase& c : cases) {
+    StatusOr<ParsedExpr> parsed = Parse(c.input);
+    ASSERT_TRUE(parsed.ok()) << c.input << ": " << parsed.status();
+    const auto* constant = std::get_if<ConstantExpr>(&parsed->root->kind);
+    ASSERT_NE(constant, nullptr) << c.input;
+    EXPECT_EQ(constant->value, c.value)
+        << c.input << " parsed as " << DebugString(constant->value);
+  }
+}
+
 TEST(ParserTest, PrecedenceAndAssociativity) {
   RunCases({
       {"a + b * c", "_+_(a, _*_(b, c))"},
@@ -114,10 +131,6 @@ TEST(ParserTest, ListsMapsAndStructs) {
 }
 
 TEST(ParserTest, IntAndUintLiterals) {
-  struct ConstCase {
-    std::string_view input;
-    Constant value;
-  };
   const std::vector<ConstCase> cases = {
       {"0", int64_t{0}},
       {"123", int64_t{123}},
@@ -152,14 +165,7 @@ TEST(ParserTest, IntAndUintLiterals) {
       {"false", false},
       {"null", NullConstant{}},
   };
-  for (const ConstCase& c : cases) {
-    StatusOr<ParsedExpr> parsed = Parse(c.input);
-    ASSERT_TRUE(parsed.ok()) << c.input << ": " << parsed.status();
-    const auto* constant = std::get_if<ConstantExpr>(&parsed->root->kind);
-    ASSERT_NE(constant, nullptr) << c.input;
-    EXPECT_EQ(constant->value, c.value)
-        << c.input << " parsed as " << DebugString(constant->value);
-  }
+  ExpectConstants(cases);
   RunCases({
       {"--5", "-_(-5)"},
       {"---5", "-_(-_(-5))"},
@@ -190,10 +196,6 @@ TEST(ParserTest, IntAndUintLiterals) {
 }
 
 TEST(ParserTest, StringAndBytesLiterals) {
-  struct ConstCase {
-    std::string_view input;
-    Constant value;
-  };
   using B = BytesConstant;
   using namespace std::string_literals;
   const std::vector<ConstCase> cases = {
@@ -242,14 +244,7 @@ b""")",
        B{"a\nb"}},
       {R"(rb'''a'b''')", B{"a'b"}},
   };
-  for (const ConstCase& c : cases) {
-    StatusOr<ParsedExpr> parsed = Parse(c.input);
-    ASSERT_TRUE(parsed.ok()) << c.input << ": " << parsed.status();
-    const auto* constant = std::get_if<ConstantExpr>(&parsed->root->kind);
-    ASSERT_NE(constant, nullptr) << c.input;
-    EXPECT_EQ(constant->value, c.value)
-        << c.input << " parsed as " << DebugString(constant->value);
-  }
+  ExpectConstants(cases);
   RunCases({
       {R"("a" + 'b')", R"(_+_("a", "b"))"},
       {R"(b"\xff" + b'')", R"(_+_(b"\xff", b""))"},
