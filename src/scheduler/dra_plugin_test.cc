@@ -205,9 +205,13 @@ TEST_F(DraPluginTest, PreEnqueueResolvesClaimsInSpecOrder) {
     DraCycleState state(pod);
     const PreEnqueueResult result = plugin_.PreEnqueue(state);
     EXPECT_EQ(result.code, c.code);
-    if (c.code != Code::kGated) EXPECT_EQ(result.message, c.message);
+    if (c.code != Code::kGated) {
+      EXPECT_EQ(result.message, c.message);
+    }
     EXPECT_EQ(result.missing_claim, c.missing);
-    if (c.code == Code::kReady) EXPECT_EQ(state.claims.size(), c.claims);
+    if (c.code == Code::kReady) {
+      EXPECT_EQ(state.claims.size(), c.claims);
+    }
   }
 }
 
