@@ -31,8 +31,6 @@ simdjson::dom::parser& Parser() {
   return parser;
 }
 
-}
-
 // True if a stored namespace is being deleted.
 bool IsTerminating(const std::string& stored_namespace) {
   simdjson::dom::element root;
@@ -216,7 +214,6 @@ ApiOr<api::Object> ResourceStorage::DecodeStored(const RequestScope& scope,
         fmt::format("stored {} cannot be decoded", scope.info->kind), nullptr};
   }
   return std::move(*results[0].object);
-}
 }
 
 ApiOr<WriteResult> ResourceStorage::Respond(
