@@ -151,7 +151,7 @@ void DeviceInventory::Reindex() {
   };
   sort_unique(pools_any_node_);
   for (auto& [name, pools] : pools_by_node_name_) sort_unique(pools);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   views_.clear();
   selectors_.clear();
 }
@@ -165,12 +165,12 @@ const api::DeviceClass* DeviceInventory::FindClass(
 std::shared_ptr<const NodeView> DeviceInventory::ViewFor(
     const NodeInfo& node) const {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = views_.find(node.name);
     if (it != views_.end() && it->second->node == node) return it->second;
   }
   auto view = BuildView(node);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   views_[node.name] = view;
   return view;
 }
@@ -324,7 +324,7 @@ std::shared_ptr<const NodeView> DeviceInventory::BuildView(
 StatusOr<DeviceInventory::Selector> DeviceInventory::SelectorFor(
     const std::string& expression) const {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = selectors_.find(expression);
     if (it != selectors_.end()) {
       return Selector{it->second.program, it->second.verdicts.get()};
@@ -332,7 +332,7 @@ StatusOr<DeviceInventory::Selector> DeviceInventory::SelectorFor(
   }
   ASSIGN_OR_RETURN(std::shared_ptr<const cel::Program> program,
                    cel::SelectorCache().GetOrCompile(expression));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   SelectorEntry& entry = selectors_[expression];
   if (!entry.verdicts) {
     entry.program = std::move(program);

@@ -112,7 +112,8 @@ class DeviceInventory {
   uint64_t generation() const { return generation_; }
 
   // The pools `node` can use; cached per node until the next Update.
-  std::shared_ptr<const NodeView> ViewFor(const NodeInfo& node) const;
+  std::shared_ptr<const NodeView> ViewFor(const NodeInfo& node) const
+      EXCLUDES(mu_);
 
   // Cached verdicts of one selector expression, one slot per device; valid
   // until the next Update.
@@ -123,7 +124,8 @@ class DeviceInventory {
   };
   // The compiled selector and its verdict table (one lookup per request;
   // compile errors are returned, not cached).
-  StatusOr<Selector> SelectorFor(const std::string& expression) const;
+  StatusOr<Selector> SelectorFor(const std::string& expression) const
+      EXCLUDES(mu_);
   // Evaluates a compiled selector on a device, caching the verdict in
   // `table`. On kError, `error` receives the CEL runtime error (errors are
   // not cached, so the message is always available).
@@ -138,7 +140,7 @@ class DeviceInventory {
   // or duplicate counter sets make the pool invalid.
   void GatherCounters(const std::vector<uint32_t>& pool_slices,
                       GatheredPool& gathered, NodeView& view) const;
-  void Reindex();
+  void Reindex() EXCLUDES(mu_);
 
   std::map<std::string, std::shared_ptr<SliceEntry>> entries_;  // by slice name
   std::vector<api::ResourceSlicePatch> patches_;
@@ -160,14 +162,15 @@ class DeviceInventory {
   std::unordered_map<std::string, std::vector<uint32_t>> pools_by_node_name_;
   std::vector<uint32_t> pools_any_node_;
 
-  mutable Mutex mu_;  // guards views_ and selectors_
+  mutable Mutex mu_;
   mutable std::unordered_map<std::string, std::shared_ptr<const NodeView>>
-      views_;
+      views_ GUARDED_BY(mu_);
   struct SelectorEntry {
     std::shared_ptr<const cel::Program> program;
     std::unique_ptr<std::atomic<uint8_t>[]> verdicts;
   };
-  mutable std::unordered_map<std::string, SelectorEntry> selectors_;
+  mutable std::unordered_map<std::string, SelectorEntry> selectors_
+      GUARDED_BY(mu_);
 };
 
 }  // namespace dralloc::allocator

@@ -8,13 +8,21 @@ DeviceAllocationIndex::DeviceAllocationIndex(store::Store& store,
                                              Decoder decode)
     : store_(store), decode_(std::move(decode)) {}
 
-std::unique_lock<std::mutex> DeviceAllocationIndex::Lock() {
-  std::unique_lock lock(mu_);
-  if (!loaded_) LoadLocked();
-  return lock;
+// The lock is taken on one path only, which the analysis cannot express
+// (see WriteLock).
+DeviceAllocationIndex::WriteLock::WriteLock(
+    DeviceAllocationIndex& index, bool take) NO_THREAD_SAFETY_ANALYSIS {
+  if (!take) return;
+  mu_ = &index.mu_;
+  mu_->Lock();
+  if (!index.loaded_) index.Load();
 }
 
-void DeviceAllocationIndex::LoadLocked() {
+DeviceAllocationIndex::WriteLock::~WriteLock() NO_THREAD_SAFETY_ANALYSIS {
+  if (mu_ != nullptr) mu_->Unlock();
+}
+
+void DeviceAllocationIndex::Load() {
   loaded_ = true;
   store::ListResult claims = store_.List("/resourceclaims/", "", 0);
   for (const store::KeyValue& kv : claims.items) {

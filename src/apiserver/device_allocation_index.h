@@ -9,13 +9,13 @@
 #ifndef DRALLOC_APISERVER_DEVICE_ALLOCATION_INDEX_H_
 #define DRALLOC_APISERVER_DEVICE_ALLOCATION_INDEX_H_
 
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "api/types/resource_claim.h"
+#include "common/mutex.h"
 #include "store/store.h"
 
 namespace dralloc::apiserver {
@@ -27,26 +27,45 @@ class DeviceAllocationIndex {
       std::function<std::optional<api::ResourceClaim>(const std::string&)>;
   DeviceAllocationIndex(store::Store& store, Decoder decode);
 
-  // Serialises claim writes: hold it from Conflict() until Record().
-  std::unique_lock<std::mutex> Lock();
+  // Serialises claim writes: hold it from Conflict() until Record(). Only
+  // writes that touch an allocation take it, so it is taken on one path
+  // only: with `take` false it holds nothing. The analysis cannot follow
+  // that and assumes it held either way, so Conflict() and Record() must
+  // sit behind the same condition as `take` (the clang build checks only
+  // that they are called within a WriteLock's scope).
+  class SCOPED_CAPABILITY WriteLock {
+   public:
+    WriteLock(DeviceAllocationIndex& index, bool take) ACQUIRE(index.mu_);
+    ~WriteLock() RELEASE();
+    WriteLock(const WriteLock&) = delete;
+    WriteLock& operator=(const WriteLock&) = delete;
+
+   private:
+    Mutex* mu_ = nullptr;  // null when not taken
+  };
+
   // "driver/pool/device is already allocated to claim ns/name" if `claim`
-  // (stored at `key`) would take a device another claim holds; mu held.
+  // (stored at `key`) would take a device another claim holds.
   std::optional<std::string> Conflict(const std::string& key,
-                                      const api::ResourceClaim& claim);
-  // The claim at `key` now is `claim` (nullptr: deleted); mu held.
-  void Record(const std::string& key, const api::ResourceClaim* claim);
+                                      const api::ResourceClaim& claim)
+      REQUIRES(mu_);
+  // The claim at `key` now is `claim` (nullptr: deleted).
+  void Record(const std::string& key, const api::ResourceClaim* claim)
+      REQUIRES(mu_);
 
  private:
   static std::vector<std::string> ExclusiveDevices(
       const api::ResourceClaim& claim);
-  void LoadLocked();
+  void Load() REQUIRES(mu_);
 
   store::Store& store_;
   Decoder decode_;
-  std::mutex mu_;
-  bool loaded_ = false;
-  std::unordered_map<std::string, std::string> owner_;  // device → claim key
-  std::unordered_map<std::string, std::vector<std::string>> devices_;
+  Mutex mu_;
+  bool loaded_ GUARDED_BY(mu_) = false;
+  // device → claim key
+  std::unordered_map<std::string, std::string> owner_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, std::vector<std::string>> devices_
+      GUARDED_BY(mu_);
 };
 
 }  // namespace dralloc::apiserver

@@ -457,9 +457,8 @@ std::optional<ApiOr<WriteResult>> ResourceStorage::StoreUpdate(
     const auto* before = std::get_if<api::ResourceClaim>(&current);
     if (before == nullptr || !before->status.allocation) claim = nullptr;
   }
-  std::unique_lock<std::mutex> claim_lock;
+  DeviceAllocationIndex::WriteLock claim_lock(allocations_, claim != nullptr);
   if (claim != nullptr) {
-    claim_lock = allocations_.Lock();
     if (auto taken = allocations_.Conflict(key, *claim)) {
       return Conflict(info, scope.name, *taken);
     }
@@ -702,11 +701,10 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
       return StorageError(info, scope.name, written.status());
     }
     if (dry_run) return Respond(scope, 200, *kv->value, {});
-    std::unique_lock<std::mutex> claim_lock;
     const auto* deleted_claim = std::get_if<api::ResourceClaim>(&*current);
     const bool allocated =
         deleted_claim != nullptr && deleted_claim->status.allocation;
-    if (allocated) claim_lock = allocations_.Lock();
+    DeviceAllocationIndex::WriteLock claim_lock(allocations_, allocated);
     auto deleted =
         store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
     if (deleted.ok()) {

@@ -84,18 +84,18 @@ class MemoryWatchStream : public WatchStream {
     collection_.readers[this] = position_;  // mu_ held by Watch
   }
   ~MemoryWatchStream() override {
-    std::lock_guard lock(api_.mu_);
+    MutexLock lock(api_.mu_);
     collection_.readers.erase(this);
   }
 
   StatusOr<std::vector<WatchEvent>> Next(
       std::chrono::milliseconds timeout) override {
-    std::unique_lock lock(api_.mu_);
-    auto ready = [&] {
+    MutexLock lock(api_.mu_);
+    auto ready = [&]() REQUIRES(api_.mu_) {
       return stopped_ || api_.shutdown_ || position_ < collection_.end();
     };
     if (!ready() && timeout.count() > 0) {
-      api_.changed_.wait_for(lock, timeout, ready);
+      api_.changed_.WaitFor(api_.mu_, timeout, ready);
     }
     if (stopped_ || api_.shutdown_) {
       return Status(StatusCode::kCancelled, "watch stopped");
@@ -110,17 +110,17 @@ class MemoryWatchStream : public WatchStream {
 
   void Stop() override {
     {
-      std::lock_guard lock(api_.mu_);
+      MutexLock lock(api_.mu_);
       stopped_ = true;
     }
-    api_.changed_.notify_all();
+    api_.changed_.SignalAll();
   }
 
  private:
   MemoryApiClient& api_;
   MemoryApiClient::Collection& collection_;
-  size_t position_;
-  bool stopped_ = false;
+  size_t position_ GUARDED_BY(api_.mu_);
+  bool stopped_ GUARDED_BY(api_.mu_) = false;
 };
 
 MemoryApiClient::MemoryApiClient(MemoryApiOptions options)
@@ -129,14 +129,14 @@ MemoryApiClient::~MemoryApiClient() { Shutdown(); }
 
 void MemoryApiClient::Shutdown() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     shutdown_ = true;
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 int64_t MemoryApiClient::revision() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return revision_;
 }
 
@@ -163,7 +163,7 @@ ObjectPtr MemoryApiClient::StoreLocked(Collection& collection,
       {created ? WatchEvent::Type::kAdded : WatchEvent::Type::kModified, stored,
        revision_});
   collection.Trim();
-  changed_.notify_all();
+  changed_.SignalAll();
   return stored;
 }
 
@@ -174,11 +174,11 @@ void MemoryApiClient::RemoveLocked(Collection& collection,
   collection.objects.erase(key);
   collection.log.push_back({WatchEvent::Type::kDeleted, last, revision_});
   collection.Trim();
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 StatusOr<ObjectList> MemoryApiClient::List(const api::ResourceInfo& resource) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Collection& collection = CollectionFor(resource);
   ObjectList out;
   out.resource_version = revision_;
@@ -195,7 +195,7 @@ StatusOr<ObjectList> MemoryApiClient::List(const api::ResourceInfo& resource) {
 
 StatusOr<std::unique_ptr<WatchStream>> MemoryApiClient::Watch(
     const api::ResourceInfo& resource, int64_t resource_version) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Collection& collection = CollectionFor(resource);
   if (resource_version < collection.trimmed_revision) {
     return OutOfRangeError(fmt::format("too old resource version: {} ({})",
@@ -214,7 +214,7 @@ StatusOr<std::unique_ptr<WatchStream>> MemoryApiClient::Watch(
 StatusOr<ObjectPtr> MemoryApiClient::Get(const api::ResourceInfo& resource,
                                          std::string_view namespace_,
                                          std::string_view name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Collection& collection = CollectionFor(resource);
   auto it = collection.objects.find(
       ObjectKey(resource.namespaced ? namespace_ : "", name));
@@ -224,7 +224,7 @@ StatusOr<ObjectPtr> MemoryApiClient::Get(const api::ResourceInfo& resource,
 
 std::optional<api::StringMap> MemoryApiClient::Labels(
     std::string_view name) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto collection = collections_.find(NamespacesResource().plural);
   if (collection == collections_.end()) return std::nullopt;
   auto it = collection->second->objects.find(ObjectKey("", name));
@@ -261,7 +261,7 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
     return InvalidArgumentError(
         fmt::format("{}: metadata.name: Required value", info.kind));
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (info.namespaced) {
     Status lifecycle = NamespaceLifecycleLocked(info, meta, named);
     if (!lifecycle.ok()) return lifecycle;
@@ -301,7 +301,7 @@ StatusOr<ObjectPtr> MemoryApiClient::Write(std::shared_ptr<api::Object> object,
     }
     ObjectPtr current_ptr;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       Collection& collection = CollectionFor(info);
       auto it = collection.objects.find(key);
       if (it == collection.objects.end()) return NotFound(info, meta.name);
@@ -322,7 +322,7 @@ StatusOr<ObjectPtr> MemoryApiClient::Write(std::shared_ptr<api::Object> object,
         {.validate = options_.validate, .namespaces = this});
     if (!errors.empty()) return Invalid(info, meta.name, errors);
     if (*object == current) return current_ptr;  // nothing changes
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     Collection& collection = CollectionFor(info);
     auto it = collection.objects.find(key);
     if (it == collection.objects.end() || it->second != current_ptr) continue;
@@ -395,7 +395,7 @@ Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
 Status MemoryApiClient::Delete(const api::ResourceInfo& resource,
                                std::string_view namespace_,
                                std::string_view name, std::string_view uid) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return DeleteLocked(
       resource, ObjectKey(resource.namespaced ? namespace_ : "", name), uid);
 }
@@ -408,7 +408,7 @@ Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
   while (true) {  // as Write: built outside the lock, stored if still current
     ObjectPtr current;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       Collection& collection = CollectionFor(info);
       auto it = collection.objects.find(key);
       if (it == collection.objects.end()) return NotFound(info, name);
@@ -426,7 +426,7 @@ Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
         info, *next, *current, registry::WritePart::kObjectAndStatus,
         {.validate = options_.validate, .namespaces = this});
     if (!errors.empty()) return Invalid(info, name, errors);
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     Collection& collection = CollectionFor(info);
     auto it = collection.objects.find(key);
     if (it == collection.objects.end() || it->second != current) continue;

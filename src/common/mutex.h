@@ -14,8 +14,9 @@
 //   2. std::lock_guard lock(mu_) -> MutexLock lock(mu_)
 //      std::unique_lock / std::shared_lock on a SharedMutex
 //                                -> WriterMutexLock / ReaderMutexLock
-//      A lock released early: put it in a block of its own, or call
-//      mu_.Unlock() / mu_.Lock() in a function marked REQUIRES(mu_).
+//      A lock released early: put it in a block of its own, use
+//      ReleasableMutexLock, or call mu_.Unlock() / mu_.Lock() in a
+//      function marked REQUIRES(mu_).
 //   3. cv_.wait(lock, pred)      -> while (!pred) cv_.Wait(mu_);
 //      cv_.wait_for(lock, d, pred) -> cv_.WaitFor(mu_, d, [&]() REQUIRES(mu_)
 //                                       { return pred; })
@@ -105,6 +106,29 @@ class SCOPED_CAPABILITY MutexLock {
 
  private:
   Mutex& mu_;
+};
+
+// Holds a Mutex until Release() or the end of its scope, whichever comes
+// first (std::unique_lock with one early unlock()).
+class SCOPED_CAPABILITY ReleasableMutexLock {
+ public:
+  explicit ReleasableMutexLock(Mutex& mu) ACQUIRE(mu) : mu_(&mu) {
+    mu_->Lock();
+  }
+  ~ReleasableMutexLock() RELEASE() {
+    if (mu_ != nullptr) mu_->Unlock();
+  }
+  ReleasableMutexLock(const ReleasableMutexLock&) = delete;
+  ReleasableMutexLock& operator=(const ReleasableMutexLock&) = delete;
+
+  // Unlocks now; the destructor then does nothing.
+  void Release() RELEASE() {
+    mu_->Unlock();
+    mu_ = nullptr;
+  }
+
+ private:
+  Mutex* mu_;
 };
 
 // Holds a SharedMutex exclusively for its scope.

@@ -179,7 +179,7 @@ void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
       auto annotation = claim->metadata.annotations.find(
           std::string(api::kPodClaimNameAnnotation));
       if (annotation != claim->metadata.annotations.end()) {
-        std::lock_guard lock(mu_);
+        MutexLock lock(mu_);
         if (now) {
           owned_[owner->uid][annotation->second] = claim->metadata.name;
         } else if (auto it = owned_.find(owner->uid); it != owned_.end()) {
@@ -231,7 +231,7 @@ bool ClaimController::ProcessOne(std::chrono::milliseconds wait) {
   if (status.code() == StatusCode::kNotFound) status = OkStatus();
   bool retry = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     ++metrics_.syncs;
     if (status.ok()) {
       if (!failures_.empty()) failures_.erase(*key);
@@ -273,7 +273,7 @@ Status ClaimController::SyncPod(const std::string& key) {
 
 std::string ClaimController::OwnedClaimName(const std::string& pod_uid,
                                             std::string_view pod_claim) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = owned_.find(pod_uid);
   if (it == owned_.end()) return "";
   auto claim = it->second.find(std::string(pod_claim));
@@ -314,13 +314,13 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
                                                  .block_owner_deletion = true});
       claim.spec = tmpl->spec.spec;
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(mu_);
         ++metrics_.create_attempts;
       }
       auto created = client_.Create(api::Object(std::move(claim)));
       if (!created.ok()) {
         {
-          std::lock_guard lock(mu_);
+          MutexLock lock(mu_);
           ++metrics_.create_failures;
         }
         api::Event event = client::PodWarningEvent(
@@ -334,7 +334,7 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
                         pod.metadata.namespace_, pod.metadata.name));
       }
       name = api::MetaOf(**created).name;
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       owned_[pod.metadata.uid][entry.name] = name;
     }
     added.push_back({.name = entry.name, .resource_claim_name = name});
@@ -436,7 +436,7 @@ Status ClaimController::SyncClaim(const std::string& key) {
     if (deallocate) ClearAllocation(claim);
     RETURN_IF_ERROR(WriteStatus(claim));
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       metrics_.reservations_removed += removed;
       if (deallocate) ++metrics_.deallocations;
     }
@@ -450,7 +450,7 @@ Status ClaimController::SyncClaim(const std::string& key) {
     if (claim.status.allocation) {
       ClearAllocation(claim);
       RETURN_IF_ERROR(WriteStatus(claim));
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       ++metrics_.deallocations;
     }
     RemoveFinalizer(claim.metadata, api::kDeleteProtectionFinalizer);
@@ -481,7 +481,7 @@ Status ClaimController::DeleteIfOrphaned(const api::ResourceClaim& claim) {
     if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
       return deleted;
     }
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     ++metrics_.claims_deleted;
   }
   return OkStatus();
@@ -503,7 +503,7 @@ void ClaimController::Stop() {
 }
 
 ClaimControllerMetrics ClaimController::metrics() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return metrics_;
 }
 

@@ -18,7 +18,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -29,6 +28,7 @@
 #include "client/api_client.h"
 #include "client/informer.h"
 #include "client/work_queue.h"
+#include "common/mutex.h"
 #include "common/string_hash.h"
 
 namespace dralloc::controller {
@@ -61,17 +61,18 @@ class ClaimController {
 
   // Processes one queued key, waiting up to `wait` for one; false when
   // there was none.
-  bool ProcessOne(
-      std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+  bool ProcessOne(std::chrono::milliseconds wait = std::chrono::milliseconds(0))
+      EXCLUDES(mu_);
   void Start();
   void Stop();
   // Nothing queued or in progress.
   bool Idle() const { return queue_.Idle(); }
-  ClaimControllerMetrics metrics() const;
+  ClaimControllerMetrics metrics() const EXCLUDES(mu_);
 
  private:
   void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
-  void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now)
+      EXCLUDES(mu_);
   // Whether SyncPod / SyncClaim may have work for it, judged from the caches
   // (the handlers queue nothing else).
   bool PodNeedsSync(const api::Pod& pod) const;
@@ -80,12 +81,12 @@ class ClaimController {
 
   Status Sync(const std::string& key);
   Status SyncPod(const std::string& key);
-  Status SyncClaim(const std::string& key);
+  Status SyncClaim(const std::string& key) EXCLUDES(mu_);
   // Deletes a claim generated for a pod that is gone or finished.
-  Status DeleteIfOrphaned(const api::ResourceClaim& claim);
+  Status DeleteIfOrphaned(const api::ResourceClaim& claim) EXCLUDES(mu_);
   // Creates (or finds) the claims of the pod's template entries and
   // records them in its status.
-  Status EnsureGeneratedClaims(const api::Pod& pod);
+  Status EnsureGeneratedClaims(const api::Pod& pod) EXCLUDES(mu_);
   Status ReserveForBoundPod(const api::Pod& pod);
   // Writes `claim`'s status and replaces it with what the server stored.
   Status WriteStatus(api::ResourceClaim& claim);
@@ -96,7 +97,7 @@ class ClaimController {
   // The claim (in the pod's namespace) owned by `pod_uid` for pod claim
   // `pod_claim`, if one is known.
   std::string OwnedClaimName(const std::string& pod_uid,
-                             std::string_view pod_claim) const;
+                             std::string_view pod_claim) const EXCLUDES(mu_);
 
   client::ApiClient& client_;
   client::Informer& pods_;
@@ -107,13 +108,13 @@ class ClaimController {
 
   // mu_ guards owned_, failures_ and metrics_ (the workers share them);
   // it is never held across an API call.
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   // pod uid → (pod claim name → claim name), from claims' owner references
   // and annotations, and from claims this controller created.
   std::unordered_map<std::string, std::unordered_map<std::string, std::string>>
-      owned_;
-  StringKeyedMap<int> failures_;
-  ClaimControllerMetrics metrics_;
+      owned_ GUARDED_BY(mu_);
+  StringKeyedMap<int> failures_ GUARDED_BY(mu_);
+  ClaimControllerMetrics metrics_ GUARDED_BY(mu_);
 
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;

@@ -49,10 +49,10 @@ ControlPlane::~ControlPlane() {
   Stop();
   if (controller_thread_.joinable()) {
     {
-      std::lock_guard lock(round_mu_);
+      MutexLock lock(round_mu_);
       rounds_stopping_ = true;
     }
-    round_cv_.notify_all();
+    round_cv_.SignalAll();
     controller_thread_.join();
   }
   // Binders of pipelined runs end with the scheduler.
@@ -135,9 +135,10 @@ void ControlPlane::ControllerRounds() {
   uint64_t done = 0;
   while (true) {
     {
-      std::unique_lock lock(round_mu_);
-      round_cv_.wait(
-          lock, [&] { return rounds_stopping_ || round_requested_ > done; });
+      MutexLock lock(round_mu_);
+      while (!rounds_stopping_ && round_requested_ <= done) {
+        round_cv_.Wait(round_mu_);
+      }
       if (rounds_stopping_) return;
     }
     RoundResult result;
@@ -145,10 +146,10 @@ void ControlPlane::ControllerRounds() {
     {
       // No writes until the scheduling side has read its events too:
       // otherwise what it sees this round would depend on timing.
-      std::unique_lock lock(round_mu_);
-      round_cv_.wait(lock, [&] {
-        return rounds_stopping_ || round_pumped_ == round_requested_;
-      });
+      MutexLock lock(round_mu_);
+      while (!rounds_stopping_ && round_pumped_ != round_requested_) {
+        round_cv_.Wait(round_mu_);
+      }
       if (rounds_stopping_) return;
     }
     if (changes.ok()) {
@@ -158,11 +159,11 @@ void ControlPlane::ControllerRounds() {
       result.status = changes.status();
     }
     {
-      std::lock_guard lock(round_mu_);
+      MutexLock lock(round_mu_);
       done = ++round_finished_;
       controller_round_ = std::move(result);
     }
-    round_cv_.notify_all();
+    round_cv_.SignalAll();
   }
 }
 
@@ -196,24 +197,24 @@ Status ControlPlane::RunToQuiescence(size_t max_rounds) {
     // before the round started are among the events applied.
     const bool binds_done = scheduler_->Idle();
     {
-      std::lock_guard lock(round_mu_);
+      MutexLock lock(round_mu_);
       ++round_requested_;
     }
-    round_cv_.notify_all();
+    round_cv_.SignalAll();
     StatusOr<size_t> changes = Pump(SchedulerSideInformers());
     {
-      std::lock_guard lock(round_mu_);
+      MutexLock lock(round_mu_);
       round_pumped_ = round_requested_;
     }
-    round_cv_.notify_all();
+    round_cv_.SignalAll();
     bool worked = false;
     if (changes.ok()) {
       while (scheduler_->ScheduleOne()) worked = true;
     }
     RoundResult controller;
     {
-      std::unique_lock lock(round_mu_);
-      round_cv_.wait(lock, [&] { return round_finished_ == round_requested_; });
+      MutexLock lock(round_mu_);
+      while (round_finished_ != round_requested_) round_cv_.Wait(round_mu_);
       controller = controller_round_;
     }
     RETURN_IF_ERROR(changes.status());

@@ -4,15 +4,14 @@
 #ifndef DRALLOC_CONTROLPLANE_CONTROL_PLANE_H_
 #define DRALLOC_CONTROLPLANE_CONTROL_PLANE_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "client/api_client.h"
 #include "client/informer.h"
+#include "common/mutex.h"
 #include "controller/claim_controller.h"
 #include "scheduler/scheduler.h"
 
@@ -44,7 +43,7 @@ class ControlPlane {
   // rounds until a round changes nothing (no backoff; binders 0, or with
   // pipeline_batch as described there). kDeadlineExceeded after
   // `max_rounds` rounds.
-  Status RunToQuiescence(size_t max_rounds = 1'000'000);
+  Status RunToQuiescence(size_t max_rounds = 1'000'000) EXCLUDES(round_mu_);
   // Single-threaded: syncs the cluster-state informers (device sources,
   // nodes, templates) and builds the scheduler's device inventory, so that
   // a later run measures pod work only, as upstream's scheduler_perf does.
@@ -66,23 +65,24 @@ class ControlPlane {
   // Applies every pending watch event of `informers`; the number applied.
   static StatusOr<size_t> Pump(const std::vector<client::Informer*>& informers);
   // The controller's share of a pipelined round, on controller_thread_.
-  void ControllerRounds();
+  void ControllerRounds() EXCLUDES(round_mu_);
   bool RunControllerBatch();  // false: no item was processed
 
   // Pipelined rounds: the caller hands a round to controller_thread_ and
   // waits for it (round_mu_ guards the fields below).
-  std::mutex round_mu_;
-  std::condition_variable round_cv_;
-  uint64_t round_requested_ = 0;
-  uint64_t round_pumped_ = 0;  // the scheduling side has pumped this round
-  uint64_t round_finished_ = 0;
+  Mutex round_mu_;
+  CondVar round_cv_;
+  uint64_t round_requested_ GUARDED_BY(round_mu_) = 0;
+  // The scheduling side has pumped this round.
+  uint64_t round_pumped_ GUARDED_BY(round_mu_) = 0;
+  uint64_t round_finished_ GUARDED_BY(round_mu_) = 0;
   struct RoundResult {
     Status status;
     size_t changes = 0;   // watch events applied
     bool worked = false;  // queue items processed
   };
-  RoundResult controller_round_;
-  bool rounds_stopping_ = false;
+  RoundResult controller_round_ GUARDED_BY(round_mu_);
+  bool rounds_stopping_ GUARDED_BY(round_mu_) = false;
   std::thread controller_thread_;
   bool binders_started_ = false;
 

@@ -21,10 +21,10 @@ void Binder::Start() {
 
 void Binder::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
   }
-  work_cv_.notify_all();
+  work_cv_.SignalAll();
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();
 }
@@ -35,19 +35,19 @@ void Binder::Submit(BindTask task) {
     return;
   }
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     queue_.push_back(std::move(task));
   }
-  work_cv_.notify_one();
+  work_cv_.Signal();
 }
 
 void Binder::WaitForBinds() {
-  std::unique_lock lock(mu_);
-  done_cv_.wait(lock, [this] { return in_flight_.load() == 0; });
+  MutexLock lock(mu_);
+  while (in_flight_.load() != 0) done_cv_.Wait(mu_);
 }
 
 void Binder::TakeBound(std::vector<BoundPod>& out) {
-  std::lock_guard lock(bound_mu_);
+  MutexLock lock(bound_mu_);
   out.swap(bound_);
 }
 
@@ -60,7 +60,7 @@ void Binder::Run(BindTask task) {
                           pod.metadata.uid, task.node);
   }
   if (status.ok()) {
-    std::lock_guard lock(bound_mu_);
+    MutexLock lock(bound_mu_);
     bound_.push_back(std::move(done));
   } else {
     log::Debug("scheduler", "binding pod {} to {} failed: {}", done.pod_key,
@@ -71,8 +71,8 @@ void Binder::Run(BindTask task) {
   if (--in_flight_ == 0) {
     // Under mu_, so that WaitForBinds cannot miss the wake-up between
     // testing the count and sleeping.
-    { std::lock_guard lock(mu_); }
-    done_cv_.notify_all();
+    { MutexLock lock(mu_); }
+    done_cv_.SignalAll();
   }
 }
 
@@ -80,8 +80,8 @@ void Binder::Loop() {
   while (true) {
     BindTask task;
     {
-      std::unique_lock lock(mu_);
-      work_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(mu_);
+      while (!stopping_ && queue_.empty()) work_cv_.Wait(mu_);
       if (queue_.empty()) return;
       task = std::move(queue_.front());
       queue_.pop_front();

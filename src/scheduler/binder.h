@@ -16,14 +16,13 @@
 #define DRALLOC_SCHEDULER_BINDER_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "client/api_client.h"
+#include "common/mutex.h"
 #include "scheduler/bind_task.h"
 #include "scheduler/dra_plugin.h"
 
@@ -46,38 +45,38 @@ class Binder {
   void Start();
   // Finishes the queued tasks and joins the threads; Submit must not be
   // called afterwards.
-  void Stop();
+  void Stop() EXCLUDES(mu_);
 
   // Counts a task about to be submitted. The scheduling thread calls it
   // while it still holds its lock, so that no observer of that lock sees
   // the pod neither queued nor binding.
   void Announce() { ++in_flight_; }
   // Runs (threads 0) or queues an announced task.
-  void Submit(BindTask task);
+  void Submit(BindTask task) EXCLUDES(mu_, bound_mu_);
   // Tasks announced and not finished.
   int in_flight() const { return in_flight_.load(); }
   // Blocks until every announced task has finished.
-  void WaitForBinds();
+  void WaitForBinds() EXCLUDES(mu_);
   // Moves the bindings that succeeded since the last call to `out` (empty).
-  void TakeBound(std::vector<BoundPod>& out);
+  void TakeBound(std::vector<BoundPod>& out) EXCLUDES(bound_mu_);
 
  private:
-  void Run(BindTask task);
-  void Loop();
+  void Run(BindTask task) EXCLUDES(mu_, bound_mu_);
+  void Loop() EXCLUDES(mu_, bound_mu_);
 
   client::ApiClient& client_;
   const DraPlugin& dra_;
   const int threads_;
   const FailureHandler on_failure_;
 
-  std::mutex mu_;  // guards queue_ and stopping_
-  std::condition_variable work_cv_;
-  std::condition_variable done_cv_;  // in_flight_ reached 0
-  std::deque<BindTask> queue_;
-  bool stopping_ = false;
+  Mutex mu_;
+  CondVar work_cv_;
+  CondVar done_cv_;  // in_flight_ reached 0
+  std::deque<BindTask> queue_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
 
-  std::mutex bound_mu_;  // guards bound_
-  std::vector<BoundPod> bound_;
+  Mutex bound_mu_;
+  std::vector<BoundPod> bound_ GUARDED_BY(bound_mu_);
 
   std::atomic<int> in_flight_{0};
   std::vector<std::thread> workers_;

@@ -80,7 +80,7 @@ bool Scheduler::Responsible(const api::Pod& pod) const {
 void Scheduler::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
   const api::Pod* pod = As<api::Pod>(now);
   const std::string key = client::ObjectKey(*(now ? now : old));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (pod == nullptr || !PodPending(*pod) || !Responsible(*pod)) {
     queue_.Forget(key);
     return;
@@ -103,7 +103,7 @@ void Scheduler::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
   const std::string key = client::ObjectKey(*(now ? now : old));
   const auto* before = As<api::ResourceClaim>(old);
   const auto* after = As<api::ResourceClaim>(now);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   snapshot_.ObserveClaim(key, now);
   const bool freed =
       (before != nullptr && before->status.allocation &&
@@ -116,7 +116,7 @@ void Scheduler::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
 }
 
 void Scheduler::OnDeviceSource(const ObjectPtr&, const ObjectPtr&) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   snapshot_.InvalidateInventory();
   queue_.MoveAllUnschedulable();
 }
@@ -124,7 +124,7 @@ void Scheduler::OnDeviceSource(const ObjectPtr&, const ObjectPtr&) {
 void Scheduler::OnNode(const ObjectPtr& old, const ObjectPtr& now) {
   const auto* before = As<api::Node>(old);
   const auto* after = As<api::Node>(now);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   snapshot_.InvalidateNodes();
   if (after != nullptr &&
       (before == nullptr || before->metadata.labels != after->metadata.labels ||
@@ -135,18 +135,18 @@ void Scheduler::OnNode(const ObjectPtr& old, const ObjectPtr& now) {
 }
 
 bool Scheduler::Idle() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return queue_.Idle() && binder_.in_flight() == 0;
 }
 
 SchedulerStats Scheduler::stats() {
-  std::lock_guard lock(mu_);
-  BookBoundLocked();
+  MutexLock lock(mu_);
+  BookBound();
   return stats_;
 }
 
 void Scheduler::WarmUp() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   snapshot_.Refresh();
 }
 
@@ -158,7 +158,7 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
   Outcome out;
   // A rejection before Filter is reported for all nodes at once, as
   // upstream.
-  auto reject = [&](std::string_view message) {
+  auto reject = [&](std::string_view message) REQUIRES(mu_) {
     out.kind = Outcome::Kind::kUnschedulable;
     out.message = fmt::format("0/{} nodes are available: {}.",
                               snapshot_.nodes().size(), message);
@@ -233,11 +233,11 @@ bool Scheduler::FilterNodes(DraCycleState& state, UnschedulableReasons& reasons,
 }
 
 bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
-  std::unique_lock lock(mu_);
-  BookBoundLocked();
+  ReleasableMutexLock lock(mu_);
+  BookBound();
   std::optional<std::string> key = queue_.Pop();
   if (!key && wait.count() > 0) {
-    queue_.WaitForWork(lock, wait, stopping_);
+    queue_.WaitForWork(mu_, wait, stopping_);
     key = queue_.Pop();
   }
   if (!key) return false;
@@ -255,9 +255,9 @@ bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
     case Outcome::Kind::kUnschedulable: {
       ++stats_.unschedulable;
       const bool changed = queue_.MarkUnschedulable(*key, outcome.message);
-      lock.unlock();
+      lock.Release();
       if (outcome.deallocate && dra_.Deallocate(outcome.deallocate).ok()) {
-        std::lock_guard relock(mu_);
+        MutexLock relock(mu_);
         ++stats_.deallocations;
         outcome.message += " deallocation of ResourceClaim completed";
       }
@@ -269,14 +269,14 @@ bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
   }
   queue_.MarkBinding(*key);
   binder_.Announce();
-  lock.unlock();
+  lock.Release();
   binder_.Submit(std::move(*outcome.task));
   return true;
 }
 
 // ---- binding -------------------------------------------------------------
 
-void Scheduler::BookBoundLocked() {
+void Scheduler::BookBound() {
   std::vector<BoundPod> bound;
   binder_.TakeBound(bound);
   for (const BoundPod& pod : bound) {
@@ -290,7 +290,7 @@ void Scheduler::BookBoundLocked() {
 }
 
 void Scheduler::OnBindFailed(const BindTask& task) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   dra_.RestoreAssumed(task);
   ++stats_.bind_failures;
   queue_.BindFailed(client::ObjectKey(*task.pod));
@@ -337,10 +337,10 @@ void Scheduler::Start() {
 
 void Scheduler::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
+    queue_.WakeAll();
   }
-  queue_.WakeAll();
   if (loop_.joinable()) loop_.join();
   binder_.Stop();
 }

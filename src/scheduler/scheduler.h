@@ -24,13 +24,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "client/api_client.h"
 #include "client/informer.h"
+#include "common/mutex.h"
 #include "scheduler/binder.h"
 #include "scheduler/cluster_snapshot.h"
 #include "scheduler/dra_plugin.h"
@@ -79,11 +79,11 @@ class Scheduler {
 
   // Schedules the next pod of the queue, waiting up to `wait` for one.
   // False when there was none.
-  bool ScheduleOne(
-      std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+  bool ScheduleOne(std::chrono::milliseconds wait =
+                       std::chrono::milliseconds(0)) EXCLUDES(mu_);
   // Runs the scheduling loop and the binders until Stop().
   void Start();
-  void Stop();
+  void Stop() EXCLUDES(mu_);
   // Only the binders (SchedulerOptions::binders threads), for a caller that
   // runs the scheduling loop itself with ScheduleOne; Stop() ends them.
   void StartBinders();
@@ -91,10 +91,10 @@ class Scheduler {
   void WaitForBinds();
   // Builds the device inventory and node list from the informers now rather
   // than in the first scheduling cycle.
-  void WarmUp();
+  void WarmUp() EXCLUDES(mu_);
   // No pod is queued (active or backing off) and no binding is in flight.
-  bool Idle() const;
-  SchedulerStats stats();
+  bool Idle() const EXCLUDES(mu_);
+  SchedulerStats stats() EXCLUDES(mu_);
 
   bool Responsible(const api::Pod& pod) const;
 
@@ -102,25 +102,28 @@ class Scheduler {
   struct Outcome;  // one cycle's result (scheduler.cc)
 
   // Informer handlers.
-  void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
-  void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now)
+      EXCLUDES(mu_);
+  void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now)
+      EXCLUDES(mu_);
   void OnDeviceSource(const client::ObjectPtr& old,
-                      const client::ObjectPtr& now);
-  void OnNode(const client::ObjectPtr& old, const client::ObjectPtr& now);
+                      const client::ObjectPtr& now) EXCLUDES(mu_);
+  void OnNode(const client::ObjectPtr& old, const client::ObjectPtr& now)
+      EXCLUDES(mu_);
 
-  // The scheduling cycle (REQUIRES mu_): the plugins in upstream's order.
-  Outcome Cycle(const client::ObjectPtr& pod_object);
+  // The scheduling cycle: the plugins in upstream's order.
+  Outcome Cycle(const client::ObjectPtr& pod_object) REQUIRES(mu_);
   // Filter from the rotating start node until enough nodes fit; false when
   // the DRA plugin found an error no node can fix (state.error).
   bool FilterNodes(DraCycleState& state, UnschedulableReasons& reasons,
-                   std::vector<Candidate>& feasible);
-  // Confirms the claims the finished bindings wrote and counts their pods
-  // (REQUIRES mu_).
-  void BookBoundLocked();
-  // The binder's failure handler (binder thread; takes mu_).
-  void OnBindFailed(const BindTask& task);
-  // PodScheduled=False and a FailedScheduling event (mu_ not held).
-  void ReportUnschedulable(const api::Pod& pod, const std::string& message);
+                   std::vector<Candidate>& feasible) REQUIRES(mu_);
+  // Confirms the claims the finished bindings wrote and counts their pods.
+  void BookBound() REQUIRES(mu_);
+  // The binder's failure handler (binder thread).
+  void OnBindFailed(const BindTask& task) EXCLUDES(mu_);
+  // PodScheduled=False and a FailedScheduling event.
+  void ReportUnschedulable(const api::Pod& pod, const std::string& message)
+      EXCLUDES(mu_);
 
   client::ApiClient& client_;
   SchedulerInformers informers_;
@@ -129,12 +132,14 @@ class Scheduler {
   // mu_ guards the queue, the snapshot (and so every DraPlugin method that
   // reads it), next_start_node_ and stats_. The informer handlers, the
   // scheduling cycle and failed bindings take it; successful bindings do
-  // not (BookBoundLocked collects them).
-  mutable std::mutex mu_;
-  SchedulingQueue queue_;
-  ClusterSnapshot snapshot_;
-  size_t next_start_node_ = 0;
-  SchedulerStats stats_;
+  // not (BookBound collects them). Binder::bound_mu_ is taken after it.
+  // dra_ reads snapshot_ through a reference the analysis cannot see: its
+  // scheduling-side methods are called with mu_ held.
+  mutable Mutex mu_;
+  SchedulingQueue queue_ GUARDED_BY(mu_);
+  ClusterSnapshot snapshot_ GUARDED_BY(mu_);
+  size_t next_start_node_ GUARDED_BY(mu_) = 0;
+  SchedulerStats stats_ GUARDED_BY(mu_);
 
   // The Filter plugins: stateless, or (dra_) stateful only through the
   // snapshot above.

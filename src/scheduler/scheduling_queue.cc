@@ -23,7 +23,7 @@ void SchedulingQueue::Activate(const std::string& key) {
   }
   active_.push_back(key);
   in_active_.insert(key);
-  ready_cv_.notify_one();
+  ready_cv_.Signal();
 }
 
 void SchedulingQueue::MoveAllUnschedulable() {
@@ -69,10 +69,9 @@ std::optional<std::string> SchedulingQueue::Pop() {
   return key;
 }
 
-void SchedulingQueue::WaitForWork(std::unique_lock<std::mutex>& lock,
-                                  std::chrono::milliseconds wait,
+void SchedulingQueue::WaitForWork(Mutex& mu, std::chrono::milliseconds wait,
                                   const std::atomic<bool>& stopping) {
-  ready_cv_.wait_for(lock, wait, [&] {
+  ready_cv_.WaitFor(mu, wait, [&] {
     return !active_.empty() || stopping ||
            (!backoff_.empty() && backoff_.begin()->first <= Clock::now());
   });

@@ -9,22 +9,22 @@
 // - gated: its claims are not there yet, waits for the pod or a claim;
 // - binding: handed to the binder, waits for its pod update.
 // The queue knows pods only by key and claims only by the keys pods wait
-// for. It is thread-compatible: the scheduler's lock guards every call,
-// and WaitForWork sleeps on that lock.
+// for. It is thread-compatible: the scheduler's lock guards every call
+// (the scheduler's member is GUARDED_BY it), and WaitForWork sleeps on that
+// lock.
 #ifndef DRALLOC_SCHEDULER_SCHEDULING_QUEUE_H_
 #define DRALLOC_SCHEDULER_SCHEDULING_QUEUE_H_
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/string_hash.h"
 
 namespace dralloc::scheduler {
@@ -57,13 +57,12 @@ class SchedulingQueue {
   // Moves due backoff entries to the back of the active queue, then takes
   // the front of the active queue.
   std::optional<std::string> Pop();
-  // Sleeps on `lock` (the lock guarding this queue) until a pod is ready,
-  // `stopping` is set or `wait` has passed.
-  void WaitForWork(std::unique_lock<std::mutex>& lock,
-                   std::chrono::milliseconds wait,
-                   const std::atomic<bool>& stopping);
+  // Sleeps on `mu` (the lock guarding this queue, held) until a pod is
+  // ready, `stopping` is set or `wait` has passed.
+  void WaitForWork(Mutex& mu, std::chrono::milliseconds wait,
+                   const std::atomic<bool>& stopping) REQUIRES(mu);
   // Wakes WaitForWork (on Stop).
-  void WakeAll() { ready_cv_.notify_all(); }
+  void WakeAll() { ready_cv_.SignalAll(); }
 
   // The cycle's verdicts for a popped pod.
   void MarkGated(const std::string& key) { gated_.insert(key); }
@@ -95,7 +94,7 @@ class SchedulingQueue {
 
  private:
   const BackoffOptions backoff_options_;
-  std::condition_variable ready_cv_;  // with the caller's lock
+  CondVar ready_cv_;  // with the caller's lock
 
   std::deque<std::string> active_;
   StringSet in_active_;  // the keys of active_

@@ -106,17 +106,18 @@ TEST(SchedulingQueueTest, ForgetRemovesEveryTrace) {
 
 TEST(SchedulingQueueTest, WaitForWorkWakesOnActivate) {
   SchedulingQueue queue = NoBackoff();
-  std::mutex mu;
+  Mutex mu;
   std::atomic<bool> stopping{false};
   std::thread producer([&] {
     std::this_thread::sleep_for(milliseconds(20));
-    std::lock_guard lock(mu);
+    MutexLock lock(mu);
     queue.Activate("ns/a");
   });
-  std::unique_lock lock(mu);
-  queue.WaitForWork(lock, milliseconds(5'000), stopping);
-  EXPECT_EQ(queue.Pop(), "ns/a");
-  lock.unlock();
+  {
+    MutexLock lock(mu);
+    queue.WaitForWork(mu, milliseconds(5'000), stopping);
+    EXPECT_EQ(queue.Pop(), "ns/a");
+  }
   producer.join();
 }
 
