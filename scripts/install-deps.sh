@@ -8,7 +8,7 @@ packages=(
   pkg-config git python3
   libyaml-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libre2-dev
   libboost-container-dev libboost-dev libabsl-dev libsqlite3-dev libssl-dev libjemalloc-dev libxxhash-dev
-  libprotobuf-dev tzdata
+  libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc tzdata
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 
