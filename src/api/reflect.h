@@ -177,15 +177,21 @@ concept Reflected = requires(const T* t) {
   FieldsOf(t);
 };
 
+// T's field table, built once at compile time: a constexpr variable forces
+// constant evaluation, where a call to FieldsOf in a hot loop may be left to
+// run time (and rebuild the table on every encode) once the table is large.
 template <Reflected T>
-constexpr auto FieldTable() {
-  return FieldsOf(static_cast<const T*>(nullptr));
+inline constexpr auto kFieldTable = FieldsOf(static_cast<const T*>(nullptr));
+
+template <Reflected T>
+constexpr const auto& FieldTable() {
+  return kFieldTable<T>;
 }
 
 // Calls fn(field_info) for every field of T in order.
 template <Reflected T, typename Fn>
 constexpr void ForEachField(Fn&& fn) {
-  std::apply([&](const auto&... field) { (fn(field), ...); }, FieldTable<T>());
+  std::apply([&](const auto&... field) { (fn(field), ...); }, kFieldTable<T>);
 }
 
 // A struct that keeps unmodelled fields may state their facts with
@@ -195,12 +201,16 @@ concept HasKeptFields = requires(const T* t) {
   KeptFieldsOf(t);
 };
 
+template <HasKeptFields T>
+inline constexpr auto kKeptFieldTable =
+    KeptFieldsOf(static_cast<const T*>(nullptr));
+
 // Calls fn(kept_field_info) for every kept field T states (none by default).
 template <typename T, typename Fn>
 constexpr void ForEachKeptField(Fn&& fn) {
   if constexpr (HasKeptFields<T>) {
     std::apply([&](const auto&... field) { (fn(field), ...); },
-               KeptFieldsOf(static_cast<const T*>(nullptr)));
+               kKeptFieldTable<T>);
   }
 }
 
