@@ -200,8 +200,8 @@ class Decoder {
 
 Status Decoder::DecodeSpec(Element e, Spec& out) const {
   if (e.type() != Type::OBJECT) {
-    return InvalidArgumentError(fmt::format(
-        "Invalid value: {}: a spec must be an object", Render(e)));
+    return InvalidArgumentError(
+        fmt::format("Invalid value: {}: a spec must be an object", Render(e)));
   }
   using P = const std::string&;
   return DecodeObject(
