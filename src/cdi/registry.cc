@@ -1,8 +1,10 @@
 #include "cdi/registry.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <set>
 #include <system_error>
@@ -69,14 +71,23 @@ StatusOr<std::string> ReadSpecFile(const fs::path& file) {
 }  // namespace
 
 Registry Registry::Load(const std::vector<fs::path>& dirs) {
+  return Build(dirs, nullptr);
+}
+
+Registry Registry::Reload() const { return Build(dirs_, this); }
+
+Registry Registry::Build(const std::vector<fs::path>& dirs,
+                         const Registry* previous) {
   Registry registry;
+  registry.dirs_ = dirs;
   for (size_t i = 0; i < dirs.size(); ++i) {
-    registry.LoadDirectory(dirs[i], static_cast<int>(i));
+    registry.AddDirectory(dirs[i], static_cast<int>(i), previous);
   }
   return registry;
 }
 
-void Registry::LoadDirectory(const fs::path& dir, int priority) {
+void Registry::AddDirectory(const fs::path& dir, int priority,
+                            const Registry* previous) {
   StatusOr<std::vector<fs::path>> files = SpecFiles(dir);
   if (!files.ok()) {
     errors_.push_back({dir, files.status().message()});
@@ -85,11 +96,17 @@ void Registry::LoadDirectory(const fs::path& dir, int priority) {
   // The definitions this directory makes, by qualified name.
   std::map<std::string, std::vector<DeviceRef>> defined;
   for (const fs::path& file : *files) {
-    if (!LoadFile(file, priority)) continue;
-    const Spec& spec = specs_.back().spec;
+    FilePtr loaded = ReadFile(file, priority, previous);
+    files_.push_back(loaded);
+    file_index_.insert_or_assign(file, files_.size() - 1);
+    if (!loaded->spec) {
+      errors_.push_back({file, loaded->error});
+      continue;
+    }
+    const Spec& spec = *loaded->spec;
     for (size_t d = 0; d < spec.devices.size(); ++d) {
       defined[QualifiedName(spec.kind, spec.devices[d].name)].push_back(
-          {specs_.size() - 1, d});
+          {files_.size() - 1, d});
     }
   }
   for (const auto& [name, definitions] : defined) {
@@ -102,19 +119,45 @@ void Registry::LoadDirectory(const fs::path& dir, int priority) {
   }
 }
 
-bool Registry::LoadFile(const fs::path& file, int priority) {
+Registry::FilePtr Registry::ReadFile(const fs::path& file, int priority,
+                                     const Registry* previous) const {
+  auto loaded = std::make_shared<LoadedFile>();
+  loaded->file = file;
+  loaded->priority = priority;
+  struct stat info {};
+  if (::stat(file.c_str(), &info) != 0) {
+    loaded->error = fmt::format("cdi spec {}: {}", file.string(),
+                                std::generic_category().message(errno));
+    return loaded;
+  }
+  loaded->identity = {
+      static_cast<uintmax_t>(info.st_size),
+      info.st_mtim.tv_sec * 1'000'000'000LL + info.st_mtim.tv_nsec,
+      static_cast<uint64_t>(info.st_ino)};
+  if (previous != nullptr) {
+    if (FilePtr same = previous->FindFile(file);
+        same != nullptr && same->priority == priority &&
+        same->identity == loaded->identity) {
+      return same;
+    }
+  }
   StatusOr<std::string> text = ReadSpecFile(file);
   if (!text.ok()) {
-    errors_.push_back({file, text.status().message()});
-    return false;
+    loaded->error = text.status().message();
+    return loaded;
   }
   StatusOr<Spec> spec = ParseSpec(*text, file.string());
   if (!spec.ok()) {
-    errors_.push_back({file, spec.status().message()});
-    return false;
+    loaded->error = spec.status().message();
+  } else {
+    loaded->spec = *std::move(spec);
   }
-  specs_.push_back({file, priority, *std::move(spec)});
-  return true;
+  return loaded;
+}
+
+Registry::FilePtr Registry::FindFile(const fs::path& file) const {
+  auto it = file_index_.find(file);
+  return it == file_index_.end() ? nullptr : files_[it->second];
 }
 
 void Registry::RecordConflict(const std::string& name,
@@ -122,11 +165,11 @@ void Registry::RecordConflict(const std::string& name,
   for (const DeviceRef& ref : definitions) {
     std::string others;
     for (const DeviceRef& other : definitions) {
-      if (other.spec == ref.spec) continue;
+      if (other.file == ref.file) continue;
       if (!others.empty()) others += ", ";
-      others += specs_[other.spec].file.string();
+      others += files_[other.file]->file.string();
     }
-    const fs::path& file = specs_[ref.spec].file;
+    const fs::path& file = files_[ref.file]->file;
     errors_.push_back(
         {file, fmt::format("cdi spec {}: device \"{}\" is also defined in {} "
                            "in the same directory; all its definitions there "
@@ -151,12 +194,12 @@ StatusOr<ContainerEdits> Registry::Resolve(
     return NotFoundError("unresolvable CDI devices: " + unresolved);
   }
   ContainerEdits edits;
-  std::set<size_t> specs_applied;
+  std::set<size_t> specs_applied;  // indexes into files_
   std::set<const DeviceRef*> devices_applied;
   for (const DeviceRef* ref : found) {
     if (!devices_applied.insert(ref).second) continue;
-    const Spec& spec = specs_[ref->spec].spec;
-    if (specs_applied.insert(ref->spec).second) {
+    const Spec& spec = SpecOf(*ref);
+    if (specs_applied.insert(ref->file).second) {
       MergeEdits(edits, spec.container_edits);
     }
     MergeEdits(edits, spec.devices[ref->device].container_edits);
@@ -168,7 +211,7 @@ std::vector<RegisteredDevice> Registry::Devices() const {
   std::vector<RegisteredDevice> out;
   out.reserve(devices_.size());
   for (const auto& [name, ref] : devices_) {
-    out.push_back({name, specs_[ref.spec].file, specs_[ref.spec].priority});
+    out.push_back({name, files_[ref.file]->file, files_[ref.file]->priority});
   }
   return out;
 }

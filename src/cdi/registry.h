@@ -1,14 +1,21 @@
 // Registry: the CDI devices defined by the spec files of some directories,
 // and their resolution into container edits (the CDI library's Cache).
 //
-// A Registry is built once by Load and is immutable afterwards, so every
-// const method may be called from any number of threads at once. To see
-// changed files, Load again.
+// A Registry is immutable once built, so every const method may be called
+// from any number of threads at once. To see changed files, build a new one
+// with Reload(), which re-reads only the files that changed (by inode, size
+// and modification time) and shares the parsed specs of the others; a
+// caller that serves many requests keeps a std::shared_ptr<const Registry>
+// and swaps in the reloaded one. A cheap pattern for per-claim specs, which
+// appear but never change in place: Resolve, and only on kNotFound Reload
+// and Resolve again.
 #ifndef DRALLOC_CDI_REGISTRY_H_
 #define DRALLOC_CDI_REGISTRY_H_
 
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,6 +56,9 @@ class Registry {
   // directory's definition is not restored) and each file gets an error.
   static Registry Load(const std::vector<std::filesystem::path>& dirs);
 
+  // Load() of the same directories, re-reading only files that changed.
+  Registry Reload() const;
+
   // The edits for a container given CDI devices "vendor/class=name": for
   // each spec touched, its spec-level edits once (when its first device is
   // reached), then each device's edits, in request order, merged by
@@ -65,24 +75,48 @@ class Registry {
   const std::vector<SpecFileError>& errors() const { return errors_; }
 
  private:
-  struct LoadedSpec {
+  // What identifies a version of a file without reading it.
+  struct FileIdentity {
+    uintmax_t size = 0;
+    int64_t mtime_ns = 0;
+    uint64_t inode = 0;
+    friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
+  };
+  // One file as read: its spec, or why it was skipped.
+  struct LoadedFile {
     std::filesystem::path file;
     int priority = 0;
-    Spec spec;
+    FileIdentity identity;
+    std::optional<Spec> spec;
+    std::string error;  // when !spec
   };
-  // Where a device is defined: specs_[spec].devices[device].
+  using FilePtr = std::shared_ptr<const LoadedFile>;
+  // Where a device is defined: files_[file]->spec->devices[device].
   struct DeviceRef {
-    size_t spec = 0;
+    size_t file = 0;
     size_t device = 0;
   };
 
-  void LoadDirectory(const std::filesystem::path& dir, int priority);
-  // Parses `file` into specs_; records an error and returns false if bad.
-  bool LoadFile(const std::filesystem::path& file, int priority);
+  // Builds from `dirs`, reusing entries of `previous` (may be null) whose
+  // path, priority and identity are unchanged.
+  static Registry Build(const std::vector<std::filesystem::path>& dirs,
+                        const Registry* previous);
+  void AddDirectory(const std::filesystem::path& dir, int priority,
+                    const Registry* previous);
+  FilePtr ReadFile(const std::filesystem::path& file, int priority,
+                   const Registry* previous) const;
   void RecordConflict(const std::string& name,
                       const std::vector<DeviceRef>& definitions);
+  const Spec& SpecOf(const DeviceRef& ref) const {
+    return *files_[ref.file]->spec;
+  }
 
-  std::vector<LoadedSpec> specs_;
+  std::vector<std::filesystem::path> dirs_;
+  // The file read at `file` by this registry, or null.
+  FilePtr FindFile(const std::filesystem::path& file) const;
+
+  std::vector<FilePtr> files_;  // in load order, unreadable ones included
+  std::map<std::filesystem::path, size_t> file_index_;  // into files_
   std::map<std::string, DeviceRef, std::less<>> devices_;
   std::vector<SpecFileError> errors_;
 };

@@ -47,6 +47,11 @@ std::vector<std::string> Names(const Registry& registry) {
   return names;
 }
 
+std::string ReadText(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 StatusOr<ContainerEdits> Resolve(const Registry& registry,
                                  std::vector<std::string> names) {
   return registry.Resolve(names);
@@ -193,6 +198,46 @@ TEST(RegistryTest, EmptyRequestGivesNoEdits) {
   StatusOr<ContainerEdits> edits = Resolve(registry, {});
   ASSERT_TRUE(edits.ok());
   EXPECT_EQ(*edits, ContainerEdits{});
+}
+
+TEST(RegistryTest, ReloadSeesAddedRemovedAndFixedFiles) {
+  TempDir dir;
+  Write(EnvSpec("vendor.com/gpu", {"gpu0"}, "x"), dir.path() / "a.json");
+  WriteText(dir.path() / "bad.json", "{");
+  Registry first = Registry::Load({dir.path()});
+  EXPECT_EQ(first.errors().size(), 1u);
+  Write(EnvSpec("vendor.com/gpu", {"gpu1"}, "x"), dir.path() / "b.json");
+  fs::remove(dir.path() / "a.json");
+  Write(EnvSpec("vendor.com/gpu", {"gpu2"}, "x"), dir.path() / "bad.json");
+  Registry second = first.Reload();
+  EXPECT_TRUE(second.errors().empty());
+  EXPECT_EQ(Names(second), (std::vector<std::string>{"vendor.com/gpu=gpu1",
+                                                     "vendor.com/gpu=gpu2"}));
+  // The first registry is unchanged.
+  EXPECT_EQ(Names(first), (std::vector<std::string>{"vendor.com/gpu=gpu0"}));
+}
+
+TEST(RegistryTest, ReloadRereadsOnlyChangedFiles) {
+  TempDir dir;
+  fs::path file = dir.path() / "a.json";
+  Write(EnvSpec("vendor.com/gpu", {"gpu0"}, "aaa"), file);
+  Registry first = Registry::Load({dir.path()});
+  fs::file_time_type written = fs::last_write_time(file);
+  // Same inode, size and modification time: Reload keeps the parsed spec.
+  std::string text = ReadText(file);
+  std::string changed = text;
+  changed.replace(changed.find("aaa"), 3, "bbb");
+  std::ofstream(file, std::ios::binary | std::ios::in | std::ios::out)
+      << changed;
+  fs::last_write_time(file, written);
+  Registry second = first.Reload();
+  EXPECT_EQ(Resolve(second, {"vendor.com/gpu=gpu0"})->env,
+            (std::vector<std::string>{"DEV_gpu0=aaa"}));
+  // A new modification time makes it read the file again.
+  fs::last_write_time(file, written + std::chrono::seconds(1));
+  Registry third = second.Reload();
+  EXPECT_EQ(Resolve(third, {"vendor.com/gpu=gpu0"})->env,
+            (std::vector<std::string>{"DEV_gpu0=bbb"}));
 }
 
 TEST(MergeEditsTest, LaterWinsByKey) {
