@@ -39,7 +39,11 @@ StatusOr<std::vector<fs::path>> SpecFiles(const fs::path& dir) {
     return UnavailableError(
         fmt::format("cdi spec dir {}: {}", dir.string(), error.message()));
   }
-  std::ranges::sort(files);
+  // By the native string: fs::path's operator< compares element by element
+  // and is several times slower on large directories.
+  std::ranges::sort(files, {}, [](const fs::path& p) -> const std::string& {
+    return p.native();
+  });
   return files;
 }
 
@@ -98,7 +102,7 @@ void Registry::AddDirectory(const fs::path& dir, int priority,
   for (const fs::path& file : *files) {
     FilePtr loaded = ReadFile(file, priority, previous);
     files_.push_back(loaded);
-    file_index_.insert_or_assign(file, files_.size() - 1);
+    file_index_.insert_or_assign(file.native(), files_.size() - 1);
     if (!loaded->spec) {
       errors_.push_back({file, loaded->error});
       continue;
@@ -156,7 +160,7 @@ Registry::FilePtr Registry::ReadFile(const fs::path& file, int priority,
 }
 
 Registry::FilePtr Registry::FindFile(const fs::path& file) const {
-  auto it = file_index_.find(file);
+  auto it = file_index_.find(file.native());
   return it == file_index_.end() ? nullptr : files_[it->second];
 }
 

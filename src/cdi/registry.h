@@ -116,7 +116,8 @@ class Registry {
   FilePtr FindFile(const std::filesystem::path& file) const;
 
   std::vector<FilePtr> files_;  // in load order, unreadable ones included
-  std::map<std::filesystem::path, size_t> file_index_;  // into files_
+  // Native path string -> index into files_.
+  std::map<std::string, size_t, std::less<>> file_index_;
   std::map<std::string, DeviceRef, std::less<>> devices_;
   std::vector<SpecFileError> errors_;
 };
