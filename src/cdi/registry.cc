@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
 #include <set>
 #include <system_error>
 
@@ -45,31 +44,6 @@ StatusOr<std::vector<fs::path>> SpecFiles(const fs::path& dir) {
     return p.native();
   });
   return files;
-}
-
-// The file's bytes, refusing files larger than kMaxSpecFileBytes.
-StatusOr<std::string> ReadSpecFile(const fs::path& file) {
-  std::error_code error;
-  uintmax_t size = fs::file_size(file, error);
-  if (error) {
-    return UnavailableError(
-        fmt::format("cdi spec {}: {}", file.string(), error.message()));
-  }
-  if (size > kMaxSpecFileBytes) {
-    return ResourceExhaustedError(
-        fmt::format("cdi spec {}: {} bytes is larger than the limit of {}",
-                    file.string(), size, kMaxSpecFileBytes));
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in.is_open()) {
-    return UnavailableError(
-        fmt::format("cdi spec {}: cannot open the file", file.string()));
-  }
-  std::string text(static_cast<size_t>(size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  // The file may have shrunk since file_size; keep what was read.
-  text.resize(static_cast<size_t>(in.gcount()));
-  return text;
 }
 
 }  // namespace
@@ -145,12 +119,7 @@ Registry::FilePtr Registry::ReadFile(const fs::path& file, int priority,
       return same;
     }
   }
-  StatusOr<std::string> text = ReadSpecFile(file);
-  if (!text.ok()) {
-    loaded->error = text.status().message();
-    return loaded;
-  }
-  StatusOr<Spec> spec = ParseSpec(*text, file.string());
+  StatusOr<Spec> spec = ParseSpecFile(file);
   if (!spec.ok()) {
     loaded->error = spec.status().message();
   } else {

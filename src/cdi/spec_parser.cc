@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <system_error>
 
 #include "cdi/internal/spec_decoder.h"
 #include "cdi/spec_validator.h"
@@ -22,6 +25,31 @@ bool LooksLikeJson(std::string_view text) {
 Status WithOrigin(const Status& status, std::string_view origin) {
   return Status(status.code(),
                 fmt::format("cdi spec {}: {}", origin, status.message()));
+}
+
+// The file's bytes, refusing files larger than kMaxSpecFileBytes.
+StatusOr<std::string> ReadFileBytes(const std::filesystem::path& file) {
+  std::error_code error;
+  uintmax_t size = std::filesystem::file_size(file, error);
+  if (error) {
+    return UnavailableError(
+        fmt::format("cdi spec {}: {}", file.string(), error.message()));
+  }
+  if (size > kMaxSpecFileBytes) {
+    return ResourceExhaustedError(
+        fmt::format("cdi spec {}: {} bytes is larger than the limit of {}",
+                    file.string(), size, kMaxSpecFileBytes));
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in.is_open()) {
+    return UnavailableError(
+        fmt::format("cdi spec {}: cannot open the file", file.string()));
+  }
+  std::string text(static_cast<size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // The file may have shrunk since file_size; keep what was read.
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
 }
 
 }  // namespace
@@ -58,6 +86,11 @@ StatusOr<Spec> ParseSpec(std::string_view text, std::string_view origin) {
     return WithOrigin(valid, origin);
   }
   return std::move(*decoded);
+}
+
+StatusOr<Spec> ParseSpecFile(const std::filesystem::path& file) {
+  ASSIGN_OR_RETURN(std::string text, ReadFileBytes(file));
+  return ParseSpec(text, file.string());
 }
 
 }  // namespace dralloc::cdi

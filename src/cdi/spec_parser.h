@@ -4,6 +4,7 @@
 #ifndef DRALLOC_CDI_SPEC_PARSER_H_
 #define DRALLOC_CDI_SPEC_PARSER_H_
 
+#include <filesystem>
 #include <string_view>
 
 #include "cdi/spec.h"
@@ -23,6 +24,11 @@ inline constexpr size_t kMaxSpecFileBytes = 4u << 20;
 // or `cdi spec <origin>: line L column C: <syntax problem>` for bad YAML.
 // The result has passed ValidateSpec (cdi/spec_validator.h).
 StatusOr<Spec> ParseSpec(std::string_view text, std::string_view origin);
+
+// Reads `file` and parses it with the path as origin. A file that cannot be
+// read is kUnavailable ("cdi spec <file>: <reason>"), one larger than
+// kMaxSpecFileBytes kResourceExhausted, without reading it.
+StatusOr<Spec> ParseSpecFile(const std::filesystem::path& file);
 
 }  // namespace dralloc::cdi
 

@@ -97,5 +97,20 @@ TEST(SpecParserTest, RejectsDeepNesting) {
   EXPECT_EQ(spec.status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(ParseSpecFileTest, ReadsAFileWithItsPathAsOrigin) {
+  fs::path file = kCaseRoot / "valid_v040_mount_type.yaml";
+  StatusOr<Spec> spec = ParseSpecFile(file);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->cdi_version, "0.4.0");
+  fs::path bad = kCaseRoot / "invalid_hook_name.json";
+  EXPECT_TRUE(ParseSpecFile(bad).status().message().starts_with(
+      "cdi spec " + bad.string() + ": devices[0]"));
+  StatusOr<Spec> missing = ParseSpecFile(kCaseRoot / "no-such-file.json");
+  EXPECT_EQ(missing.status().code(), StatusCode::kUnavailable);
+  EXPECT_TRUE(missing.status().message().starts_with(
+      "cdi spec tests/cdi/specs/no-such-file.json: "))
+      << missing.status();
+}
+
 }  // namespace
 }  // namespace dralloc::cdi
