@@ -1,0 +1,180 @@
+#include "common/subprocess.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <thread>
+
+extern char** environ;
+
+namespace dralloc {
+namespace {
+
+// The child's environment: ours with `extra` applied.
+std::vector<std::string> ChildEnvironment(
+    const std::vector<std::string>& extra) {
+  std::map<std::string, std::string> merged;
+  auto add = [&merged](std::string_view entry) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string_view::npos) return;
+    merged[std::string(entry.substr(0, eq))] = std::string(entry);
+  };
+  for (char** entry = environ; *entry != nullptr; ++entry) add(*entry);
+  for (const std::string& entry : extra) add(entry);
+  std::vector<std::string> out;
+  for (auto& [key, entry] : merged) out.push_back(std::move(entry));
+  return out;
+}
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Runs in the child after fork: only async-signal-safe calls. Writes errno
+// to `error_fd` when exec fails.
+[[noreturn]] void ExecChild(char* const* argv, char* const* envp, int out_fd,
+                            int error_fd, bool terminate_with_parent,
+                            pid_t parent) {
+  if (terminate_with_parent) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);  // the parent died already
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  signal(SIGPIPE, SIG_DFL);
+  if (out_fd >= 0) {
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(out_fd, STDERR_FILENO);
+  }
+  execve(argv[0], argv, envp);
+  const int error = errno;
+  (void)!write(error_fd, &error, sizeof error);
+  _exit(127);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(
+    const SubprocessOptions& options) {
+  if (options.argv.empty()) {
+    return Status(StatusCode::kInvalidArgument, "subprocess: empty argv");
+  }
+  int out_fd = -1;
+  if (!options.output_file.empty()) {
+    std::error_code ignored;
+    std::filesystem::create_directories(options.output_file.parent_path(),
+                                        ignored);
+    out_fd = open(options.output_file.c_str(),
+                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (out_fd < 0) {
+      return Status(StatusCode::kUnavailable,
+                    fmt::format("{}: {}", options.output_file.string(),
+                                std::strerror(errno)));
+    }
+  }
+  int error_pipe[2];
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
+    if (out_fd >= 0) close(out_fd);
+    return Status(StatusCode::kUnavailable,
+                  fmt::format("pipe: {}", std::strerror(errno)));
+  }
+  std::vector<std::string> argv = options.argv;
+  std::vector<std::string> env = ChildEnvironment(options.extra_env);
+  std::vector<char*> argv_ptrs = Pointers(argv);
+  std::vector<char*> env_ptrs = Pointers(env);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ExecChild(argv_ptrs.data(), env_ptrs.data(), out_fd, error_pipe[1],
+              options.terminate_with_parent, parent);
+  }
+  const int fork_errno = errno;
+  close(error_pipe[1]);
+  if (out_fd >= 0) close(out_fd);
+  if (pid < 0) {
+    close(error_pipe[0]);
+    return Status(StatusCode::kUnavailable,
+                  fmt::format("fork: {}", std::strerror(fork_errno)));
+  }
+  int exec_errno = 0;
+  const ssize_t n = read(error_pipe[0], &exec_errno, sizeof exec_errno);
+  close(error_pipe[0]);
+  auto child = std::unique_ptr<Subprocess>(new Subprocess(pid));
+  if (n == sizeof exec_errno) {
+    child->Reap(/*block=*/true);
+    return Status(StatusCode::kNotFound,
+                  fmt::format("cannot execute {}: {}", options.argv[0],
+                              std::strerror(exec_errno)));
+  }
+  return child;
+}
+
+Subprocess::~Subprocess() {
+  if (running()) Stop(std::chrono::seconds(2));
+}
+
+void Subprocess::Reap(bool block) {
+  if (status_) return;
+  int status = 0;
+  pid_t done;
+  do {
+    done = waitpid(pid_, &status, block ? 0 : WNOHANG);
+  } while (done < 0 && errno == EINTR);
+  if (done == pid_) status_ = status;
+}
+
+bool Subprocess::running() {
+  Reap(/*block=*/false);
+  return !status_;
+}
+
+std::optional<int> Subprocess::exit_status() {
+  Reap(/*block=*/false);
+  return status_;
+}
+
+void Subprocess::Signal(int signal) {
+  if (running()) kill(pid_, signal);
+}
+
+bool Subprocess::WaitFor(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (running()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+int Subprocess::Stop(std::chrono::milliseconds grace) {
+  Signal(SIGTERM);
+  if (!WaitFor(grace)) {
+    Signal(SIGKILL);
+    Reap(/*block=*/true);
+  }
+  return *status_;
+}
+
+std::string DescribeWaitStatus(int status) {
+  if (WIFEXITED(status)) {
+    return fmt::format("exited with code {}", WEXITSTATUS(status));
+  }
+  if (WIFSIGNALED(status)) {
+    return fmt::format("killed by signal {} ({})", WTERMSIG(status),
+                       strsignal(WTERMSIG(status)));
+  }
+  return fmt::format("wait status {}", status);
+}
+
+}  // namespace dralloc

@@ -1,0 +1,70 @@
+// Subprocess: a child process started with fork/exec whose output goes to a
+// file, and which is stopped (SIGTERM, then SIGKILL) when the owner says so
+// or is destroyed. Used by `dralloc local-cluster` for its components.
+#ifndef DRALLOC_COMMON_SUBPROCESS_H_
+#define DRALLOC_COMMON_SUBPROCESS_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dralloc {
+
+struct SubprocessOptions {
+  // argv[0] is the program path (not searched in PATH).
+  std::vector<std::string> argv;
+  // "KEY=VALUE" entries added to (or replacing those of) this process's
+  // environment.
+  std::vector<std::string> extra_env;
+  // Standard output and error are appended to this file (created with its
+  // directory); empty: inherited.
+  std::filesystem::path output_file;
+  // Linux: the child gets SIGTERM when this process dies, even by SIGKILL,
+  // so a killed parent leaves no orphans behind.
+  bool terminate_with_parent = true;
+};
+
+class Subprocess {
+ public:
+  // Starts the child; fails when the output file cannot be opened or the
+  // program cannot be executed (the exec error is reported, not a child
+  // that exits 127).
+  static StatusOr<std::unique_ptr<Subprocess>> Start(
+      const SubprocessOptions& options);
+  ~Subprocess();  // Stop(2s) if still running
+  Subprocess(const Subprocess&) = delete;
+  Subprocess& operator=(const Subprocess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool running();
+  // The wait status once the child has exited (see DescribeWaitStatus).
+  std::optional<int> exit_status();
+  // Sends `signal` if the child is still running.
+  void Signal(int signal);
+  // Waits up to `timeout` for the child to exit; true when it has.
+  bool WaitFor(std::chrono::milliseconds timeout);
+  // SIGTERM, then SIGKILL after `grace`; waits for the exit and returns its
+  // wait status.
+  int Stop(std::chrono::milliseconds grace);
+
+ private:
+  explicit Subprocess(pid_t pid) : pid_(pid) {}
+  void Reap(bool block);
+
+  pid_t pid_;
+  std::optional<int> status_;
+};
+
+// "exited with code 3", "killed by signal 9 (Killed)".
+std::string DescribeWaitStatus(int status);
+
+}  // namespace dralloc
+
+#endif  // DRALLOC_COMMON_SUBPROCESS_H_
