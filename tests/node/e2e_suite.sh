@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The node side end to end, every component a separate process on loopback
+# and unix sockets: `dralloc local-cluster --nodes 2 --gpus 2` (serve, two
+# node agents, two example drivers), driven with kubectl.
+#
+# Usage: e2e_suite.sh DRALLOC_BINARY [KUBECTL_MINOR]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+dralloc=$(realpath "$1")
+source "$here/../clients/lib.sh"
+manifests="$here/e2e"
+
+"$dralloc" local-cluster --nodes 2 --gpus 2 --dir "$work/cluster" \
+  >"$work/cluster.out" 2>"$work/cluster.log" &
+server_pid=$!   # lib.sh's cleanup stops it (SIGTERM stops every component)
+for _ in $(seq 600); do
+  grep -qx ready "$work/cluster.out" 2>/dev/null && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if ! grep -qx ready "$work/cluster.out"; then
+  echo "local-cluster did not become ready:" >&2
+  cat "$work/cluster.log" >&2
+  tail -n 20 "$work"/cluster/logs/*.log >&2 || true
+  exit 1
+fi
+export KUBECONFIG="$work/cluster/kubeconfig"
+k() { kubectl --request-timeout=20s "$@"; }
+
+# wait_for SECONDS CMD...: retries CMD every 0.2 s until it succeeds.
+wait_for() {
+  local seconds=$1
+  shift
+  local end=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= end)); then "$@"; return 1; fi
+    sleep 0.2
+  done
+}
+phase_is() { [[ $(k get pod "$1" -o jsonpath='{.status.phase}') == "$2" ]]; }
+claim_uid() { k get resourceclaim "$(k get pod "$1" -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')" -o jsonpath='{.metadata.uid}'; }
+cdi_spec_of() { ls "$work"/cluster/nodes/*/cdi/*"$1"* 2>/dev/null; }
+
+nodes_ready() { [[ $(k get nodes --no-headers | grep -c ' Ready ') == 2 ]]; }
+check "two nodes register and are Ready" wait_for 30 nodes_ready
+slices_published() { [[ $(k get resourceslices -o name | wc -l) -ge 2 ]]; }
+check "each example driver publishes its node's slices" wait_for 30 slices_published
+
+k apply -f "$manifests/gpu-class.yaml" >/dev/null
+for i in 1 2 3 4; do k apply -f "$manifests/pod-$i.yaml" >/dev/null; done
+all_running() { for i in 1 2 3 4; do phase_is gpu-pod-$i Running || return 1; done; }
+check "four pods with one GPU each reach Running" wait_for 60 all_running
+spread() { [[ $(k get pods -o jsonpath='{.items[*].spec.nodeName}' | tr ' ' '\n' | sort -u | wc -l) == 2 ]]; }
+check "the pods use both nodes" spread
+cdi_present() { for i in 1 2 3 4; do cdi_spec_of "$(claim_uid gpu-pod-$i)" || return 1; done; }
+check "a CDI spec exists for every prepared claim" cdi_present
+env_in_spec() { grep -q GPU_DEVICE_ $(cdi_spec_of "$(claim_uid gpu-pod-1)"); }
+check "the CDI spec carries the device's env" env_in_spec
+columns() { k get pods -o wide | head -1 | grep -q 'NAME *READY *STATUS *RESTARTS *AGE *IP *NODE'; }
+check "kubectl get pods prints kube-apiserver's columns" columns
+
+k apply -f "$manifests/pod-5.yaml" >/dev/null
+pending() { sleep 2; phase_is gpu-pod-5 Pending; }
+check "a fifth pod waits: four GPUs are taken" pending
+uid1=$(claim_uid gpu-pod-1)
+k delete pod gpu-pod-1 --wait=true --timeout=60s >/dev/null
+cdi_gone() { ! cdi_spec_of "$uid1"; }
+check "deleting a pod unprepares its claim and removes its CDI spec" wait_for 30 cdi_gone
+check "the freed GPU goes to the waiting pod" wait_for 60 phase_is gpu-pod-5 Running
+
+k apply -f "$manifests/unreserved.yaml" >/dev/null
+never_starts() { sleep 3; ! phase_is unreserved-pod Running; }
+check "a pod whose claim is not allocated and reserved for it never starts" never_starts
+event_says_why() { k get events -o jsonpath='{range .items[?(@.involvedObject.name=="unreserved-pod")]}{.message}{"\n"}{end}' | grep -q never-allocated; }
+check "an Event on that pod names the claim" wait_for 30 event_says_why
+
+finish
