@@ -181,6 +181,13 @@ Status InProcessApiClient::Delete(const api::ResourceInfo& resource,
   return OkStatus();
 }
 
+Status InProcessApiClient::Delete(const api::ResourceInfo& resource,
+                                  std::string_view namespace_,
+                                  std::string_view name, std::string_view uid) {
+  return Delete(resource, namespace_, name,
+                client::DeleteOptions{.uid = std::string(uid)});
+}
+
 Status InProcessApiClient::Bind(std::string_view namespace_,
                                 std::string_view name, std::string_view uid,
                                 std::string_view node) {

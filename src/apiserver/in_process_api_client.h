@@ -32,7 +32,8 @@ class InProcessApiClient : public client::ApiClient {
   StatusOr<client::ObjectPtr> Update(api::Object object) override;
   StatusOr<client::ObjectPtr> UpdateStatus(api::Object object) override;
   StatusOr<client::ObjectPtr> UpdateWithStatus(api::Object object) override;
-  using client::ApiClient::Delete;
+  Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
+                std::string_view name, std::string_view uid) override;
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name,
                 const client::DeleteOptions& options) override;

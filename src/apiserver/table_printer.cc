@@ -425,6 +425,18 @@ Json Cells(std::string_view kind, const Json& object) {
   return {name, Age(object)};
 }
 
+// The row condition upstream's printPod gives finished pods.
+void AddPodRowConditions(const Json& pod, Json& row) {
+  const std::string phase = Text(At(pod, {"status", "phase"}));
+  if (phase != "Succeeded" && phase != "Failed") return;
+  row["conditions"] = Json::array(
+      {{{"type", "Completed"},
+        {"status", "True"},
+        {"reason", phase},
+        {"message", phase == "Succeeded" ? "The pod has completed successfully."
+                                         : "The pod failed."}}});
+}
+
 }  // namespace
 
 bool WantsTable(std::string_view accept) {
@@ -475,11 +487,12 @@ Json MakeTable(const api::ResourceInfo& info,
   for (const std::string& text : objects) {
     Json object = Json::parse(text, nullptr, false);
     if (object.is_discarded()) continue;
-    rows.push_back({{"cells", Cells(info.kind, object)},
-                    {"object",
-                     {{"kind", "PartialObjectMetadata"},
-                      {"apiVersion", "meta.k8s.io/v1"},
-                      {"metadata", object["metadata"]}}}});
+    Json row = {{"cells", Cells(info.kind, object)}};
+    if (info.kind == "Pod") AddPodRowConditions(object, row);
+    row["object"] = {{"kind", "PartialObjectMetadata"},
+                     {"apiVersion", "meta.k8s.io/v1"},
+                     {"metadata", object["metadata"]}};
+    rows.push_back(std::move(row));
   }
   return {{"kind", "Table"},
           {"apiVersion", "meta.k8s.io/v1"},

@@ -367,7 +367,11 @@ class HttpApiClient : public ApiClient {
     return Replace(object, "/status");
   }
 
-  using ApiClient::Delete;
+  Status Delete(const api::ResourceInfo& info, std::string_view namespace_,
+                std::string_view name, std::string_view uid) override {
+    return Delete(info, namespace_, name,
+                  DeleteOptions{.uid = std::string(uid)});
+  }
   Status Delete(const api::ResourceInfo& info, std::string_view namespace_,
                 std::string_view name, const DeleteOptions& options) override {
     std::string body;

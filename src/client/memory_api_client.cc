@@ -403,6 +403,13 @@ Status MemoryApiClient::Delete(const api::ResourceInfo& resource,
                       options);
 }
 
+Status MemoryApiClient::Delete(const api::ResourceInfo& resource,
+                               std::string_view namespace_,
+                               std::string_view name, std::string_view uid) {
+  return Delete(resource, namespace_, name,
+                DeleteOptions{.uid = std::string(uid)});
+}
+
 Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,
                              std::string_view uid, std::string_view node) {
   const api::ResourceInfo& info = PodsResource();

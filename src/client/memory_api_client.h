@@ -50,7 +50,9 @@ class MemoryApiClient : public ApiClient, private registry::NamespaceLookup {
   StatusOr<ObjectPtr> Update(api::Object object) override;
   StatusOr<ObjectPtr> UpdateStatus(api::Object object) override;
   StatusOr<ObjectPtr> UpdateWithStatus(api::Object object) override;
-  using ApiClient::Delete;
+  Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
+                std::string_view name, std::string_view uid) override
+      EXCLUDES(mu_);
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name, const DeleteOptions& options) override
       EXCLUDES(mu_);
