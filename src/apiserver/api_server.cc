@@ -109,6 +109,29 @@ ApiOr<std::string_view> JsonBody(const HttpRequest& request,
   return std::string_view(storage);
 }
 
+// The DeleteOptions of a DELETE: its body, or when it has none, the
+// query's gracePeriodSeconds (as upstream decodes DeleteOptions from the
+// query only without a body).
+ApiOr<std::string_view> DeleteOptionsFromQuery(const HttpRequest& request,
+                                               std::string_view body,
+                                               std::string& storage) {
+  if (body.find_first_not_of(" \t\r\n") != std::string_view::npos ||
+      !request.HasQuery("gracePeriodSeconds")) {
+    return body;
+  }
+  const std::string text = request.Query("gracePeriodSeconds");
+  int64_t seconds = 0;
+  auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (text.empty() || error != std::errc() ||
+      end != text.data() + text.size()) {
+    return BadRequest(fmt::format(
+        "gracePeriodSeconds: Invalid value: \"{}\": must be an integer", text));
+  }
+  storage = fmt::format(R"({{"gracePeriodSeconds":{}}})", seconds);
+  return std::string_view(storage);
+}
+
 // The write options every resource request carries (parsed, and their
 // errors reported, whatever the verb).
 ApiOr<WriteOptions> ParseWriteOptions(const HttpRequest& request) {
@@ -624,7 +647,9 @@ void ApiServer::ServeObject(const HttpRequest& request,
     std::string decoded;
     auto body = JsonBody(request, "DeleteOptions", decoded);
     if (!body.ok()) return SendError(writer, body.error());
-    return SendWriteResult(writer, storage_.Delete(scope, *body, write));
+    auto options = DeleteOptionsFromQuery(request, *body, decoded);
+    if (!options.ok()) return SendError(writer, options.error());
+    return SendWriteResult(writer, storage_.Delete(scope, *options, write));
   }
   SendError(writer,
             MethodNotAllowed(fmt::format("method {} is not allowed on {}",

@@ -164,17 +164,28 @@ StatusOr<client::ObjectPtr> InProcessApiClient::UpdateWithStatus(
 
 Status InProcessApiClient::Delete(const api::ResourceInfo& resource,
                                   std::string_view namespace_,
-                                  std::string_view name, std::string_view uid) {
+                                  std::string_view name,
+                                  const client::DeleteOptions& options) {
   std::string body;
-  if (!uid.empty()) {
-    body = fmt::format(
-        R"({{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{{"uid":"{}"}}}})",
-        uid);
+  if (!options.uid.empty() || options.grace_period_seconds) {
+    Json json = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
+    if (options.grace_period_seconds) {
+      json["gracePeriodSeconds"] = *options.grace_period_seconds;
+    }
+    if (!options.uid.empty()) json["preconditions"] = {{"uid", options.uid}};
+    body = json.dump();
   }
   auto deleted = storage_.Delete(ScopeFor(resource, namespace_, name), body,
                                  WriteOptions{});
   if (!deleted.ok()) return ToStatus(deleted.error());
   return OkStatus();
+}
+
+Status InProcessApiClient::Delete(const api::ResourceInfo& resource,
+                                  std::string_view namespace_,
+                                  std::string_view name, std::string_view uid) {
+  return Delete(resource, namespace_, name,
+                client::DeleteOptions{.uid = std::string(uid)});
 }
 
 Status InProcessApiClient::Bind(std::string_view namespace_,

@@ -34,6 +34,9 @@ class InProcessApiClient : public client::ApiClient {
   StatusOr<client::ObjectPtr> UpdateWithStatus(api::Object object) override;
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name, std::string_view uid) override;
+  Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
+                std::string_view name,
+                const client::DeleteOptions& options) override;
   Status Bind(std::string_view namespace_, std::string_view name,
               std::string_view uid, std::string_view node) override;
   Status CreateEvent(const api::Event& event) override;

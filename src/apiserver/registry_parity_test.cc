@@ -84,7 +84,11 @@ std::string RunStep(client::ApiClient& api, const Json& step) {
   const std::string ns = step.value("namespace", std::string());
   const std::string name = step.at("name");
   if (op == "delete") {
-    Status deleted = api.Delete(*info, ns, name, "");
+    client::DeleteOptions options;
+    if (auto grace = step.find("gracePeriodSeconds"); grace != step.end()) {
+      options.grace_period_seconds = grace->get<int64_t>();
+    }
+    Status deleted = api.Delete(*info, ns, name, options);
     return deleted.ok() ? "ok" : Describe(deleted);
   }
   if (op == "bind") {

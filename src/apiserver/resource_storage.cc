@@ -76,6 +76,7 @@ registry::WritePart PartOf(const RequestScope& scope,
 
 // The subset of DeleteOptions the server honours.
 struct DeleteOptions {
+  std::optional<int64_t> grace_period_seconds;
   std::string uid;
   std::string resource_version;
   bool dry_run = false;  // kubectl sends dryRun in the body, not the query
@@ -98,6 +99,15 @@ ApiOr<DeleteOptions> ParseDeleteOptions(std::string_view body) {
     if (auto rv = it->find("resourceVersion");
         rv != it->end() && rv->is_string()) {
       options.resource_version = rv->get<std::string>();
+    }
+  }
+  if (auto it = json.find("gracePeriodSeconds"); it != json.end()) {
+    if (it->is_number_integer()) {
+      options.grace_period_seconds = it->get<int64_t>();
+    } else if (!it->is_null()) {
+      return BadRequest(
+          "DeleteOptions: gracePeriodSeconds: Invalid value: must be an "
+          "integer");
     }
   }
   if (auto it = json.find("dryRun"); it != json.end() && it->is_array()) {
@@ -687,11 +697,13 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
                       "{}, ResourceVersion in meta: {}",
                       delete_options->resource_version, meta.resource_version));
     }
-    if (registry::HasFinalizers(*current)) {
-      if (meta.deletion_timestamp || dry_run) {
-        return Respond(scope, 200, *kv->value, {});
-      }
-      registry::MarkForDeletion(*current, NowRfc3339());
+    const registry::DeletionStep step = registry::PrepareDeletion(
+        *current, delete_options->grace_period_seconds,
+        std::chrono::system_clock::now());
+    if (step == registry::DeletionStep::kUnchanged || dry_run) {
+      return Respond(scope, 200, *kv->value, {});
+    }
+    if (step == registry::DeletionStep::kStore) {
       const std::string text = StoredText(scope, nullptr, *current, "");
       auto written = store_.Put(
           key, store::Precondition::AtRevision(kv->mod_revision),
@@ -700,7 +712,6 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
       if (written.status().code() == StatusCode::kAborted) continue;
       return StorageError(info, scope.name, written.status());
     }
-    if (dry_run) return Respond(scope, 200, *kv->value, {});
     const auto* deleted_claim = std::get_if<api::ResourceClaim>(&*current);
     const bool allocated =
         deleted_claim != nullptr && deleted_claim->status.allocation;

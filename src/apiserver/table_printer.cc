@@ -4,6 +4,8 @@
 
 #include <cctype>
 #include <ctime>
+#include <optional>
+#include <set>
 
 namespace dralloc::apiserver {
 namespace {
@@ -29,9 +31,34 @@ std::vector<Column> ColumnsFor(std::string_view kind) {
   }
   if (kind == "Pod") {
     return {{"Name", "Name of the pod"},
-            {"Status", "The pod's phase"},
+            {"Ready",
+             "The aggregate readiness state of this pod for accepting "
+             "traffic."},
+            {"Status", "The aggregate status of the containers in this pod."},
+            {"Restarts",
+             "The number of times the containers in this pod have been "
+             "restarted and when the last container in this pod has "
+             "restarted."},
             {"Age", "Time since creation"},
-            {"Node", "The node the pod is bound to", 1}};
+            {"IP", "IP address allocated to the pod.", 1},
+            {"Node", "The node the pod is bound to", 1},
+            {"Nominated Node",
+             "The node the scheduler nominated for the pod to preempt on", 1},
+            {"Readiness Gates",
+             "The readiness gates whose conditions are true, of all", 1}};
+  }
+  if (kind == "Node") {
+    return {{"Name", "Name of the node"},
+            {"Status", "The status of the node"},
+            {"Roles", "The roles of the node"},
+            {"Age", "Time since creation"},
+            {"Version", "Kubelet Version reported by the node."},
+            {"Internal-IP", "The node's InternalIP address", 1},
+            {"External-IP", "The node's ExternalIP address", 1},
+            {"OS-Image", "OS Image reported by the node.", 1},
+            {"Kernel-Version", "Kernel Version reported by the node.", 1},
+            {"Container-Runtime",
+             "Container runtime version reported by the node.", 1}};
   }
   if (kind == "Event") {
     return {{"Last Seen", "Time since the event last occurred"},
@@ -41,7 +68,7 @@ std::vector<Column> ColumnsFor(std::string_view kind) {
             {"Message", "What happened"},
             {"Name", "Name of the event", 1}};
   }
-  if (kind == "Node" || kind == "Namespace") {
+  if (kind == "Namespace") {
     return {
         {"Name", "Name"}, {"Status", "Status"}, {"Age", "Time since creation"}};
   }
@@ -65,16 +92,282 @@ std::string Text(const Json& value) {
   return value.is_string() ? value.get<std::string>() : std::string();
 }
 
-std::string Age(const Json& object) {
-  const std::string created =
-      Text(At(object, {"metadata", "creationTimestamp"}));
+// Seconds since `timestamp` (RFC 3339) as kubectl prints ages; nullopt when
+// it is not a timestamp.
+std::optional<std::string> Since(const std::string& timestamp) {
   std::tm tm{};
-  if (created.empty() ||
-      strptime(created.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) {
-    return "<unknown>";
+  if (timestamp.empty() ||
+      strptime(timestamp.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) == nullptr) {
+    return std::nullopt;
   }
-  const std::time_t then = timegm(&tm);
-  return HumanDuration(std::chrono::seconds(std::time(nullptr) - then));
+  return HumanDuration(std::chrono::seconds(std::time(nullptr) - timegm(&tm)));
+}
+
+std::string Age(const Json& object) {
+  return Since(Text(At(object, {"metadata", "creationTimestamp"})))
+      .value_or("<unknown>");
+}
+
+std::string OrNone(std::string text) { return text.empty() ? "<none>" : text; }
+
+const Json& Items(const Json& object,
+                  std::initializer_list<std::string_view> path) {
+  static const Json kEmpty = Json::array();
+  const Json& items = At(object, path);
+  return items.is_array() ? items : kEmpty;
+}
+
+int64_t Integer(const Json& value) {
+  return value.is_number_integer() ? value.get<int64_t>() : 0;
+}
+
+// The condition of `type` among `conditions`' items has status "True".
+bool ConditionTrue(const Json& conditions, std::string_view type) {
+  for (const Json& condition : Items(conditions, {})) {
+    if (Text(At(condition, {"type"})) == type) {
+      return Text(At(condition, {"status"})) == "True";
+    }
+  }
+  return false;
+}
+
+// "true/all" of spec.readinessGates, "<none>" without gates.
+std::string ReadinessGates(const Json& pod) {
+  const Json& gates = Items(pod, {"spec", "readinessGates"});
+  if (gates.empty()) return "<none>";
+  const Json& conditions = At(pod, {"status", "conditions"});
+  int true_gates = 0;
+  for (const Json& gate : gates) {
+    if (ConditionTrue(conditions, Text(At(gate, {"conditionType"})))) {
+      ++true_gates;
+    }
+  }
+  return fmt::format("{}/{}", true_gates, gates.size());
+}
+
+// The roles of node-role.kubernetes.io/<role> labels and of the
+// kubernetes.io/role label, sorted, comma-separated; "<none>".
+std::string NodeRoles(const Json& node) {
+  constexpr std::string_view kRolePrefix = "node-role.kubernetes.io/";
+  std::set<std::string> roles;
+  const Json& labels = At(node, {"metadata", "labels"});
+  if (labels.is_object()) {
+    for (const auto& [key, value] : labels.items()) {
+      if (key.starts_with(kRolePrefix) && key.size() > kRolePrefix.size()) {
+        roles.insert(key.substr(kRolePrefix.size()));
+      } else if (key == "kubernetes.io/role" && !Text(value).empty()) {
+        roles.insert(Text(value));
+      }
+    }
+  }
+  std::string out;
+  for (const std::string& role : roles) {
+    if (!out.empty()) out += ',';
+    out += role;
+  }
+  return OrNone(out);
+}
+
+// The address of `type` in status.addresses, "<none>".
+std::string NodeAddress(const Json& node, std::string_view type) {
+  for (const Json& address : Items(node, {"status", "addresses"})) {
+    if (Text(At(address, {"type"})) == type) {
+      return Text(At(address, {"address"}));
+    }
+  }
+  return "<none>";
+}
+
+// kube-apiserver's node row: NAME, STATUS (Ready / NotReady from the Ready
+// condition, Unknown without one; ",SchedulingDisabled" when
+// unschedulable), ROLES, AGE, VERSION; wide: INTERNAL-IP, EXTERNAL-IP,
+// OS-IMAGE, KERNEL-VERSION, CONTAINER-RUNTIME.
+Json NodeCells(const Json& node) {
+  std::string status = "Unknown";
+  for (const Json& condition : Items(node, {"status", "conditions"})) {
+    if (Text(At(condition, {"type"})) == "Ready") {
+      status = Text(At(condition, {"status"})) == "True" ? "Ready" : "NotReady";
+    }
+  }
+  if (At(node, {"spec", "unschedulable"}) == true) {
+    status += ",SchedulingDisabled";
+  }
+  const auto info = [&](std::string_view field) {
+    const std::string value = Text(At(node, {"status", "nodeInfo", field}));
+    return value.empty() ? std::string("<unknown>") : value;
+  };
+  return {Text(At(node, {"metadata", "name"})),
+          status,
+          NodeRoles(node),
+          Age(node),
+          Text(At(node, {"status", "nodeInfo", "kubeletVersion"})),
+          NodeAddress(node, "InternalIP"),
+          NodeAddress(node, "ExternalIP"),
+          info("osImage"),
+          info("kernelVersion"),
+          info("containerRuntimeVersion")};
+}
+
+// The latest lastState.terminated.finishedAt of `status` (a container
+// status) into `latest` (RFC 3339 strings of one format compare in order).
+void NoteRestart(const Json& status, std::string& latest) {
+  const std::string finished =
+      Text(At(status, {"lastState", "terminated", "finishedAt"}));
+  if (finished > latest) latest = finished;
+}
+
+// What a terminated container without a reason prints: its signal or exit
+// code.
+std::string ExitText(const Json& terminated, std::string_view prefix) {
+  const int64_t signal = Integer(At(terminated, {"signal"}));
+  if (signal != 0) return fmt::format("{}Signal:{}", prefix, signal);
+  return fmt::format("{}ExitCode:{}", prefix,
+                     Integer(At(terminated, {"exitCode"})));
+}
+
+// The progress of a pod's init containers, as the kubelet reports it.
+struct PodProgress {
+  std::string reason;  // the STATUS column so far
+  int ready = 0;
+  int restarts = 0;
+  std::string last_restart;  // RFC 3339, "" when unknown
+  bool initializing = false;
+};
+
+bool IsSidecar(const Json& pod, const std::string& name) {
+  for (const Json& container : Items(pod, {"spec", "initContainers"})) {
+    if (Text(At(container, {"name"})) == name) {
+      return Text(At(container, {"restartPolicy"})) == "Always";
+    }
+  }
+  return false;
+}
+
+// Upstream printPod's pass over initContainerStatuses: the first init
+// container that has not completed names the status (Init:<reason>,
+// Init:ExitCode:N, Init:i/n). Sidecars' restarts are kept apart, as they
+// count even when initialization is done.
+void ScanInitContainers(const Json& pod, PodProgress& progress,
+                        PodProgress& sidecars) {
+  const Json& statuses = Items(pod, {"status", "initContainerStatuses"});
+  const size_t total = Items(pod, {"spec", "initContainers"}).size();
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    const Json& status = statuses[i];
+    const bool sidecar = IsSidecar(pod, Text(At(status, {"name"})));
+    progress.restarts +=
+        static_cast<int>(Integer(At(status, {"restartCount"})));
+    NoteRestart(status, progress.last_restart);
+    if (sidecar) {
+      sidecars.restarts +=
+          static_cast<int>(Integer(At(status, {"restartCount"})));
+      NoteRestart(status, sidecars.last_restart);
+    }
+    const Json& terminated = At(status, {"state", "terminated"});
+    const std::string waiting =
+        Text(At(status, {"state", "waiting", "reason"}));
+    if (terminated.is_object() && Integer(At(terminated, {"exitCode"})) == 0) {
+      continue;
+    }
+    if (sidecar && At(status, {"started"}) == true) {
+      if (At(status, {"ready"}) == true) ++progress.ready;
+      continue;
+    }
+    progress.initializing = true;
+    if (terminated.is_object()) {
+      const std::string reason = Text(At(terminated, {"reason"}));
+      progress.reason =
+          reason.empty() ? ExitText(terminated, "Init:") : "Init:" + reason;
+    } else if (!waiting.empty() && waiting != "PodInitializing") {
+      progress.reason = "Init:" + waiting;
+    } else {
+      progress.reason = fmt::format("Init:{}/{}", i, total);
+    }
+    return;
+  }
+}
+
+// Upstream printPod's pass over containerStatuses (last to first, so the
+// first container's reason wins).
+void ScanContainers(const Json& pod, PodProgress& progress) {
+  const Json& statuses = Items(pod, {"status", "containerStatuses"});
+  bool running = false;
+  for (size_t i = statuses.size(); i-- > 0;) {
+    const Json& status = statuses[i];
+    progress.restarts +=
+        static_cast<int>(Integer(At(status, {"restartCount"})));
+    NoteRestart(status, progress.last_restart);
+    const std::string waiting =
+        Text(At(status, {"state", "waiting", "reason"}));
+    const Json& terminated = At(status, {"state", "terminated"});
+    if (!waiting.empty()) {
+      progress.reason = waiting;
+    } else if (terminated.is_object()) {
+      const std::string reason = Text(At(terminated, {"reason"}));
+      progress.reason = reason.empty() ? ExitText(terminated, "") : reason;
+    } else if (At(status, {"ready"}) == true &&
+               At(status, {"state", "running"}).is_object()) {
+      running = true;
+      ++progress.ready;
+    }
+  }
+  if (progress.reason == "Completed" && running) {
+    progress.reason = ConditionTrue(At(pod, {"status", "conditions"}), "Ready")
+                          ? "Running"
+                          : "NotReady";
+  }
+}
+
+// kube-apiserver's pod row: NAME, READY, STATUS, RESTARTS, AGE; wide: IP,
+// NODE, NOMINATED NODE, READINESS GATES.
+Json PodCells(const Json& pod) {
+  const std::string phase = Text(At(pod, {"status", "phase"}));
+  const std::string status_reason = Text(At(pod, {"status", "reason"}));
+  PodProgress progress;
+  progress.reason = status_reason.empty() ? phase : status_reason;
+  for (const Json& condition : Items(pod, {"status", "conditions"})) {
+    if (Text(At(condition, {"type"})) == "PodScheduled" &&
+        Text(At(condition, {"reason"})) == "SchedulingGated") {
+      progress.reason = "SchedulingGated";
+    }
+  }
+  int total = static_cast<int>(Items(pod, {"spec", "containers"}).size());
+  for (const Json& container : Items(pod, {"spec", "initContainers"})) {
+    if (Text(At(container, {"restartPolicy"})) == "Always") ++total;
+  }
+  PodProgress sidecars;
+  ScanInitContainers(pod, progress, sidecars);
+  if (!progress.initializing ||
+      ConditionTrue(At(pod, {"status", "conditions"}), "Initialized")) {
+    progress.restarts = sidecars.restarts;
+    progress.last_restart = sidecars.last_restart;
+    ScanContainers(pod, progress);
+  }
+  const bool terminal = phase == "Succeeded" || phase == "Failed";
+  if (!At(pod, {"metadata", "deletionTimestamp"}).is_null()) {
+    if (status_reason == "NodeLost") {
+      progress.reason = "Unknown";
+    } else if (!terminal) {
+      progress.reason = "Terminating";
+    }
+  }
+  std::string restarts = std::to_string(progress.restarts);
+  if (progress.restarts != 0) {
+    if (auto ago = Since(progress.last_restart)) {
+      restarts += fmt::format(" ({} ago)", *ago);
+    }
+  }
+  std::string ip;
+  const Json& ips = Items(pod, {"status", "podIPs"});
+  if (!ips.empty()) ip = Text(At(ips[0], {"ip"}));
+  return {Text(At(pod, {"metadata", "name"})),
+          fmt::format("{}/{}", progress.ready, total),
+          progress.reason,
+          restarts,
+          Age(pod),
+          OrNone(ip),
+          OrNone(Text(At(pod, {"spec", "nodeName"}))),
+          OrNone(Text(At(pod, {"status", "nominatedNodeName"}))),
+          ReadinessGates(pod)};
 }
 
 std::string ClaimState(const Json& claim) {
@@ -109,19 +402,11 @@ Json Cells(std::string_view kind, const Json& object) {
             Text(At(object, {"spec", "driver"})),
             Text(At(object, {"spec", "pool", "name"})), Age(object)};
   }
-  if (kind == "Pod") {
-    std::string node = Text(At(object, {"spec", "nodeName"}));
-    return {name, Text(At(object, {"status", "phase"})), Age(object),
-            node.empty() ? "<none>" : node};
-  }
+  if (kind == "Pod") return PodCells(object);
   if (kind == "Namespace") {
     return {name, Text(At(object, {"status", "phase"})), Age(object)};
   }
-  if (kind == "Node") {
-    const bool unschedulable = At(object, {"spec", "unschedulable"}) == true;
-    return {name, unschedulable ? "Ready,SchedulingDisabled" : "Ready",
-            Age(object)};
-  }
+  if (kind == "Node") return NodeCells(object);
   if (kind == "Event") {
     std::string last = Text(At(object, {"lastTimestamp"}));
     if (last.empty()) last = Text(At(object, {"eventTime"}));
@@ -138,6 +423,18 @@ Json Cells(std::string_view kind, const Json& object) {
             name};
   }
   return {name, Age(object)};
+}
+
+// The row condition upstream's printPod gives finished pods.
+void AddPodRowConditions(const Json& pod, Json& row) {
+  const std::string phase = Text(At(pod, {"status", "phase"}));
+  if (phase != "Succeeded" && phase != "Failed") return;
+  row["conditions"] = Json::array(
+      {{{"type", "Completed"},
+        {"status", "True"},
+        {"reason", phase},
+        {"message", phase == "Succeeded" ? "The pod has completed successfully."
+                                         : "The pod failed."}}});
 }
 
 }  // namespace
@@ -190,11 +487,12 @@ Json MakeTable(const api::ResourceInfo& info,
   for (const std::string& text : objects) {
     Json object = Json::parse(text, nullptr, false);
     if (object.is_discarded()) continue;
-    rows.push_back({{"cells", Cells(info.kind, object)},
-                    {"object",
-                     {{"kind", "PartialObjectMetadata"},
-                      {"apiVersion", "meta.k8s.io/v1"},
-                      {"metadata", object["metadata"]}}}});
+    Json row = {{"cells", Cells(info.kind, object)}};
+    if (info.kind == "Pod") AddPodRowConditions(object, row);
+    row["object"] = {{"kind", "PartialObjectMetadata"},
+                     {"apiVersion", "meta.k8s.io/v1"},
+                     {"metadata", object["metadata"]}};
+    rows.push_back(std::move(row));
   }
   return {{"kind", "Table"},
           {"apiVersion", "meta.k8s.io/v1"},

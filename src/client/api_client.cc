@@ -36,6 +36,18 @@ StatusOr<ObjectPtr> ApiClient::UpdateWithStatus(api::Object object) {
   return UpdateStatus(std::move(next));
 }
 
+Status ApiClient::Delete(const api::ResourceInfo& resource,
+                         std::string_view namespace_, std::string_view name,
+                         const DeleteOptions& options) {
+  if (options.grace_period_seconds) {
+    return Status(StatusCode::kUnimplemented,
+                  fmt::format("{} {}: this client cannot delete with a grace "
+                              "period",
+                              resource.plural, name));
+  }
+  return Delete(resource, namespace_, name, options.uid);
+}
+
 Status StatusForApiError(int code, std::string_view reason,
                          std::string message) {
   StatusCode status = StatusCode::kInternal;

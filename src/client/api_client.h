@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,15 @@ class WatchStream {
   virtual void Stop() = 0;
 };
 
+// The meta/v1 DeleteOptions a client sends.
+struct DeleteOptions {
+  // nullopt: the kind's default (a pod's terminationGracePeriodSeconds);
+  // 0: remove at once (finalizers permitting).
+  std::optional<int64_t> grace_period_seconds;
+  // Precondition: delete only the object with this uid ("" : any).
+  std::string uid;
+};
+
 class ApiClient {
  public:
   virtual ~ApiClient() = default;
@@ -89,11 +99,21 @@ class ApiClient {
   // as over HTTP, is an Update and then an UpdateStatus of its result with
   // `object`'s status, so a failure can leave the first write done.
   virtual StatusOr<ObjectPtr> UpdateWithStatus(api::Object object);
-  // Deletes the object; with a non-empty `uid` only if it still has that
-  // uid (kAborted otherwise).
+  // Deletes the object (no grace period given: the kind's default, see
+  // below); with a non-empty `uid` only if it still has that uid (kAborted
+  // otherwise).
   virtual Status Delete(const api::ResourceInfo& resource,
                         std::string_view namespace_, std::string_view name,
                         std::string_view uid) = 0;
+  // Deletes the object as a DELETE with `options` does: a pod bound to a
+  // node and not terminal is only marked (deletionTimestamp + grace period)
+  // unless the grace period is 0; objects with finalizers are marked;
+  // others are removed. Every client in this tree implements it; this
+  // default (for other implementations) serves options without a grace
+  // period through the overload above and answers kUnimplemented otherwise.
+  virtual Status Delete(const api::ResourceInfo& resource,
+                        std::string_view namespace_, std::string_view name,
+                        const DeleteOptions& options);
   // Binds a pod to a node (POST pods/<name>/binding): kAborted if the pod
   // is already bound or its uid differs from `uid` (when non-empty).
   virtual Status Bind(std::string_view namespace_, std::string_view name,

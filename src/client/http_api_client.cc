@@ -369,12 +369,22 @@ class HttpApiClient : public ApiClient {
 
   Status Delete(const api::ResourceInfo& info, std::string_view namespace_,
                 std::string_view name, std::string_view uid) override {
+    return Delete(info, namespace_, name,
+                  DeleteOptions{.uid = std::string(uid)});
+  }
+  Status Delete(const api::ResourceInfo& info, std::string_view namespace_,
+                std::string_view name, const DeleteOptions& options) override {
     std::string body;
-    if (!uid.empty()) {
-      body = nlohmann::ordered_json{{"kind", "DeleteOptions"},
-                                    {"apiVersion", "v1"},
-                                    {"preconditions", {{"uid", uid}}}}
-                 .dump();
+    if (!options.uid.empty() || options.grace_period_seconds) {
+      nlohmann::ordered_json json = {{"kind", "DeleteOptions"},
+                                     {"apiVersion", "v1"}};
+      if (options.grace_period_seconds) {
+        json["gracePeriodSeconds"] = *options.grace_period_seconds;
+      }
+      if (!options.uid.empty()) {
+        json["preconditions"] = {{"uid", options.uid}};
+      }
+      body = json.dump();
     }
     return Call(http::verb::delete_, ItemPath(info, namespace_, name),
                 std::move(body))

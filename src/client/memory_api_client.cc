@@ -352,7 +352,7 @@ StatusOr<ObjectPtr> MemoryApiClient::UpdateWithStatus(api::Object object) {
 
 Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
                                      const std::string& key,
-                                     std::string_view uid) {
+                                     const DeleteOptions& options) {
   Collection& collection = CollectionFor(resource);
   auto it = collection.objects.find(key);
   if (it == collection.objects.end()) {
@@ -360,14 +360,15 @@ Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
   }
   ObjectPtr current = it->second;
   const api::ObjectMeta& meta = api::MetaOf(*current);
-  if (!uid.empty() && uid != meta.uid) {
+  if (!options.uid.empty() && options.uid != meta.uid) {
     return Conflict(resource, meta.name,
-                    registry::UidPreconditionFailed(uid, meta.uid));
+                    registry::UidPreconditionFailed(options.uid, meta.uid));
   }
-  if (registry::HasFinalizers(*current)) {
-    if (meta.deletion_timestamp) return OkStatus();
-    auto marked = std::make_shared<api::Object>(*current);
-    registry::MarkForDeletion(*marked, NowRfc3339());
+  auto marked = std::make_shared<api::Object>(*current);
+  const registry::DeletionStep step = registry::PrepareDeletion(
+      *marked, options.grace_period_seconds, std::chrono::system_clock::now());
+  if (step == registry::DeletionStep::kUnchanged) return OkStatus();
+  if (step == registry::DeletionStep::kStore) {
     StoreLocked(collection, key, std::move(marked), false);
     return OkStatus();
   }
@@ -386,7 +387,7 @@ Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
     }
     std::sort(dependents.begin(), dependents.end());
     for (const std::string& dependent : dependents) {
-      (void)DeleteLocked(info, dependent, "");
+      (void)DeleteLocked(info, dependent, {});
     }
   }
   return OkStatus();
@@ -394,10 +395,19 @@ Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
 
 Status MemoryApiClient::Delete(const api::ResourceInfo& resource,
                                std::string_view namespace_,
-                               std::string_view name, std::string_view uid) {
+                               std::string_view name,
+                               const DeleteOptions& options) {
   MutexLock lock(mu_);
-  return DeleteLocked(
-      resource, ObjectKey(resource.namespaced ? namespace_ : "", name), uid);
+  return DeleteLocked(resource,
+                      ObjectKey(resource.namespaced ? namespace_ : "", name),
+                      options);
+}
+
+Status MemoryApiClient::Delete(const api::ResourceInfo& resource,
+                               std::string_view namespace_,
+                               std::string_view name, std::string_view uid) {
+  return Delete(resource, namespace_, name,
+                DeleteOptions{.uid = std::string(uid)});
 }
 
 Status MemoryApiClient::Bind(std::string_view namespace_, std::string_view name,

@@ -53,6 +53,9 @@ class MemoryApiClient : public ApiClient, private registry::NamespaceLookup {
   Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
                 std::string_view name, std::string_view uid) override
       EXCLUDES(mu_);
+  Status Delete(const api::ResourceInfo& resource, std::string_view namespace_,
+                std::string_view name, const DeleteOptions& options) override
+      EXCLUDES(mu_);
   Status Bind(std::string_view namespace_, std::string_view name,
               std::string_view uid, std::string_view node) override
       EXCLUDES(mu_);
@@ -90,7 +93,7 @@ class MemoryApiClient : public ApiClient, private registry::NamespaceLookup {
       REQUIRES(mu_);
   // Deletes or marks for deletion; collects dependents to delete.
   Status DeleteLocked(const api::ResourceInfo& resource, const std::string& key,
-                      std::string_view uid) REQUIRES(mu_);
+                      const DeleteOptions& options) REQUIRES(mu_);
 
   // mu_ guards every collection (and so the watches' positions in them).
   mutable Mutex mu_;

@@ -34,6 +34,10 @@ ControlPlane::ControlPlane(client::ApiClient& client,
     }
     controller_ = std::make_unique<controller::ClaimController>(
         client, *pods, *claims, *templates, options.controller);
+    if (options.run_pod_gc) {
+      pod_gc_ = std::make_unique<controller::PodGcController>(
+          client, *pods_, *nodes_, options.pod_gc);
+    }
   }
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(
@@ -82,6 +86,7 @@ void ControlPlane::Start() {
   started_ = true;
   for (client::Informer* informer : informers()) informer->Start();
   if (controller_) controller_->Start();
+  if (pod_gc_) pod_gc_->Start();
   if (scheduler_) scheduler_->Start();
 }
 
@@ -90,6 +95,7 @@ void ControlPlane::Stop() {
   started_ = false;
   if (scheduler_) scheduler_->Stop();
   if (controller_) controller_->Stop();
+  if (pod_gc_) pod_gc_->Stop();
   for (client::Informer* informer : informers()) informer->Stop();
 }
 
@@ -129,6 +135,12 @@ bool ControlPlane::RunControllerBatch() {
     ++processed;
   }
   return processed > 0;
+}
+
+bool ControlPlane::RunPodGc() {
+  bool worked = false;
+  while (pod_gc_ && pod_gc_->ProcessOne()) worked = true;
+  return worked;
 }
 
 void ControlPlane::ControllerRounds() {
@@ -174,6 +186,7 @@ Status ControlPlane::RunToQuiescence(size_t max_rounds) {
       ASSIGN_OR_RETURN(size_t changes, Pump(informers()));
       bool worked = false;
       if (controller_) worked = RunControllerBatch();
+      if (RunPodGc()) worked = true;
       if (scheduler_) {
         while (scheduler_->ScheduleOne()) worked = true;
       }
@@ -210,6 +223,8 @@ Status ControlPlane::RunToQuiescence(size_t max_rounds) {
     bool worked = false;
     if (changes.ok()) {
       while (scheduler_->ScheduleOne()) worked = true;
+      // The pod GC reads the scheduling side's caches, on this thread.
+      if (RunPodGc()) worked = true;
     }
     RoundResult controller;
     {

@@ -13,12 +13,16 @@
 #include "client/informer.h"
 #include "common/mutex.h"
 #include "controller/claim_controller.h"
+#include "controller/pod_gc_controller.h"
 #include "scheduler/scheduler.h"
 
 namespace dralloc::controlplane {
 
 struct ControlPlaneOptions {
   bool run_controller = true;
+  // The pod garbage collector runs with the controller (as in
+  // kube-controller-manager) unless this is false.
+  bool run_pod_gc = true;
   bool run_scheduler = true;
   // RunToQuiescence on two cores: 0 runs everything on the calling thread.
   // N > 0 runs each round's controller work (at most N queue items) on a
@@ -29,6 +33,7 @@ struct ControlPlaneOptions {
   // names do not depend on timing (resourceVersions and timestamps do).
   size_t pipeline_batch = 0;
   controller::ClaimControllerOptions controller;
+  controller::PodGcOptions pod_gc;
   scheduler::SchedulerOptions scheduler;
 };
 
@@ -55,6 +60,7 @@ class ControlPlane {
   client::Informer& templates() { return *templates_; }
   scheduler::Scheduler* scheduler() { return scheduler_.get(); }
   controller::ClaimController* controller() { return controller_.get(); }
+  controller::PodGcController* pod_gc() { return pod_gc_.get(); }
 
  private:
   // All informers; those the scheduler (and, unpipelined, the controller)
@@ -67,6 +73,7 @@ class ControlPlane {
   // The controller's share of a pipelined round, on controller_thread_.
   void ControllerRounds() EXCLUDES(round_mu_);
   bool RunControllerBatch();  // false: no item was processed
+  bool RunPodGc();            // false: no item was processed
 
   // Pipelined rounds: the caller hands a round to controller_thread_ and
   // waits for it (round_mu_ guards the fields below).
@@ -92,6 +99,8 @@ class ControlPlane {
   std::unique_ptr<client::Informer> controller_pods_, controller_claims_,
       controller_templates_;
   std::unique_ptr<controller::ClaimController> controller_;
+  // Reads pods_ and nodes_ (the scheduling side's caches).
+  std::unique_ptr<controller::PodGcController> pod_gc_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   size_t pipeline_batch_ = 0;
   bool started_ = false;

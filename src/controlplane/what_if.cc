@@ -15,6 +15,7 @@ ControlPlaneOptions OfflineOptions(scheduler::SchedulerOptions options,
   ControlPlaneOptions out;
   out.scheduler = std::move(options);
   out.pipeline_batch = pipeline_batch;
+  out.run_pod_gc = false;  // offline: no node agents, nothing deleted
   out.scheduler.binders = pipeline_batch > 0 ? 1 : 0;
   out.scheduler.initial_backoff = std::chrono::milliseconds(0);
   return out;

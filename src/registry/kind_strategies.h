@@ -8,6 +8,7 @@
 namespace dralloc::registry {
 
 const ResourceStrategy& NamespaceStrategy();      // namespace_strategy.cc
+const ResourceStrategy& PodStrategy();            // pod_strategy.cc
 const ResourceStrategy& ResourceClaimStrategy();  // resource_claim_strategy.cc
 const ResourceStrategy&
 ResourceClaimTemplateStrategy();  // resource_claim_template_strategy.cc

@@ -68,6 +68,11 @@ bool ResourceStrategy::HasSpecFinalizers(const api::Object&) const {
 
 void ResourceStrategy::PrepareForDelete(api::Object&) const {}
 
+std::optional<int64_t> ResourceStrategy::GracefulDeletionPeriod(
+    const api::Object&, std::optional<int64_t>) const {
+  return std::nullopt;
+}
+
 const ResourceStrategy& StrategyFor(const api::Object& object) {
   static const ResourceStrategy kGeneric;
   // By variant index; kinds without rules of their own use the generic one.
@@ -79,6 +84,7 @@ const ResourceStrategy& StrategyFor(const api::Object& object) {
           &strategy;
     };
     set(api::Namespace{}, NamespaceStrategy());
+    set(api::Pod{}, PodStrategy());
     set(api::ResourceClaim{}, ResourceClaimStrategy());
     set(api::ResourceClaimTemplate{}, ResourceClaimTemplateStrategy());
     set(api::ResourceSlice{}, ResourceSliceStrategy());

@@ -11,6 +11,7 @@
 #ifndef DRALLOC_REGISTRY_STRATEGY_H_
 #define DRALLOC_REGISTRY_STRATEGY_H_
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -64,6 +65,12 @@ class ResourceStrategy {
   // Kind-specific state of an object marked for deletion (a namespace
   // becomes Terminating).
   virtual void PrepareForDelete(api::Object& object) const;
+  // The grace period of a DELETE of `object` asking for `requested` seconds
+  // (nullopt: none asked), for kinds that delete gracefully (upstream's
+  // RESTGracefulDeleteStrategy.CheckGracefulDelete); nullopt (the default)
+  // for kinds removed at once. 0 removes the object at once too.
+  virtual std::optional<int64_t> GracefulDeletionPeriod(
+      const api::Object& object, std::optional<int64_t> requested) const;
 };
 
 // The strategy of the kind `object` holds.

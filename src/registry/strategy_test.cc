@@ -333,5 +333,61 @@ TEST(StrategyTest, KindsWithoutRulesUseTheGenericStrategy) {
             &StrategyFor(api::Object(api::Namespace{})));
 }
 
+// PrepareDeletion: one DELETE after another on the same pod, with the
+// deadline each leaves.
+TEST(PrepareDeletionTest, GracePeriodOnlyShrinksAndMovesTheDeadline) {
+  const auto now = *ParseRfc3339("2024-01-01T00:00:00Z");
+  api::Pod pod;
+  pod.metadata.name = "p";
+  pod.spec.node_name = "node";
+  pod.spec.unknown_fields.push_back(
+      {"terminationGracePeriodSeconds", api::RawJson{.json = "45"}});
+  api::Object object(pod);
+  struct Step {
+    std::optional<int64_t> grace;
+    int seconds_later;  // of the DELETE, after `now`
+    DeletionStep step;
+    std::string deadline;
+    int64_t period;
+  };
+  const Step steps[] = {
+      {std::nullopt, 0, DeletionStep::kStore, "2024-01-01T00:00:45Z", 45},
+      {60, 5, DeletionStep::kUnchanged, "2024-01-01T00:00:45Z", 45},
+      {std::nullopt, 5, DeletionStep::kUnchanged, "2024-01-01T00:00:45Z", 45},
+      {10, 5, DeletionStep::kStore, "2024-01-01T00:00:10Z", 10},
+      {-3, 6, DeletionStep::kStore, "2024-01-01T00:00:01Z", 1},
+      {0, 7, DeletionStep::kRemove, "2024-01-01T00:00:00Z", 0},
+  };
+  for (const Step& step : steps) {
+    SCOPED_TRACE(step.deadline);
+    EXPECT_EQ(PrepareDeletion(object, step.grace,
+                              now + std::chrono::seconds(step.seconds_later)),
+              step.step);
+    const api::ObjectMeta& meta = api::MetaOf(object);
+    EXPECT_EQ(meta.deletion_timestamp.value_or(""), step.deadline);
+    EXPECT_EQ(meta.deletion_grace_period_seconds.value_or(-1), step.period);
+  }
+}
+
+TEST(PrepareDeletionTest, UnboundTerminalAndOtherKindsGoAtOnce) {
+  const auto now = *ParseRfc3339("2024-01-01T00:00:00Z");
+  api::Pod unbound;
+  api::Pod done;
+  done.spec.node_name = "node";
+  done.status.phase = "Failed";
+  api::Node node;
+  for (api::Object object :
+       {api::Object(unbound), api::Object(done), api::Object(node)}) {
+    EXPECT_EQ(PrepareDeletion(object, 30, now), DeletionStep::kRemove);
+  }
+  api::Node kept;
+  kept.metadata.finalizers.push_back("example.com/keep");
+  api::Object object(kept);
+  EXPECT_EQ(PrepareDeletion(object, 30, now), DeletionStep::kStore);
+  EXPECT_EQ(api::MetaOf(object).deletion_grace_period_seconds, 0);
+  EXPECT_EQ(PrepareDeletion(object, std::nullopt, now),
+            DeletionStep::kUnchanged);
+}
+
 }  // namespace
 }  // namespace dralloc::registry

@@ -51,5 +51,12 @@ print("ok")'
 check "claims are allocated and reserved" claims_allocated
 check "controller recorded the generated claim in the pod status" \
   bash -c "kubectl get pod trainer -n demo -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}' | grep -q trainer-gpu-"
+# A bound pod is deleted gracefully; with no node agent on its node, the
+# controller process's pod garbage collector completes the deletion, so
+# kubectl's wait returns.
+check "delete pod trainer --wait returns (pod GC)" \
+  kubectl delete pod trainer -n demo --wait=true --timeout=30s
+pod_gone() { ! kubectl get pod trainer -n demo >/dev/null 2>&1; }
+check "the deleted pod is gone" pod_gone
 check "both processes still run" kill -0 "$controller_pid" "$scheduler_pid"
 finish
