@@ -142,6 +142,13 @@ struct RunningDriver {
 Status StartDriver(const DriverFlags& flags,
                    const exampledriver::GpuInventory& inventory,
                    RunningDriver& running) {
+  kubeletplugin::PluginServerOptions server_options;
+  server_options.driver_name = flags.driver_name;
+  server_options.plugins_dir = flags.plugins_dir;
+  server_options.registry_dir = flags.registry_dir;
+  server_options.serve_health = true;
+  // Bad socket paths fail before anything is published.
+  RETURN_IF_ERROR(kubeletplugin::ResolveSocketPaths(server_options).status());
   ASSIGN_OR_RETURN(auto health, HealthList(inventory, flags.unhealthy));
   ASSIGN_OR_RETURN(running.api, ConnectApi(flags));
   exampledriver::ExampleDriverOptions options;
@@ -158,11 +165,6 @@ Status StartDriver(const DriverFlags& flags,
       running.api.get(), inventory.SliceSpecs());
   RETURN_IF_ERROR(PublishWithRetry(
       *running.publisher, std::chrono::seconds(flags.startup_timeout_s)));
-  kubeletplugin::PluginServerOptions server_options;
-  server_options.driver_name = flags.driver_name;
-  server_options.plugins_dir = flags.plugins_dir;
-  server_options.registry_dir = flags.registry_dir;
-  server_options.serve_health = true;
   ASSIGN_OR_RETURN(running.server, kubeletplugin::PluginServer::Start(
                                        server_options, running.driver.get()));
   running.server->SetDeviceHealth(std::move(health));
