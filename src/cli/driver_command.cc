@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "client/http_api_client.h"
 #include "client/kubeconfig.h"
 #include "common/log.h"
+#include "exampledriver/device_health_list.h"
 #include "exampledriver/example_driver.h"
 #include "exampledriver/gpu_inventory.h"
 #include "exampledriver/slice_publisher.h"
@@ -83,34 +83,6 @@ StatusOr<std::unique_ptr<client::ApiClient>> ConnectApi(
   return client::NewHttpApiClient(config, http);
 }
 
-// The health list: every device Healthy except those named in --unhealthy;
-// an unknown name is an error.
-StatusOr<std::vector<kubeletplugin::DeviceHealth>> HealthList(
-    const exampledriver::GpuInventory& inventory,
-    const std::vector<std::string>& unhealthy) {
-  const std::vector<std::string> names = inventory.DeviceNames();
-  const std::set<std::string> known(names.begin(), names.end());
-  for (const std::string& name : unhealthy) {
-    if (!known.contains(name)) {
-      return InvalidArgumentError("--unhealthy: Invalid value: \"" + name +
-                                  "\": no such device on this node");
-    }
-  }
-  const std::set<std::string> bad(unhealthy.begin(), unhealthy.end());
-  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  std::vector<kubeletplugin::DeviceHealth> list;
-  for (const std::string& name : names) {
-    const bool is_bad = bad.contains(name);
-    list.push_back({inventory.pool_name(), name,
-                    is_bad ? kubeletplugin::DeviceHealthStatus::kUnhealthy
-                           : kubeletplugin::DeviceHealthStatus::kHealthy,
-                    now, 0, is_bad ? "marked unhealthy by --unhealthy" : ""});
-  }
-  return list;
-}
-
 // Publishes the slices, retrying with backoff while the API server is not
 // reachable yet (a node's driver may start before it), up to `timeout`.
 Status PublishWithRetry(exampledriver::SlicePublisher& publisher,
@@ -149,7 +121,11 @@ Status StartDriver(const DriverFlags& flags,
   server_options.serve_health = true;
   // Bad socket paths fail before anything is published.
   RETURN_IF_ERROR(kubeletplugin::ResolveSocketPaths(server_options).status());
-  ASSIGN_OR_RETURN(auto health, HealthList(inventory, flags.unhealthy));
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  ASSIGN_OR_RETURN(auto health, exampledriver::DeviceHealthList(
+                                    inventory, flags.unhealthy, now));
   ASSIGN_OR_RETURN(running.api, ConnectApi(flags));
   exampledriver::ExampleDriverOptions options;
   options.driver_name = flags.driver_name;

@@ -11,6 +11,7 @@
 #include "api/codec.h"
 #include "api/struct_codec.h"
 #include "api/validation/validation.h"
+#include "exampledriver/device_health_list.h"
 
 namespace dralloc::exampledriver {
 namespace {
@@ -106,6 +107,27 @@ TEST(GpuInventory, RejectsBadOptions) {
   auto bad = GpuInventory::Create({"node-a", "gpu.example.com", 1, -1});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("--partitions"), std::string::npos);
+}
+
+TEST(DeviceHealthList, UnhealthyKnob) {
+  auto inventory = GpuInventory::Create({"node-a", "gpu.example.com", 2, 1});
+  ASSERT_TRUE(inventory.ok());
+  auto list = DeviceHealthList(*inventory, {"gpu-1-full"}, 42);
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), 4u);  // two GPUs: partition-0 and full each
+  for (const auto& device : *list) {
+    EXPECT_EQ(device.pool_name, "node-a");
+    EXPECT_EQ(device.last_updated_unix_seconds, 42);
+    EXPECT_EQ(device.health, device.device_name == "gpu-1-full"
+                                 ? kubeletplugin::DeviceHealthStatus::kUnhealthy
+                                 : kubeletplugin::DeviceHealthStatus::kHealthy)
+        << device.device_name;
+  }
+  auto unknown = DeviceHealthList(*inventory, {"gpu-9"}, 0);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(),
+            "--unhealthy: Invalid value: \"gpu-9\": no such device on this "
+            "node");
 }
 
 }  // namespace

@@ -10,10 +10,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "k8s.io/kubelet/pkg/apis/dra-health/v1/api.grpc.pb.h"
 #include "k8s.io/kubelet/pkg/apis/dra-health/v1alpha1/api.grpc.pb.h"
@@ -357,6 +359,73 @@ TEST_F(PluginServerTest, Version1beta1Only) {
   EXPECT_EQ(
       stub->NodePrepareResources(&context, request, &response).error_code(),
       grpc::StatusCode::UNIMPLEMENTED);
+}
+
+// Counts callbacks running at once; each stays inside for a moment so that
+// overlapping calls would be seen.
+class OverlapCallbacks : public DriverCallbacks {
+ public:
+  std::map<std::string, PrepareResult> PrepareClaims(
+      std::span<const ClaimRef> claims) override {
+    Enter();
+    std::map<std::string, PrepareResult> out;
+    for (const ClaimRef& claim : claims) out[claim.uid] = {};
+    return out;
+  }
+  std::map<std::string, Status> UnprepareClaims(
+      std::span<const ClaimRef> claims) override {
+    Enter();
+    std::map<std::string, Status> out;
+    for (const ClaimRef& claim : claims) out[claim.uid] = Status();
+    return out;
+  }
+  std::atomic<int> max_active{0};
+
+ private:
+  void Enter() {
+    const int now = ++active_;
+    int seen = max_active.load();
+    while (now > seen && !max_active.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    --active_;
+  }
+  std::atomic<int> active_{0};
+};
+
+TEST_F(PluginServerTest, DriverCallsAreSerialized) {
+  OverlapCallbacks callbacks;
+  auto server = PluginServer::Start(Options(), &callbacks);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto channel = Dial((*server)->dra_socket_path());
+  std::vector<std::thread> clients;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 8; ++i) {
+    clients.emplace_back([&, i] {
+      auto stub = drav1::DRAPlugin::NewStub(channel);
+      for (int round = 0; round < 5; ++round) {
+        grpc::ClientContext context;
+        SetDeadline(context);
+        bool done = false;
+        if ((i + round) % 2 == 0) {
+          drav1::NodePrepareResourcesRequest request;
+          request.add_claims()->set_uid("u" + std::to_string(i));
+          drav1::NodePrepareResourcesResponse response;
+          done = stub->NodePrepareResources(&context, request, &response).ok();
+        } else {
+          drav1::NodeUnprepareResourcesRequest request;
+          request.add_claims()->set_uid("u" + std::to_string(i));
+          drav1::NodeUnprepareResourcesResponse response;
+          done =
+              stub->NodeUnprepareResources(&context, request, &response).ok();
+        }
+        if (done) ++ok;
+      }
+    });
+  }
+  for (auto& client : clients) client.join();
+  EXPECT_EQ(ok.load(), 40);
+  EXPECT_EQ(callbacks.max_active.load(), 1);
 }
 
 }  // namespace
