@@ -156,6 +156,11 @@ StatusOr<PluginSocketPaths> ResolveSocketPaths(
   paths.registration =
       options.registry_dir /
       (uid.empty() ? driver + "-reg.sock" : driver + "-" + uid + "-reg.sock");
+  // Absolute, so that the gRPC address (unix://PATH) and the endpoint the
+  // kubelet dials do not depend on anybody's working directory.
+  std::error_code ec;
+  paths.dra = fs::absolute(paths.dra, ec);
+  paths.registration = fs::absolute(paths.registration, ec);
   RETURN_IF_ERROR(CheckSocketPath(paths.dra));
   RETURN_IF_ERROR(CheckSocketPath(paths.registration));
   return paths;

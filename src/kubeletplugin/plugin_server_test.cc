@@ -339,6 +339,14 @@ TEST_F(PluginServerTest, RollingUpdateNamesAndLongPaths) {
   EXPECT_FALSE(server.ok());
 
   options = Options();
+  options.plugins_dir = "relative/plugins";
+  auto relative = ResolveSocketPaths(options);
+  ASSERT_TRUE(relative.ok());
+  EXPECT_TRUE(relative->dra.is_absolute());
+  EXPECT_EQ(relative->dra,
+            fs::current_path() / "relative/plugins/gpu.example.com/dra.sock");
+
+  options = Options();
   options.driver_name = "";
   EXPECT_FALSE(ResolveSocketPaths(options).ok());
 }
