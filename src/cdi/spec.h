@@ -110,7 +110,9 @@ std::string TransientSpecFileName(std::string_view kind,
 // directory, fsync, rename, so readers see the old file or the whole new one
 // and never a partial one. An empty cdi_version is written as
 // MinimumRequiredVersion(spec). Creates the directory. The file gets mode
-// 0644. Implemented in spec_writer.cc (see spec_writer.h for the encoder).
+// 0644. A spec that ValidateSpec (cdi/spec_validator.h) rejects is not
+// written (kInvalidArgument "cdi spec <file>: <field>: <problem>"); I/O
+// failures are kInternal. Implemented in spec_writer.cc.
 Status WriteSpecFile(const Spec& spec, const std::filesystem::path& file);
 
 }  // namespace dralloc::cdi

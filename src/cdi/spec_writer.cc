@@ -7,7 +7,10 @@
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
+
+#include "cdi/spec_validator.h"
 
 namespace dralloc::cdi {
 namespace {
@@ -185,14 +188,17 @@ Status WriteSpecFile(const Spec& spec, const std::filesystem::path& file) {
     return InternalError("cdi spec " + file.string() +
                          ": create directory: " + error.message());
   }
-  std::string text;
+  std::optional<Spec> versioned;
   if (spec.cdi_version.empty()) {
-    Spec versioned = spec;
-    versioned.cdi_version = MinimumRequiredVersion(spec);
-    text = FormatSpecJson(versioned);
-  } else {
-    text = FormatSpecJson(spec);
+    versioned = spec;
+    versioned->cdi_version = MinimumRequiredVersion(spec);
   }
+  const Spec& written = versioned ? *versioned : spec;
+  if (Status valid = ValidateSpec(written); !valid.ok()) {
+    return InvalidArgumentError("cdi spec " + file.string() + ": " +
+                                valid.message());
+  }
+  std::string text = FormatSpecJson(written);
   text.push_back('\n');
   return ReplaceFileAtomically(file, text);
 }

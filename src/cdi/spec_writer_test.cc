@@ -7,30 +7,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "cdi/spec_parser.h"
 #include "cdi/spec_version.h"
+#include "cdi/temp_dir_test_util.h"
 
 namespace dralloc::cdi {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh directory under the system temp dir, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (fs::temp_directory_path() / "cdi-writer-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string ReadFile(const fs::path& file) {
   std::ifstream in(file);
@@ -82,6 +66,53 @@ TEST(WriteSpecFileTest, WritesMinimumVersionAndCreatesDirectory) {
   struct stat info {};
   ASSERT_EQ(::stat(file.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0644u);
+}
+
+TEST(WriteSpecFileTest, RoundTripsThroughTheParser) {
+  TempDir dir;
+  fs::path file = dir.path() / "full.json";
+  Spec spec = GpuSpec();
+  Device& device = spec.devices[0];
+  device.container_edits.device_nodes.push_back({.path = "/dev/gpu0",
+                                                 .host_path = "/dev/nvidia0",
+                                                 .type = "c",
+                                                 .major = 195,
+                                                 .minor = 0,
+                                                 .file_mode = 0666,
+                                                 .permissions = "rw",
+                                                 .uid = 0,
+                                                 .gid = 44});
+  device.container_edits.mounts.push_back(
+      {"/opt/lib", "/usr/lib/gpu", "bind", {"ro", "bind"}});
+  device.container_edits.hooks.push_back(
+      {"createContainer", "/usr/bin/hook", {"hook", "x"}, {"A=B"}, 5});
+  device.container_edits.additional_gids = {44};
+  device.container_edits.intel_rdt = IntelRdt{.clos_id = "c1"};
+  spec.annotations["vendor.com/origin"] = "test";
+  ASSERT_TRUE(WriteSpecFile(spec, file).ok());
+  StatusOr<Spec> read = ParseSpec(ReadFile(file), file.string());
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->cdi_version, "0.7.0");  // the minimum: intelRdt, gids
+  spec.cdi_version = "0.7.0";
+  EXPECT_EQ(*read, spec);
+}
+
+TEST(WriteSpecFileTest, RefusesInvalidSpecAndWritesNothing) {
+  TempDir dir;
+  fs::path file = dir.path() / "bad.json";
+  Spec spec = GpuSpec();
+  spec.devices[0].name = "bad/name";
+  Status status = WriteSpecFile(spec, file);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(status.message().starts_with("cdi spec " + file.string() +
+                                           ": devices[0].name: "))
+      << status;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  spec = GpuSpec();
+  spec.cdi_version = "0.3.0";  // lower than the annotations need
+  spec.annotations["a"] = "b";
+  EXPECT_FALSE(WriteSpecFile(spec, file).ok());
+  EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
 TEST(WriteSpecFileTest, KeepsExplicitVersion) {
