@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cdi/registry.h"
 #include "client/memory_api_client.h"
 
 namespace dralloc::exampledriver {
@@ -130,6 +131,16 @@ TEST_F(ExampleDriverTest, PrepareWritesClaimSpecAndReturnsCdiIds) {
             Json({"GPU_DEVICE_0=gpu-0"}));
   EXPECT_EQ(spec["devices"][1]["containerEdits"]["env"],
             Json({"GPU_DEVICE_3=gpu-3"}));
+
+  // The node's CDI registry loads both specs and resolves the returned IDs.
+  const cdi::Registry registry = cdi::Registry::Load({dir_.path() / "cdi"});
+  EXPECT_TRUE(registry.errors().empty());
+  auto edits = registry.Resolve(result.devices[1].cdi_device_ids);
+  ASSERT_TRUE(edits.ok()) << edits.status();
+  EXPECT_EQ(edits->env, (std::vector<std::string>{
+                            "KUBERNETES_NODE_NAME=node-a",
+                            "DRA_RESOURCE_DRIVER_NAME=gpu.example.com",
+                            "GPU_DEVICE_3=gpu-3"}));
 }
 
 TEST_F(ExampleDriverTest, OpaqueConfigFromClassThenClaim) {
