@@ -174,6 +174,7 @@ int RunExampleDriver(DriverFlags flags) {
   const int received = WaitForTermination(signals);
   log::Info(kComponent, "signal {}: shutting down", received);
   running.publisher->Stop();
+  running.driver->CancelDelays();
   running.server->Stop();
   return kExitOk;
 }

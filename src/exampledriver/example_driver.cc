@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include "cdi/spec.h"
@@ -92,6 +91,14 @@ StatusOr<std::unique_ptr<ExampleDriver>> ExampleDriver::Create(
   return driver;
 }
 
+void ExampleDriver::CancelDelays() {
+  {
+    MutexLock lock(delay_mu_);
+    delays_cancelled_ = true;
+  }
+  delay_cancelled_.SignalAll();
+}
+
 fs::path ExampleDriver::ClaimSpecPath(const std::string& claim_uid) const {
   return options_.cdi_dir / cdi::TransientSpecFileName(cdi_kind_, claim_uid);
 }
@@ -116,7 +123,10 @@ std::map<std::string, PrepareResult> ExampleDriver::PrepareClaims(
     std::span<const ClaimRef> claims) {
   if (options_.prepare_delay.count() > 0) {
     // A test knob: makes the driver slow so callers' deadlines can be tested.
-    std::this_thread::sleep_for(options_.prepare_delay);
+    MutexLock lock(delay_mu_);
+    delay_cancelled_.WaitFor(
+        delay_mu_, options_.prepare_delay,
+        [&]() REQUIRES(delay_mu_) { return delays_cancelled_; });
   }
   std::map<std::string, PrepareResult> results;
   for (const ClaimRef& claim : claims) {

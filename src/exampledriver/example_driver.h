@@ -20,7 +20,9 @@
 
 #include "api/types/resource_claim.h"
 #include "client/api_client.h"
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "exampledriver/prepared_claims_checkpoint.h"
 #include "kubeletplugin/driver_callbacks.h"
 
@@ -50,6 +52,10 @@ class ExampleDriver : public kubeletplugin::DriverCallbacks {
   std::map<std::string, Status> UnprepareClaims(
       std::span<const kubeletplugin::ClaimRef> claims) override;
 
+  // Ends a --prepare-delay wait early (then that prepare goes on), so that
+  // shutting down does not wait for the delay.
+  void CancelDelays();
+
   // "k8s.<driver>/gpu".
   const std::string& cdi_kind() const { return cdi_kind_; }
   std::filesystem::path ClaimSpecPath(const std::string& claim_uid) const;
@@ -71,6 +77,10 @@ class ExampleDriver : public kubeletplugin::DriverCallbacks {
   client::ApiClient* const client_;
   const std::string cdi_kind_;
   PreparedClaimsCheckpoint checkpoint_;
+
+  Mutex delay_mu_;
+  CondVar delay_cancelled_;
+  bool delays_cancelled_ GUARDED_BY(delay_mu_) = false;
 };
 
 }  // namespace dralloc::exampledriver

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "cdi/registry.h"
 #include "client/memory_api_client.h"
@@ -252,6 +254,19 @@ TEST_F(ExampleDriverTest, IdempotentAcrossRestartsAndUnprepare) {
   EXPECT_EQ(
       restarted->PrepareClaims(std::span(&claim, 1)).at(claim.uid).error.code(),
       StatusCode::kNotFound);
+}
+
+TEST_F(ExampleDriverTest, PrepareDelayEndsOnCancel) {
+  const ClaimRef claim = AddClaim("slow", {"gpu-0"});
+  auto slow = NewDriver({.prepare_delay = std::chrono::minutes(10)});
+  const auto start = std::chrono::steady_clock::now();
+  std::map<std::string, kubeletplugin::PrepareResult> results;
+  std::thread prepare(
+      [&] { results = slow->PrepareClaims(std::span(&claim, 1)); });
+  slow->CancelDelays();
+  prepare.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(1));
+  EXPECT_TRUE(results.at(claim.uid).error.ok());
 }
 
 TEST_F(ExampleDriverTest, CorruptCheckpointIsAnError) {
