@@ -35,7 +35,62 @@ StatusOr<std::string> StringField(const Json& object, std::string_view path,
   return value.get<std::string>();
 }
 
-Status ParseSharing(const Json& sharing, std::string path, GpuConfig& config) {
+Status ParseTimeSlicing(const Json& sharing, const std::string& path,
+                        GpuConfig& config) {
+  config.time_slice_interval = "Default";
+  if (sharing.contains("spacePartitioningConfig")) {
+    return FieldError(path, "spacePartitioningConfig",
+                      "Forbidden: only with strategy SpacePartitioning");
+  }
+  if (!sharing.contains("timeSlicingConfig")) return OkStatus();
+  const Json& ts = sharing["timeSlicingConfig"];
+  const std::string ts_path = path + ".timeSlicingConfig";
+  if (!ts.is_object()) {
+    return InvalidArgumentError(ts_path + ": Invalid value: must be an object");
+  }
+  RETURN_IF_ERROR(CheckFields(ts, ts_path, {"interval"}));
+  if (ts.contains("interval")) {
+    ASSIGN_OR_RETURN(config.time_slice_interval,
+                     StringField(ts, ts_path, "interval"));
+  }
+  static const std::set<std::string> kIntervals = {"Default", "Short", "Medium",
+                                                   "Long"};
+  if (!kIntervals.contains(config.time_slice_interval)) {
+    return FieldError(ts_path, "interval",
+                      "Unsupported value: \"" + config.time_slice_interval +
+                          "\": supported values: \"Default\", \"Short\", "
+                          "\"Medium\", \"Long\"");
+  }
+  return OkStatus();
+}
+
+Status ParseSpacePartitioning(const Json& sharing, const std::string& path,
+                              GpuConfig& config) {
+  const std::string sp_path = path + ".spacePartitioningConfig";
+  if (!sharing.contains("spacePartitioningConfig")) {
+    return InvalidArgumentError(sp_path + ": Required value");
+  }
+  const Json& sp = sharing["spacePartitioningConfig"];
+  if (!sp.is_object()) {
+    return InvalidArgumentError(sp_path + ": Invalid value: must be an object");
+  }
+  RETURN_IF_ERROR(CheckFields(sp, sp_path, {"partitionCount"}));
+  const Json count = sp.value("partitionCount", Json());
+  if (!count.is_number_integer() || count.get<int64_t>() < 1 ||
+      count.get<int64_t>() > 1024) {
+    return FieldError(sp_path, "partitionCount",
+                      "Invalid value: must be an integer from 1 to 1024");
+  }
+  config.partition_count = count.get<int>();
+  if (sharing.contains("timeSlicingConfig")) {
+    return FieldError(path, "timeSlicingConfig",
+                      "Forbidden: only with strategy TimeSlicing");
+  }
+  return OkStatus();
+}
+
+Status ParseSharing(const Json& sharing, const std::string& path,
+                    GpuConfig& config) {
   if (!sharing.is_object()) {
     return InvalidArgumentError(path + ": Invalid value: must be an object");
   }
@@ -47,57 +102,10 @@ Status ParseSharing(const Json& sharing, std::string path, GpuConfig& config) {
   }
   ASSIGN_OR_RETURN(config.strategy, StringField(sharing, path, "strategy"));
   if (config.strategy == "TimeSlicing") {
-    config.time_slice_interval = "Default";
-    if (sharing.contains("timeSlicingConfig")) {
-      const Json& ts = sharing["timeSlicingConfig"];
-      const std::string ts_path = path + ".timeSlicingConfig";
-      if (!ts.is_object()) {
-        return InvalidArgumentError(ts_path +
-                                    ": Invalid value: must be an object");
-      }
-      RETURN_IF_ERROR(CheckFields(ts, ts_path, {"interval"}));
-      if (ts.contains("interval")) {
-        ASSIGN_OR_RETURN(config.time_slice_interval,
-                         StringField(ts, ts_path, "interval"));
-      }
-      static const std::set<std::string> kIntervals = {"Default", "Short",
-                                                       "Medium", "Long"};
-      if (!kIntervals.contains(config.time_slice_interval)) {
-        return FieldError(ts_path, "interval",
-                          "Unsupported value: \"" + config.time_slice_interval +
-                              "\": supported values: \"Default\", \"Short\", "
-                              "\"Medium\", \"Long\"");
-      }
-    }
-    if (sharing.contains("spacePartitioningConfig")) {
-      return FieldError(path, "spacePartitioningConfig",
-                        "Forbidden: only with strategy SpacePartitioning");
-    }
-    return OkStatus();
+    return ParseTimeSlicing(sharing, path, config);
   }
   if (config.strategy == "SpacePartitioning") {
-    const std::string sp_path = path + ".spacePartitioningConfig";
-    if (!sharing.contains("spacePartitioningConfig")) {
-      return InvalidArgumentError(sp_path + ": Required value");
-    }
-    const Json& sp = sharing["spacePartitioningConfig"];
-    if (!sp.is_object()) {
-      return InvalidArgumentError(sp_path +
-                                  ": Invalid value: must be an object");
-    }
-    RETURN_IF_ERROR(CheckFields(sp, sp_path, {"partitionCount"}));
-    const Json count = sp.value("partitionCount", Json());
-    if (!count.is_number_integer() || count.get<int64_t>() < 1 ||
-        count.get<int64_t>() > 1024) {
-      return FieldError(sp_path, "partitionCount",
-                        "Invalid value: must be an integer from 1 to 1024");
-    }
-    config.partition_count = count.get<int>();
-    if (sharing.contains("timeSlicingConfig")) {
-      return FieldError(path, "timeSlicingConfig",
-                        "Forbidden: only with strategy TimeSlicing");
-    }
-    return OkStatus();
+    return ParseSpacePartitioning(sharing, path, config);
   }
   return FieldError(path, "strategy",
                     "Unsupported value: \"" + config.strategy +
