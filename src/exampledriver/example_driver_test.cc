@@ -1,0 +1,285 @@
+// ExampleDriver against an in-memory API with a temp CDI and state dir: spec
+// content, opaque config, idempotency, UID mismatch, per-claim failures,
+// unprepare and checkpoint reload.
+#include "exampledriver/example_driver.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "cdi/registry.h"
+#include "client/memory_api_client.h"
+
+namespace dralloc::exampledriver {
+namespace {
+
+namespace fs = std::filesystem;
+using kubeletplugin::ClaimRef;
+using Json = nlohmann::json;
+
+constexpr char kDriver[] = "gpu.example.com";
+
+class ScopedTempDir {
+ public:
+  ScopedTempDir() {
+    char pattern[] = "/tmp/exdrv-XXXXXX";
+    path_ = ::mkdtemp(pattern);
+  }
+  ~ScopedTempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+api::DeviceAllocationConfiguration Config(std::string source,
+                                          std::vector<std::string> requests,
+                                          std::string parameters) {
+  api::DeviceAllocationConfiguration config;
+  config.source = std::move(source);
+  config.requests = std::move(requests);
+  config.opaque = api::OpaqueDeviceConfiguration{kDriver, {parameters, false}};
+  return config;
+}
+
+Json ReadJson(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return Json::parse(text.str());
+}
+
+class ExampleDriverTest : public ::testing::Test {
+ protected:
+  void SetUp() override { driver_ = NewDriver({}); }
+
+  std::unique_ptr<ExampleDriver> NewDriver(ExampleDriverOptions options) {
+    options.node_name = "node-a";
+    options.cdi_dir = dir_.path() / "cdi";
+    options.state_dir = dir_.path() / "state";
+    auto driver = ExampleDriver::Create(options, &api_);
+    EXPECT_TRUE(driver.ok()) << driver.status();
+    return driver.ok() ? std::move(driver).value() : nullptr;
+  }
+
+  // Creates claim `name` allocated `devices` (request "gpu") with `configs`;
+  // returns its reference.
+  ClaimRef AddClaim(
+      const std::string& name, const std::vector<std::string>& devices,
+      std::vector<api::DeviceAllocationConfiguration> configs = {}) {
+    api::ResourceClaim claim;
+    claim.metadata.namespace_ = "default";
+    claim.metadata.name = name;
+    auto created = api_.Create(claim);
+    EXPECT_TRUE(created.ok()) << created.status();
+    claim = std::get<api::ResourceClaim>(**created);
+    api::AllocationResult allocation;
+    for (const std::string& device : devices) {
+      allocation.devices.results.push_back({"gpu", kDriver, "node-a", device});
+    }
+    allocation.devices.results.push_back(
+        {"other", "other.example.com", "node-a", "x-0"});
+    allocation.devices.config = std::move(configs);
+    claim.status.allocation = allocation;
+    EXPECT_TRUE(api_.UpdateStatus(claim).ok());
+    return {"default", claim.metadata.uid, name};
+  }
+
+  ScopedTempDir dir_;
+  client::MemoryApiClient api_;
+  std::unique_ptr<ExampleDriver> driver_;
+};
+
+TEST_F(ExampleDriverTest, PrepareWritesClaimSpecAndReturnsCdiIds) {
+  ASSERT_NE(driver_, nullptr);
+  const Json common = ReadJson(driver_->CommonSpecPath());
+  EXPECT_EQ(common["kind"], "k8s.gpu.example.com/gpu");
+  EXPECT_EQ(common["devices"][0]["name"], "common");
+  EXPECT_EQ(common["devices"][0]["containerEdits"]["env"],
+            Json({"KUBERNETES_NODE_NAME=node-a",
+                  "DRA_RESOURCE_DRIVER_NAME=gpu.example.com"}));
+
+  const ClaimRef claim = AddClaim("two", {"gpu-0", "gpu-3"});
+  auto results = driver_->PrepareClaims(std::span(&claim, 1));
+  ASSERT_EQ(results.size(), 1u);
+  const auto& result = results.at(claim.uid);
+  ASSERT_TRUE(result.error.ok()) << result.error;
+  ASSERT_EQ(result.devices.size(), 2u);  // other.example.com's is not ours
+  EXPECT_EQ(result.devices[1].device_name, "gpu-3");
+  EXPECT_EQ(result.devices[1].pool_name, "node-a");
+  EXPECT_EQ(result.devices[1].request_names, std::vector<std::string>{"gpu"});
+  EXPECT_EQ(result.devices[1].cdi_device_ids,
+            (std::vector<std::string>{
+                "k8s.gpu.example.com/gpu=common",
+                "k8s.gpu.example.com/gpu=" + claim.uid + "-gpu-3"}));
+
+  const fs::path spec_path = driver_->ClaimSpecPath(claim.uid);
+  EXPECT_EQ(spec_path.filename(),
+            "k8s.gpu.example.com-gpu_" + claim.uid + ".json");
+  const Json spec = ReadJson(spec_path);
+  EXPECT_EQ(spec["kind"], "k8s.gpu.example.com/gpu");
+  ASSERT_EQ(spec["devices"].size(), 2u);
+  EXPECT_EQ(spec["devices"][0]["name"], claim.uid + "-gpu-0");
+  EXPECT_EQ(spec["devices"][0]["containerEdits"]["env"],
+            Json({"GPU_DEVICE_0=gpu-0"}));
+  EXPECT_EQ(spec["devices"][1]["containerEdits"]["env"],
+            Json({"GPU_DEVICE_3=gpu-3"}));
+
+  // The node's CDI registry loads both specs and resolves the returned IDs.
+  const cdi::Registry registry = cdi::Registry::Load({dir_.path() / "cdi"});
+  EXPECT_TRUE(registry.errors().empty());
+  auto edits = registry.Resolve(result.devices[1].cdi_device_ids);
+  ASSERT_TRUE(edits.ok()) << edits.status();
+  EXPECT_EQ(edits->env, (std::vector<std::string>{
+                            "KUBERNETES_NODE_NAME=node-a",
+                            "DRA_RESOURCE_DRIVER_NAME=gpu.example.com",
+                            "GPU_DEVICE_3=gpu-3"}));
+}
+
+TEST_F(ExampleDriverTest, OpaqueConfigFromClassThenClaim) {
+  const ClaimRef claim =
+      AddClaim("configured", {"gpu-1-partition-0"},
+               {Config("FromClaim", {"gpu"},
+                       R"({"sharing":{"strategy":"TimeSlicing",)"
+                       R"("timeSlicingConfig":{"interval":"Long"}}})"),
+                Config("FromClass", {},
+                       R"({"sharing":{"strategy":"SpacePartitioning",)"
+                       R"("spacePartitioningConfig":{"partitionCount":2}}})"),
+                Config("FromClaim", {"unrelated"},
+                       R"({"sharing":{"strategy":"TimeSlicing"}})")});
+  auto results = driver_->PrepareClaims(std::span(&claim, 1));
+  ASSERT_TRUE(results.at(claim.uid).error.ok()) << results.at(claim.uid).error;
+  const Json spec = ReadJson(driver_->ClaimSpecPath(claim.uid));
+  EXPECT_EQ(spec["devices"][0]["containerEdits"]["env"],
+            Json({"GPU_DEVICE_1_PARTITION_0=gpu-1-partition-0",
+                  "GPU_DEVICE_1_PARTITION_0_SHARING_STRATEGY=TimeSlicing",
+                  "GPU_DEVICE_1_PARTITION_0_TIMESLICE_INTERVAL=Long"}));
+}
+
+TEST_F(ExampleDriverTest, PerClaimErrorsInABatch) {
+  std::vector<ClaimRef> claims = {
+      AddClaim("good", {"gpu-0"}),
+      AddClaim(
+          "bad-config", {"gpu-1"},
+          {Config("FromClaim", {},
+                  R"({"sharing":{"strategy":"TimeSlicing","colour":1}})")}),
+      AddClaim("replaced", {"gpu-2"}), AddClaim("unallocated", {})};
+  claims[2].uid = "some-older-uid";
+  auto unallocated = std::get<api::ResourceClaim>(
+      **api_.Get(client::ResourceClaimsResource(), "default", "unallocated"));
+  unallocated.status.allocation.reset();
+  ASSERT_TRUE(api_.UpdateStatus(unallocated).ok());
+  claims.push_back({"default", "missing-uid", "missing"});
+
+  auto results = driver_->PrepareClaims(claims);
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_TRUE(results.at(claims[0].uid).error.ok());
+  EXPECT_EQ(results.at(claims[1].uid).error.message(),
+            "resourceclaim default/bad-config: "
+            "status.allocation.devices.config[0].opaque.parameters.sharing."
+            "colour: Unsupported field: unknown field \"colour\"");
+  EXPECT_NE(
+      results.at("some-older-uid")
+          .error.message()
+          .find("resourceclaim default/replaced: metadata.uid: Invalid value"),
+      std::string::npos)
+      << results.at("some-older-uid").error;
+  EXPECT_NE(results.at(claims[3].uid)
+                .error.message()
+                .find("status.allocation: Required value"),
+            std::string::npos);
+  EXPECT_EQ(results.at("missing-uid").error.code(), StatusCode::kNotFound);
+  EXPECT_FALSE(fs::exists(driver_->ClaimSpecPath(claims[1].uid)));
+  EXPECT_TRUE(fs::exists(driver_->ClaimSpecPath(claims[0].uid)));
+}
+
+TEST_F(ExampleDriverTest, FailKnobs) {
+  const ClaimRef a = AddClaim("a", {"gpu-0"});
+  const ClaimRef b = AddClaim("b", {"gpu-1"});
+  auto one = NewDriver({.fail_prepare_claim = "b"});
+  auto results = one->PrepareClaims(std::vector<ClaimRef>{a, b});
+  EXPECT_TRUE(results.at(a.uid).error.ok());
+  EXPECT_NE(results.at(b.uid).error.message().find("--fail-prepare-claim"),
+            std::string::npos);
+  auto all = NewDriver({.fail_prepare = true});
+  EXPECT_NE(all->PrepareClaims(std::span(&a, 1))
+                .at(a.uid)
+                .error.message()
+                .find("resourceclaim default/a: prepare failed"),
+            std::string::npos);
+}
+
+TEST_F(ExampleDriverTest, IdempotentAcrossRestartsAndUnprepare) {
+  const ClaimRef claim = AddClaim("c", {"gpu-5"});
+  auto first = driver_->PrepareClaims(std::span(&claim, 1));
+  ASSERT_TRUE(first.at(claim.uid).error.ok());
+  auto again = driver_->PrepareClaims(std::span(&claim, 1));
+  EXPECT_EQ(again.at(claim.uid).devices[0].cdi_device_ids,
+            first.at(claim.uid).devices[0].cdi_device_ids);
+
+  // A restarted driver answers from its checkpoint, without the API.
+  ASSERT_TRUE(
+      api_.Delete(client::ResourceClaimsResource(), "default", "c", "").ok());
+  driver_.reset();
+  auto restarted = NewDriver({});
+  ASSERT_NE(restarted, nullptr);
+  auto reloaded = restarted->PrepareClaims(std::span(&claim, 1));
+  ASSERT_TRUE(reloaded.at(claim.uid).error.ok())
+      << reloaded.at(claim.uid).error;
+  EXPECT_EQ(reloaded.at(claim.uid).devices[0].device_name, "gpu-5");
+  EXPECT_EQ(reloaded.at(claim.uid).devices[0].cdi_device_ids,
+            first.at(claim.uid).devices[0].cdi_device_ids);
+
+  const std::vector<ClaimRef> unprepare = {claim,
+                                           {"default", "never-prepared", "n"}};
+  auto unprepared = restarted->UnprepareClaims(unprepare);
+  ASSERT_EQ(unprepared.size(), 2u);
+  EXPECT_TRUE(unprepared.at(claim.uid).ok());
+  EXPECT_TRUE(unprepared.at("never-prepared").ok());
+  EXPECT_FALSE(fs::exists(restarted->ClaimSpecPath(claim.uid)));
+  EXPECT_TRUE(fs::exists(restarted->CommonSpecPath()));
+  const Json checkpoint =
+      ReadJson(dir_.path() / "state" / "prepared-claims.json");
+  EXPECT_EQ(checkpoint["claims"], Json::object());
+  // Unprepared and gone from the API: a new prepare now fails.
+  EXPECT_EQ(
+      restarted->PrepareClaims(std::span(&claim, 1)).at(claim.uid).error.code(),
+      StatusCode::kNotFound);
+}
+
+TEST_F(ExampleDriverTest, PrepareDelayEndsOnCancel) {
+  const ClaimRef claim = AddClaim("slow", {"gpu-0"});
+  auto slow = NewDriver({.prepare_delay = std::chrono::minutes(10)});
+  const auto start = std::chrono::steady_clock::now();
+  std::map<std::string, kubeletplugin::PrepareResult> results;
+  std::thread prepare(
+      [&] { results = slow->PrepareClaims(std::span(&claim, 1)); });
+  slow->CancelDelays();
+  prepare.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(1));
+  EXPECT_TRUE(results.at(claim.uid).error.ok());
+}
+
+TEST_F(ExampleDriverTest, CorruptCheckpointIsAnError) {
+  std::ofstream(dir_.path() / "state" / "prepared-claims.json") << "{oops";
+  ExampleDriverOptions options;
+  options.node_name = "node-a";
+  options.cdi_dir = dir_.path() / "cdi";
+  options.state_dir = dir_.path() / "state";
+  auto driver = ExampleDriver::Create(options, &api_);
+  ASSERT_FALSE(driver.ok());
+  EXPECT_NE(driver.status().message().find("prepared-claims.json"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace dralloc::exampledriver
