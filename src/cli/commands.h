@@ -38,6 +38,7 @@ void RegisterScheduleCommand(CLI::App& app, int& exit_code);
 void RegisterServeCommand(CLI::App& app, int& exit_code);
 void RegisterControlPlaneCommands(CLI::App& app, int& exit_code);
 void RegisterLocalClusterCommand(CLI::App& app, int& exit_code);
+void RegisterPodResourcesCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

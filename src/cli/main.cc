@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterServeCommand(app, exit_code);
   dralloc::cli::RegisterControlPlaneCommands(app, exit_code);
   dralloc::cli::RegisterLocalClusterCommand(app, exit_code);
+  dralloc::cli::RegisterPodResourcesCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,7 @@
 // PodResourcesClient: calls a PodResources v1 service on a unix socket with
 // a deadline, and turns every failure into a Status that names the socket.
+// This header brings in grpcpp (and with it absl's unprefixed thread
+// annotation macros): include it after common/mutex.h, or in .cc files only.
 #ifndef DRALLOC_PODRESOURCES_POD_RESOURCES_CLIENT_H_
 #define DRALLOC_PODRESOURCES_POD_RESOURCES_CLIENT_H_
 

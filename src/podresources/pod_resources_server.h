@@ -27,10 +27,6 @@ class Server;
 
 namespace dralloc::podresources {
 
-// The kubelet's default socket.
-inline constexpr char kDefaultPodResourcesSocket[] =
-    "/var/lib/kubelet/pod-resources/kubelet.sock";
-
 class PodResourcesServer {
  public:
   // `source` must outlive the server.

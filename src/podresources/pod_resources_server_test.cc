@@ -14,59 +14,12 @@
 #include <vector>
 
 #include "podresources/pod_resources_client.h"
+#include "podresources/pod_resources_test_util.h"
 
 namespace dralloc::podresources {
 namespace {
 
 namespace fs = std::filesystem;
-
-class FakeSource : public PodResourcesSource {
- public:
-  explicit FakeSource(std::vector<PodResources> pods)
-      : pods_(std::move(pods)) {}
-  std::vector<PodResources> ListPods() const override { return pods_; }
-
- private:
-  std::vector<PodResources> pods_;
-};
-
-ClaimDevice Gpu(std::string name, std::optional<std::string> share_id = {}) {
-  return ClaimDevice{.driver = "gpu.example.com",
-                     .pool = "node-a",
-                     .device = name,
-                     .cdi_ids = {"k8s.gpu.example.com/gpu=" + name},
-                     .share_id = std::move(share_id)};
-}
-
-// Two pods; the first has two containers (one sharing claim "shared" with a
-// shared device, one with two claims), the second a container without
-// claims and one whose claim has two devices.
-std::vector<PodResources> SamplePods() {
-  return {
-      PodResources{
-          .name = "trainer",
-          .namespace_ = "ml",
-          .containers =
-              {ContainerResources{
-                   .name = "main",
-                   .claims = {ContainerClaim{
-                       "shared", "ml", {Gpu("gpu-0", "share-7")}}}},
-               ContainerResources{
-                   .name = "sidecar",
-                   .claims = {ContainerClaim{
-                                  "shared", "ml", {Gpu("gpu-0", "share-7")}},
-                              ContainerClaim{"own", "ml", {Gpu("gpu-1")}}}}}},
-      PodResources{
-          .name = "web",
-          .namespace_ = "default",
-          .containers =
-              {ContainerResources{.name = "proxy", .claims = {}},
-               ContainerResources{
-                   .name = "app",
-                   .claims = {ContainerClaim{
-                       "pair", "default", {Gpu("gpu-2"), Gpu("gpu-3")}}}}}},
-  };
-}
 
 // A fresh directory under the system temp dir, removed with its contents.
 class TempDir {

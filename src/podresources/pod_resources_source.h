@@ -11,6 +11,10 @@
 
 namespace dralloc::podresources {
 
+// Where the kubelet serves the PodResources service.
+inline constexpr char kDefaultPodResourcesSocket[] =
+    "/var/lib/kubelet/pod-resources/kubelet.sock";
+
 // One device a driver prepared for a claim (one entry of the driver's
 // NodePrepareResources answer).
 struct ClaimDevice {
