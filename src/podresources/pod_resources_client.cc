@@ -40,8 +40,14 @@ StatusOr<PodResourcesClient> PodResourcesClient::Connect(
         "podresources socket {}: no such file (is the node agent running?)",
         socket.string()));
   }
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
-      "unix://" + socket.string(), grpc::InsecureChannelCredentials());
+  // A subchannel of its own: gRPC otherwise shares one per address across
+  // channels, so a client made after a refused connection (a server being
+  // restarted) would inherit that subchannel's reconnect backoff.
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateCustomChannel("unix://" + socket.string(),
+                                grpc::InsecureChannelCredentials(), arguments);
   return PodResourcesClient(socket, timeout,
                             v1::PodResourcesLister::NewStub(channel));
 }
