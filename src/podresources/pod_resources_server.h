@@ -42,7 +42,9 @@ class PodResourcesServer {
   Status Start(const std::filesystem::path& socket) EXCLUDES(mu_);
 
   // Stops serving (calls in flight get `grace` to finish, then are
-  // cancelled) and removes the socket file. Idempotent.
+  // cancelled; a handler already inside the source is waited for, so the
+  // source must not block indefinitely) and removes the socket file.
+  // Idempotent.
   void Stop(std::chrono::milliseconds grace = std::chrono::seconds(1))
       EXCLUDES(mu_);
 
