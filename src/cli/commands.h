@@ -39,6 +39,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code);
 void RegisterControlPlaneCommands(CLI::App& app, int& exit_code);
 void RegisterLocalClusterCommand(CLI::App& app, int& exit_code);
 void RegisterDriverCommands(CLI::App& app, int& exit_code);
+void RegisterPodResourcesCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

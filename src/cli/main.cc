@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterControlPlaneCommands(app, exit_code);
   dralloc::cli::RegisterLocalClusterCommand(app, exit_code);
   dralloc::cli::RegisterDriverCommands(app, exit_code);
+  dralloc::cli::RegisterPodResourcesCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
