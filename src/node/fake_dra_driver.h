@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -70,6 +71,10 @@ struct FakeDriverState {
   std::map<std::string, std::vector<drav1::Device>> devices;
   // Claims currently prepared.
   std::set<std::string> prepared;
+  // When set, a CDI spec per prepared claim is written there (default
+  // devices only), except for the claims in skip_cdi.
+  std::string cdi_dir;
+  std::set<std::string> skip_cdi;
 };
 
 class FakeRegistration : public pluginregistration::Registration::Service {
@@ -120,6 +125,7 @@ class FakeDraService : public Api::DRAPlugin::Service {
         continue;
       }
       state_.prepared.insert(claim.uid());
+      WriteCdiSpec(claim.uid());
       for (const drav1::Device& d : DevicesFor(claim.uid())) {
         auto* device = out.add_devices();
         device->set_pool_name(d.pool_name());
@@ -149,6 +155,8 @@ class FakeDraService : public Api::DRAPlugin::Service {
         continue;
       }
       state_.prepared.erase(claim.uid());
+      if (!state_.cdi_dir.empty())
+        std::filesystem::remove(SpecPath(claim.uid()));
     }
     return grpc::Status::OK;
   }
@@ -163,6 +171,17 @@ class FakeDraService : public Api::DRAPlugin::Service {
     calls.push_back(std::move(uids));
     state_.call_versions.push_back(version_);
     return state_.delay;
+  }
+  std::string SpecPath(const std::string& uid) {
+    return state_.cdi_dir + "/k8s." + state_.name + "-gpu_" + uid + ".json";
+  }
+  void WriteCdiSpec(const std::string& uid) {
+    if (state_.cdi_dir.empty() || state_.skip_cdi.count(uid)) return;
+    std::filesystem::create_directories(state_.cdi_dir);
+    std::ofstream(SpecPath(uid))
+        << R"({"cdiVersion":"0.5.0","kind":"k8s.)" << state_.name
+        << R"(/gpu","devices":[{"name":")" << uid
+        << R"(-gpu-0","containerEdits":{"env":["GPU_DEVICE_0=gpu-0"]}}]})";
   }
   std::vector<drav1::Device> DevicesFor(const std::string& uid) {
     auto it = state_.devices.find(uid);

@@ -287,7 +287,7 @@ StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
   }
   std::vector<ContainerDevices> out;
   auto add = [&](const api::Container& container) -> Status {
-    ContainerDevices devices{container.name, {}};
+    ContainerDevices devices{container.name, {}, {}};
     for (const api::ContainerResourceClaim& ref : container.resources.claims) {
       auto uid = uid_of.find(ref.name);
       if (uid == uid_of.end()) continue;  // no claim needed (template said so)
@@ -297,8 +297,11 @@ StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
                                     ids.end());
     }
     if (cdi_ && !devices.cdi_device_ids.empty()) {
-      RETURN_IF_ERROR(cdi_(devices.cdi_device_ids)
-                          .WithPrefix("container " + container.name));
+      auto edits = cdi_(devices.cdi_device_ids);
+      if (!edits.ok()) {
+        return edits.status().WithPrefix("container " + container.name);
+      }
+      devices.edits = std::move(*edits);
     }
     out.push_back(std::move(devices));
     return OkStatus();

@@ -35,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "cdi/spec.h"
 #include "client/api_client.h"
 #include "client/informer.h"
 #include "client/work_queue.h"
@@ -51,20 +52,21 @@ struct PodManagerOptions {
   std::chrono::milliseconds backoff_max{60000};
 };
 
-// The CDI device IDs of one container, in claim order.
+// The CDI device IDs of one container, in claim order, and their edits.
 struct ContainerDevices {
   std::string container;
   std::vector<std::string> cdi_device_ids;
+  cdi::ContainerEdits edits;
   friend bool operator==(const ContainerDevices&,
                          const ContainerDevices&) = default;
 };
 
 class PodManager {
  public:
-  // Checks that every ID is known to the CDI registry (and would produce
-  // the container's edits); an error names the unresolvable IDs.
-  using CdiResolver =
-      std::function<Status(const std::vector<std::string>& cdi_device_ids)>;
+  // The container edits of CDI device IDs (CdiDeviceResolver::Resolve);
+  // an error names the unresolvable IDs.
+  using CdiResolver = std::function<StatusOr<cdi::ContainerEdits>(
+      const std::vector<std::string>& cdi_device_ids)>;
 
   PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
              PodManagerOptions options);

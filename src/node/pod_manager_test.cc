@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/memory_api_client.h"
+#include "node/cdi_device_resolver.h"
 #include "node/fake_dra_driver.h"
 #include "node/node_test_util.h"
 
@@ -24,6 +25,7 @@ class PodManagerTest : public ::testing::Test {
  protected:
   PodManagerTest() : driver_(kDriver, dir_.Sub("r"), dir_.Sub("p")) {}
   void SetUp() override {
+    driver_.state().cdi_dir = dir_.Sub("cdi");
     ASSERT_TRUE(driver_.Start());
     StartAgent();
   }
@@ -45,15 +47,13 @@ class PodManagerTest : public ::testing::Test {
     options.host_ip = "192.0.2.1";
     options.backoff_initial = 20ms;
     options.backoff_max = 200ms;
+    cdi_ =
+        std::make_unique<CdiDeviceResolver>(std::vector<std::filesystem::path>{
+            dir_.Sub("cdi-static"), dir_.Sub("cdi")});
     pods_ = std::make_unique<PodManager>(
         api_, *dra_,
-        [this](const std::vector<std::string>& ids) -> Status {
-          for (const auto& id : ids) {
-            if (unknown_cdi_ids_.count(id)) {
-              return NotFoundError("unresolvable CDI devices: " + id);
-            }
-          }
-          return OkStatus();
+        [this](const std::vector<std::string>& ids) {
+          return cdi_->Resolve(ids);
         },
         options);
     ASSERT_TRUE(pods_->Start(5s).ok());
@@ -61,6 +61,7 @@ class PodManagerTest : public ::testing::Test {
   void StopAgent() {
     if (pods_) pods_->Stop();
     pods_.reset();
+    cdi_.reset();
     dra_.reset();
     cache_.reset();
   }
@@ -151,7 +152,7 @@ class PodManagerTest : public ::testing::Test {
   TempDir dir_;
   FakeDraDriver driver_;
   client::MemoryApiClient api_;
-  std::set<std::string> unknown_cdi_ids_;
+  std::unique_ptr<CdiDeviceResolver> cdi_;
   std::unique_ptr<ClaimInfoCache> cache_;
   std::unique_ptr<DraManager> dra_;
   std::unique_ptr<PodManager> pods_;
@@ -192,7 +193,8 @@ TEST_F(PodManagerTest, PreparedPodRunsWithKubeletStatus) {
   EXPECT_TRUE(status["state"]["running"].contains("startedAt"));
 
   std::vector<ContainerDevices> devices = {
-      {"ctr", {"k8s.gpu.example.com/gpu=" + claim_uid + "-gpu-0"}}};
+      {"ctr", {"k8s.gpu.example.com/gpu=" + claim_uid + "-gpu-0"}, {}}};
+  devices[0].edits.env = {"GPU_DEVICE_0=gpu-0"};
   EXPECT_EQ(pods_->DevicesOf("default/p1"), devices);
   EXPECT_EQ(PrepareCalls(), 1u);
 }
@@ -257,7 +259,10 @@ TEST_F(PodManagerTest, PrepareFailureIsRetriedWithBackoff) {
 
 TEST_F(PodManagerTest, UnknownCdiIdIsAnEvent) {
   const std::string uid = CreateClaim("gpu");
-  unknown_cdi_ids_.insert("k8s.gpu.example.com/gpu=" + uid + "-gpu-0");
+  {
+    std::lock_guard lock(driver_.state().mu);
+    driver_.state().skip_cdi.insert(uid);
+  }
   CreatePod("p1", {"gpu"});
   AllocateAndReserve("gpu", {"p1"});
   ASSERT_TRUE(WaitFor([&] {
