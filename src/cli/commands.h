@@ -37,6 +37,7 @@ void RegisterApiServerCommand(CLI::App& app, int& exit_code);
 void RegisterScheduleCommand(CLI::App& app, int& exit_code);
 void RegisterServeCommand(CLI::App& app, int& exit_code);
 void RegisterControlPlaneCommands(CLI::App& app, int& exit_code);
+void RegisterNodeCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

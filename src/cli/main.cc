@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterScheduleCommand(app, exit_code);
   dralloc::cli::RegisterServeCommand(app, exit_code);
   dralloc::cli::RegisterControlPlaneCommands(app, exit_code);
+  dralloc::cli::RegisterNodeCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
