@@ -76,7 +76,8 @@ Status DraManager::PrepareResources(
 
 std::map<std::string, Status> DraManager::RunPrepare(const Batches& batches) {
   std::map<std::string, Status> errors;
-  for (const auto& [driver, refs] : batches) {
+  for (const auto& [driver_name, refs] : batches) {
+    const std::string& driver = driver_name;  // captured below (C++20 rule)
     auto client = clients_(driver);
     if (!client.ok()) {
       for (const DraClaimRef& ref : refs) errors[ref.uid] = client.status();
@@ -143,7 +144,8 @@ Status DraManager::UnprepareUnusedLocked() {
     });
   }));
   std::map<std::string, Status> errors;
-  for (const auto& [driver, claim_refs] : batches) {
+  for (const auto& [driver_name, claim_refs] : batches) {
+    const std::string& driver = driver_name;  // captured below (C++20 rule)
     auto client = clients_(driver);
     if (!client.ok()) {
       for (const DraClaimRef& ref : claim_refs)

@@ -15,6 +15,18 @@ using testing::FakeDraDriver;
 using testing::TempDir;
 using namespace std::chrono_literals;
 
+// One allocation result: request, driver, pool, device.
+api::DeviceRequestAllocationResult Result(std::string request,
+                                          std::string driver, std::string pool,
+                                          std::string device) {
+  api::DeviceRequestAllocationResult result;
+  result.request = std::move(request);
+  result.driver = std::move(driver);
+  result.pool = std::move(pool);
+  result.device = std::move(device);
+  return result;
+}
+
 api::ResourceClaim MakeClaim(const std::string& uid,
                              const std::vector<std::string>& drivers) {
   api::ResourceClaim claim;
@@ -23,7 +35,7 @@ api::ResourceClaim MakeClaim(const std::string& uid,
   claim.metadata.name = "claim-" + uid;
   api::AllocationResult allocation;
   for (const std::string& driver : drivers) {
-    allocation.devices.results.push_back({"gpu", driver, "pool", "dev"});
+    allocation.devices.results.push_back(Result("gpu", driver, "pool", "dev"));
   }
   claim.status.allocation = allocation;
   return claim;

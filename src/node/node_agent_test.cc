@@ -64,8 +64,12 @@ TEST(NodeAgent, DriverRegistersAndPodRuns) {
   ASSERT_TRUE(made.ok());
   const std::string pod_uid = std::get<api::Pod>(**made).metadata.uid;
   api::AllocationResult allocation;
-  allocation.devices.results.push_back(
-      {"gpu", "gpu.example.com", "node-a", "gpu-0"});
+  api::DeviceRequestAllocationResult result;
+  result.request = "gpu";
+  result.driver = "gpu.example.com";
+  result.pool = "node-a";
+  result.device = "gpu-0";
+  allocation.devices.results.push_back(result);
   claim.status.allocation = allocation;
   claim.status.reserved_for.push_back({"", "pods", "p1", pod_uid});
   ASSERT_TRUE(api.UpdateStatus(claim).ok());

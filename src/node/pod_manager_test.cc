@@ -21,6 +21,18 @@ using testing::WaitFor;
 using namespace std::chrono_literals;
 constexpr char kDriver[] = "gpu.example.com";
 
+// One allocation result: request, driver, pool, device.
+api::DeviceRequestAllocationResult Result(std::string request,
+                                          std::string driver, std::string pool,
+                                          std::string device) {
+  api::DeviceRequestAllocationResult result;
+  result.request = std::move(request);
+  result.driver = std::move(driver);
+  result.pool = std::move(pool);
+  result.device = std::move(device);
+  return result;
+}
+
 class PodManagerTest : public ::testing::Test {
  protected:
   PodManagerTest() : driver_(kDriver, dir_.Sub("r"), dir_.Sub("p")) {}
@@ -81,7 +93,8 @@ class PodManagerTest : public ::testing::Test {
     ASSERT_TRUE(got.ok());
     api::ResourceClaim claim = std::get<api::ResourceClaim>(**got);
     api::AllocationResult allocation;
-    allocation.devices.results.push_back({"gpu", kDriver, "node-a", "gpu-0"});
+    allocation.devices.results.push_back(
+        Result("gpu", kDriver, "node-a", "gpu-0"));
     claim.status.allocation = allocation;
     claim.status.reserved_for.clear();
     for (const std::string& pod : pod_names) {
