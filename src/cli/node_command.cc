@@ -102,6 +102,7 @@ StatusOr<node::NodeAgentOptions> AgentOptions(NodeFlags flags) {
   options.plugins_dir = flags.plugins_dir;
   options.cdi_dirs = flags.cdi_dirs;
   options.state_dir = flags.state_dir;
+  options.pod_resources_socket = flags.pod_resources_socket;
   const std::pair<const char*,
                   std::pair<std::string*, std::chrono::milliseconds*>>
       durations[] = {
@@ -199,7 +200,7 @@ void RegisterNodeCommand(CLI::App& app, int& exit_code) {
   command.add_option("--state-dir", flags.state_dir,
                      "where the prepared-claim checkpoint is kept");
   command.add_option("--pod-resources-socket", flags.pod_resources_socket,
-                     "PodResources API socket (not served yet)");
+                     "PodResources v1 API socket (List, Get)");
   command
       .add_option("--runtime", flags.runtime,
                   "simulated (containers are reported running)")

@@ -54,10 +54,16 @@ Status NodeAgent::Start() {
         return cdi_->Resolve(ids);
       },
       pod_options);
-  return pods_->Start(options_.sync_timeout);
+  RETURN_IF_ERROR(pods_->Start(options_.sync_timeout));
+  if (!options_.pod_resources_socket.empty()) {
+    pod_resources_ = std::make_unique<PodResourcesServer>(*pods_, *cache_);
+    RETURN_IF_ERROR(pod_resources_->Start(options_.pod_resources_socket));
+  }
+  return OkStatus();
 }
 
 void NodeAgent::Stop() {
+  if (pod_resources_) pod_resources_->Stop();
   if (pods_) pods_->Stop();
   if (watcher_) watcher_->Stop();
   if (plugins_) plugins_->Stop();

@@ -2,7 +2,8 @@
 // of its parts: the prepared-claim checkpoint (ClaimInfoCache), the Node
 // object and heartbeats (NodeStatusReporter), driver registration
 // (PluginWatcher + DraPluginManager), the DRA manager and the pod lifecycle
-// (PodManager, simulated runtime) with CDI resolution.
+// (PodManager, simulated runtime) with CDI resolution, and the
+// PodResources API.
 //
 // Start() in the kubelet's order: open the checkpoint (a corrupt one stops
 // the agent: kDataLoss), register the Node, delete the node's
@@ -25,6 +26,7 @@
 #include "node/node_status.h"
 #include "node/plugin_watcher.h"
 #include "node/pod_manager.h"
+#include "node/pod_resources_server.h"
 
 namespace dralloc::node {
 
@@ -35,6 +37,7 @@ struct NodeAgentOptions {
   std::string plugins_dir;
   std::vector<std::string> cdi_dirs;  // later ones win
   std::string state_dir;
+  std::string pod_resources_socket;  // "" = not served
   std::chrono::milliseconds prepare_timeout{45000};
   std::chrono::milliseconds wiping_delay{30000};
   std::chrono::milliseconds node_status_update_frequency{10000};
@@ -67,6 +70,7 @@ class NodeAgent {
   std::unique_ptr<DraManager> dra_;
   std::unique_ptr<CdiDeviceResolver> cdi_;
   std::unique_ptr<PodManager> pods_;
+  std::unique_ptr<PodResourcesServer> pod_resources_;
 };
 
 }  // namespace dralloc::node

@@ -3,11 +3,13 @@
 // corrupt checkpoint stops the agent.
 #include "node/node_agent.h"
 
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "client/memory_api_client.h"
+#include "k8s.io/kubelet/pkg/apis/podresources/v1/api.grpc.pb.h"
 #include "node/fake_dra_driver.h"
 #include "node/node_test_util.h"
 
@@ -25,6 +27,7 @@ NodeAgentOptions OptionsUnder(const TempDir& dir) {
   options.plugins_dir = dir.Sub("plugins");
   options.cdi_dirs = {dir.Sub("cdi")};
   options.state_dir = dir.Sub("state");
+  options.pod_resources_socket = dir.Sub("pod-resources/kubelet.sock");
   options.prepare_timeout = 5s;
   options.backoff_max = 200ms;
   options.sync_timeout = 5s;
@@ -86,6 +89,30 @@ TEST(NodeAgent, DriverRegistersAndPodRuns) {
   ASSERT_EQ(devices.size(), 1u);
   EXPECT_EQ(devices[0].edits.env,
             std::vector<std::string>{"GPU_DEVICE_0=gpu-0"});
+
+  {  // PodResources List, as a monitoring agent sees it.
+    auto stub = ::v1::PodResourcesLister::NewStub(
+        grpc::CreateChannel("unix://" + dir.Sub("pod-resources/kubelet.sock"),
+                            grpc::InsecureChannelCredentials()));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    ::v1::ListPodResourcesResponse response;
+    ASSERT_TRUE(
+        stub->List(&context, ::v1::ListPodResourcesRequest(), &response).ok());
+    ASSERT_EQ(response.pod_resources_size(), 1);
+    const auto& listed = response.pod_resources(0);
+    EXPECT_EQ(listed.name(), "p1");
+    ASSERT_EQ(listed.containers_size(), 1);
+    ASSERT_EQ(listed.containers(0).dynamic_resources_size(), 1);
+    const auto& dynamic = listed.containers(0).dynamic_resources(0);
+    EXPECT_EQ(dynamic.claim_name(), "gpu");
+    EXPECT_EQ(dynamic.claim_namespace(), "default");
+    ASSERT_EQ(dynamic.claim_resources_size(), 1);
+    EXPECT_EQ(dynamic.claim_resources(0).driver_name(), "gpu.example.com");
+    EXPECT_EQ(dynamic.claim_resources(0).device_name(), "gpu-0");
+    EXPECT_EQ(dynamic.claim_resources(0).cdi_devices(0).name(),
+              "k8s.gpu.example.com/gpu=" + claim.metadata.uid + "-gpu-0");
+  }
 
   ASSERT_TRUE(api.Delete(client::PodsResource(), "default", "p1", "").ok());
   ASSERT_TRUE(WaitFor([&] {

@@ -220,6 +220,7 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
   PodRecord& record = records_[key];
   record.running = true;
   record.devices = std::move(*devices);
+  record.running_pod = RunningPodOf(pod, *claims);
   record.last_warning.clear();
   log::Info(kComponent, "pod {} running ({} claim(s) prepared)", key,
             claims->size());
@@ -312,6 +313,29 @@ StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
   return out;
 }
 
+RunningPod PodManager::RunningPodOf(
+    const api::Pod& pod, const std::vector<const api::ResourceClaim*>& claims) {
+  RunningPod out{pod.metadata.name, pod.metadata.namespace_, {}};
+  auto add = [&](const api::Container& container) {
+    std::vector<ContainerClaim> used;
+    for (const api::ContainerResourceClaim& ref : container.resources.claims) {
+      for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+        if (entry.name != ref.name) continue;
+        api::PodClaimName resolved = api::ClaimNameFor(pod, entry);
+        for (const api::ResourceClaim* claim : claims) {
+          if (claim->metadata.name != resolved.name) continue;
+          used.push_back({claim->metadata.uid, claim->metadata.name,
+                          claim->metadata.namespace_, ref.request});
+        }
+      }
+    }
+    out.containers.emplace_back(container.name, std::move(used));
+  };
+  for (const api::Container& c : pod.spec.init_containers) add(c);
+  for (const api::Container& c : pod.spec.containers) add(c);
+  return out;
+}
+
 Status PodManager::WriteStatus(const api::Pod& pod, bool running) {
   const api::Pod* current = &pod;
   client::ObjectPtr fresh;
@@ -391,6 +415,15 @@ std::vector<ContainerDevices> PodManager::DevicesOf(
   auto it = records_.find(pod_key);
   return it == records_.end() ? std::vector<ContainerDevices>{}
                               : it->second.devices;
+}
+
+std::vector<RunningPod> PodManager::RunningPods() const {
+  MutexLock lock(mu_);
+  std::vector<RunningPod> out;
+  for (const auto& [key, record] : records_) {
+    if (record.running) out.push_back(record.running_pod);
+  }
+  return out;
 }
 
 bool PodManager::IsRunning(const std::string& pod_key) const {

@@ -61,6 +61,21 @@ struct ContainerDevices {
                          const ContainerDevices&) = default;
 };
 
+// A claim a container uses (containers[].resources.claims[]), resolved.
+struct ContainerClaim {
+  std::string claim_uid;
+  std::string claim_name;
+  std::string claim_namespace;
+  std::string request;  // "" = all of the claim
+};
+
+// A pod reported Running, with each container's claims (for PodResources).
+struct RunningPod {
+  std::string name;
+  std::string namespace_;
+  std::vector<std::pair<std::string, std::vector<ContainerClaim>>> containers;
+};
+
 class PodManager {
  public:
   // The container edits of CDI device IDs (CdiDeviceResolver::Resolve);
@@ -84,6 +99,8 @@ class PodManager {
       EXCLUDES(mu_);
   // Whether the pod was reported Running.
   bool IsRunning(const std::string& pod_key) const EXCLUDES(mu_);
+  // Every pod reported Running, by key order.
+  std::vector<RunningPod> RunningPods() const EXCLUDES(mu_);
 
  private:
   struct PodRecord {
@@ -93,6 +110,7 @@ class PodManager {
     std::string last_warning;  // suppresses repeats of the same Event
     std::chrono::milliseconds backoff{0};
     std::vector<ContainerDevices> devices;
+    RunningPod running_pod;  // when running
   };
   using Clock = std::chrono::steady_clock;
 
@@ -111,6 +129,9 @@ class PodManager {
   StatusOr<std::vector<ContainerDevices>> ContainerDevicesOf(
       const api::Pod& pod,
       const std::vector<const api::ResourceClaim*>& claims) const;
+  static RunningPod RunningPodOf(
+      const api::Pod& pod,
+      const std::vector<const api::ResourceClaim*>& claims);
   Status WriteStatus(const api::Pod& pod, bool running);
   void Warn(const std::string& key, const api::Pod& pod,
             const std::string& reason, const std::string& message)
