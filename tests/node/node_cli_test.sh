@@ -38,6 +38,7 @@ wait_for grep -qx ready "$DIR/node.out" || fail "no ready line"
 curl -sf "$SERVER/api/v1/nodes/n1" | grep -q '"reason":"KubeletReady","status":"True","type":"Ready"' ||
   fail "node n1 is not Ready"
 [ -d "$DIR/r/plugins_registry" ] || fail "plugins registry not created"
+[ -S "$DIR/r/pod-resources/kubelet.sock" ] || fail "pod resources socket not served"
 
 curl -sf -XPOST -H 'Content-Type: application/json' \
   "$SERVER/api/v1/namespaces/default/pods" -o /dev/null -d \
