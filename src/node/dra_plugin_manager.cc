@@ -39,10 +39,6 @@ StatusOr<DraApiVersion> Negotiate(const reg::PluginInfo& info) {
   if (info.name().empty()) {
     return InvalidArgumentError("DRA plugin name is empty");
   }
-  if (info.endpoint().empty()) {
-    return InvalidArgumentError("DRA plugin " + info.name() +
-                                ": endpoint is empty");
-  }
   const auto& versions = info.supported_versions();
   for (DraApiVersion version : {DraApiVersion::kV1, DraApiVersion::kV1beta1}) {
     if (std::find(versions.begin(), versions.end(), DraServiceName(version)) !=
@@ -219,11 +215,14 @@ bool DraPluginManager::TryRegister(const std::string& socket) {
            version.status().message());
     return true;
   }
+  // As the kubelet: no endpoint means the registration socket serves DRA.
+  const std::string endpoint =
+      info.endpoint().empty() ? socket : info.endpoint();
   auto client = std::make_shared<const DraPluginClient>(
-      info.name(), info.endpoint(), *version, options_.call_timeout);
+      info.name(), endpoint, *version, options_.call_timeout);
   AddRegistration(socket, client);
   log::Info(kComponent, "registered DRA driver {} ({}) at {} via {}",
-            info.name(), DraServiceName(*version), info.endpoint(), socket);
+            info.name(), DraServiceName(*version), endpoint, socket);
   Notify(*stub, options_.registration_timeout, socket, true, "");
   return true;
 }

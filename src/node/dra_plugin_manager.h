@@ -6,6 +6,8 @@
 // "DRAPlugin" with a non-empty name and a DRA service version it speaks
 // (v1.DRAPlugin preferred over v1beta1.DRAPlugin); it answers with
 // NotifyRegistrationStatus (plugin_registered and, when rejected, why). A
+// An empty PluginInfo.endpoint means the registration socket itself serves
+// the DRA service (as in the kubelet). A
 // socket nothing answers on (stale) is retried with exponential backoff
 // while the file exists.
 //

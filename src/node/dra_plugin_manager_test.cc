@@ -102,6 +102,16 @@ TEST_F(DraPluginManagerTest, FallsBackToV1beta1) {
   EXPECT_EQ(driver.state().call_versions, std::vector<std::string>{"v1beta1"});
 }
 
+TEST_F(DraPluginManagerTest, EmptyEndpointMeansTheRegistrationSocket) {
+  FakeDraDriver driver("one.example.com", registry(), plugins());
+  driver.ServeDraOnRegistrationSocket();
+  ASSERT_TRUE(driver.Start());
+  ASSERT_TRUE(WaitFor([&] { return Registered("one.example.com"); }));
+  EXPECT_EQ(Endpoint("one.example.com"), driver.registration_socket());
+  auto client = *manager_->GetClient("one.example.com");
+  EXPECT_TRUE(client->Prepare({{"ns", "u1", "c1"}}).at("u1").ok());
+}
+
 struct RejectionCase {
   std::string name;
   std::string type;

@@ -218,8 +218,25 @@ class FakeDraDriver {
     return registration_socket_;
   }
 
+  // Before Start(): serve DRA on the registration socket and report an
+  // empty endpoint.
+  void ServeDraOnRegistrationSocket() {
+    single_socket_ = true;
+    state_.endpoint.clear();
+  }
+
   // Serves DRA first, then registration, as real drivers do.
   bool Start() {
+    if (single_socket_) {
+      grpc::ServerBuilder both;
+      both.AddListeningPort("unix://" + registration_socket_,
+                            grpc::InsecureServerCredentials());
+      both.RegisterService(&registration_);
+      both.RegisterService(&v1_);
+      both.RegisterService(&v1beta1_);
+      registration_server_ = both.BuildAndStart();
+      return registration_server_ != nullptr;
+    }
     grpc::ServerBuilder dra;
     dra.AddListeningPort("unix://" + state_.endpoint,
                          grpc::InsecureServerCredentials());
@@ -253,6 +270,7 @@ class FakeDraDriver {
   FakeDraService<FakeV1> v1_;
   FakeDraService<FakeV1beta1> v1beta1_;
   std::string registration_socket_;
+  bool single_socket_ = false;
   std::unique_ptr<grpc::Server> dra_server_;
   std::unique_ptr<grpc::Server> registration_server_;
 };
