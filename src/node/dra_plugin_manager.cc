@@ -224,6 +224,7 @@ bool DraPluginManager::TryRegister(const std::string& socket) {
   log::Info(kComponent, "registered DRA driver {} ({}) at {} via {}",
             info.name(), DraServiceName(*version), endpoint, socket);
   Notify(*stub, options_.registration_timeout, socket, true, "");
+  if (on_registered_) on_registered_(info.name());
   return true;
 }
 

@@ -22,6 +22,7 @@
 #define DRALLOC_NODE_DRA_PLUGIN_MANAGER_H_
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -57,6 +58,12 @@ class DraPluginManager {
   ~DraPluginManager();
   DraPluginManager(const DraPluginManager&) = delete;
   DraPluginManager& operator=(const DraPluginManager&) = delete;
+
+  // Called (on the manager's thread) after each successful registration,
+  // with the driver's name. Set before Start().
+  void SetRegistrationListener(std::function<void(const std::string&)> f) {
+    on_registered_ = std::move(f);
+  }
 
   void Start();
   void Stop() EXCLUDES(mu_);
@@ -101,6 +108,7 @@ class DraPluginManager {
 
   client::ApiClient* const api_;
   const DraPluginManagerOptions options_;
+  std::function<void(const std::string&)> on_registered_;
 
   mutable Mutex mu_;
   CondVar wake_;

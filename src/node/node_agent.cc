@@ -32,6 +32,12 @@ Status NodeAgent::Start() {
   // As the kubelet: slices of this node go at startup; drivers re-publish.
   RETURN_IF_ERROR(plugins_->WipeNodeSlices("").WithPrefix(
       "deleting the ResourceSlices of node " + options_.node_name));
+  // A driver that registers lets the pods waiting for it start at once.
+  plugins_->SetRegistrationListener([this](const std::string&) {
+    if (PodManager* pods = registration_listener_target_.load()) {
+      pods->RequeueWaitingPods();
+    }
+  });
   plugins_->Start();
   watcher_ = std::make_unique<PluginWatcher>(
       options_.plugins_registry, [this](const PluginSocketEvent& event) {
@@ -54,6 +60,7 @@ Status NodeAgent::Start() {
         return cdi_->Resolve(ids);
       },
       pod_options);
+  registration_listener_target_ = pods_.get();
   RETURN_IF_ERROR(pods_->Start(options_.sync_timeout));
   if (!options_.pod_resources_socket.empty()) {
     pod_resources_ = std::make_unique<PodResourcesServer>(*pods_, *cache_);
@@ -63,6 +70,7 @@ Status NodeAgent::Start() {
 }
 
 void NodeAgent::Stop() {
+  registration_listener_target_ = nullptr;
   if (pod_resources_) pod_resources_->Stop();
   if (pods_) pods_->Stop();
   if (watcher_) watcher_->Stop();

@@ -12,6 +12,7 @@
 #ifndef DRALLOC_NODE_NODE_AGENT_H_
 #define DRALLOC_NODE_NODE_AGENT_H_
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -71,6 +72,8 @@ class NodeAgent {
   std::unique_ptr<CdiDeviceResolver> cdi_;
   std::unique_ptr<PodManager> pods_;
   std::unique_ptr<PodResourcesServer> pod_resources_;
+  // pods_ once built, for the plugin manager's thread; null when stopping.
+  std::atomic<PodManager*> registration_listener_target_{nullptr};
 };
 
 }  // namespace dralloc::node

@@ -40,8 +40,11 @@ PodManager::PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
       claims_(api, client::ResourceClaimsResource()) {
   pods_.AddHandler([this](const client::ObjectPtr& old,
                           const client::ObjectPtr& now) { OnPod(old, now); });
-  claims_.AddHandler([this](const client::ObjectPtr&,
-                            const client::ObjectPtr&) { OnClaim(); });
+  // A claim changed: pods waiting for their claims may start now.
+  claims_.AddHandler(
+      [this](const client::ObjectPtr&, const client::ObjectPtr&) {
+        RequeueWaitingPods();
+      });
 }
 
 PodManager::~PodManager() { Stop(); }
@@ -84,13 +87,15 @@ void PodManager::OnPod(const client::ObjectPtr& old,
   }
 }
 
-void PodManager::OnClaim() {
-  // A claim changed: pods waiting for their claims may start now.
+void PodManager::RequeueWaitingPods() {
   std::vector<std::string> waiting;
   {
     MutexLock lock(mu_);
     for (const auto& [key, record] : records_) {
-      if (!record.running) waiting.push_back(key);
+      if (!record.running) {
+        waiting.push_back(key);
+        retries_.erase(key);
+      }
     }
   }
   for (std::string& key : waiting) queue_.Add(std::move(key));
@@ -211,6 +216,14 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
     Warn(key, pod, kFailedPrepare, devices.status().message());
     return false;
   }
+  {
+    // Recorded before the Running status is visible, so that whoever sees
+    // the status also finds the devices.
+    MutexLock lock(mu_);
+    PodRecord& record = records_[key];
+    record.devices = std::move(*devices);
+    record.running_pod = RunningPodOf(pod, *claims);
+  }
   Status written = WriteStatus(pod, true);
   if (!written.ok()) {
     log::Warn(kComponent, "pod {}: status: {}", key, written.message());
@@ -219,8 +232,6 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
   MutexLock lock(mu_);
   PodRecord& record = records_[key];
   record.running = true;
-  record.devices = std::move(*devices);
-  record.running_pod = RunningPodOf(pod, *claims);
   record.last_warning.clear();
   log::Info(kComponent, "pod {} running ({} claim(s) prepared)", key,
             claims->size());

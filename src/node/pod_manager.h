@@ -94,7 +94,12 @@ class PodManager {
   Status Start(std::chrono::milliseconds sync_timeout) EXCLUDES(mu_);
   void Stop();
 
-  // Per container of a running pod ("namespace/name"), its CDI IDs.
+  // Syncs again, now, every pod that is not running yet (a claim changed,
+  // a driver registered).
+  void RequeueWaitingPods() EXCLUDES(mu_);
+
+  // Per container of a pod ("namespace/name"), its CDI IDs and edits; set
+  // before the pod is reported Running.
   std::vector<ContainerDevices> DevicesOf(const std::string& pod_key) const
       EXCLUDES(mu_);
   // Whether the pod was reported Running.
@@ -115,7 +120,6 @@ class PodManager {
   using Clock = std::chrono::steady_clock;
 
   void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
-  void OnClaim() EXCLUDES(mu_);
   void Run();
   void QueueDueRetries() EXCLUDES(mu_);
   // Syncs one pod key; false when it should be retried with backoff.
