@@ -40,6 +40,7 @@ void RegisterControlPlaneCommands(CLI::App& app, int& exit_code);
 void RegisterLocalClusterCommand(CLI::App& app, int& exit_code);
 void RegisterDriverCommands(CLI::App& app, int& exit_code);
 void RegisterPodResourcesCommand(CLI::App& app, int& exit_code);
+void RegisterNodeCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterLocalClusterCommand(app, exit_code);
   dralloc::cli::RegisterDriverCommands(app, exit_code);
   dralloc::cli::RegisterPodResourcesCommand(app, exit_code);
+  dralloc::cli::RegisterNodeCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,233 @@
+// `dralloc node --node-name NAME`: the node agent (the kubelet's DRA side)
+// against an API server given by --kubeconfig or --server. Prints one line
+// `ready` once the Node is registered and the plugin watcher runs; stops on
+// SIGTERM or SIGINT.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/server_flags.h"
+#include "client/http_api_client.h"
+#include "client/kubeconfig.h"
+#include "common/log.h"
+#include "node/node_agent.h"
+
+namespace dralloc::cli {
+namespace {
+
+struct NodeFlags {
+  std::string node_name;
+  std::string kubeconfig;
+  std::string context;
+  std::string server;
+  std::string root;
+  std::string plugins_registry;
+  std::string plugins_dir;
+  std::vector<std::string> cdi_dirs;
+  std::string state_dir;
+  std::string pod_resources_socket;
+  std::string runtime = "simulated";
+  std::string node_ip = "127.0.0.1";
+  std::string prepare_timeout = "45s";
+  std::string wiping_delay = "30s";
+  std::string node_status_update_frequency = "10s";
+  std::string backoff_max = "60s";
+  std::string log_level = "info";
+};
+
+// A Go-style duration: "45s", "500ms", "1m", "2h" (one number, one unit).
+bool ParseDuration(const std::string& text, std::chrono::milliseconds& out) {
+  int64_t value = 0;
+  auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || value < 0) return false;
+  const std::string unit(end, text.data() + text.size());
+  if (unit == "ms") {
+    out = std::chrono::milliseconds(value);
+  } else if (unit == "s") {
+    out = std::chrono::seconds(value);
+  } else if (unit == "m") {
+    out = std::chrono::minutes(value);
+  } else if (unit == "h") {
+    out = std::chrono::hours(value);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Fills directories left empty: under --root when given, else the
+// kubelet's defaults.
+void ApplyDirectoryDefaults(NodeFlags& flags) {
+  const bool rooted = !flags.root.empty();
+  const std::string base = rooted ? flags.root : "/var/lib/kubelet";
+  if (flags.plugins_registry.empty()) {
+    flags.plugins_registry = base + "/plugins_registry";
+  }
+  if (flags.plugins_dir.empty()) flags.plugins_dir = base + "/plugins";
+  if (flags.state_dir.empty()) {
+    flags.state_dir = rooted ? base + "/state" : base;
+  }
+  if (flags.pod_resources_socket.empty()) {
+    flags.pod_resources_socket = base + "/pod-resources/kubelet.sock";
+  }
+  if (flags.cdi_dirs.empty()) {
+    flags.cdi_dirs = rooted
+                         ? std::vector<std::string>{base + "/cdi"}
+                         : std::vector<std::string>{"/etc/cdi", "/var/run/cdi"};
+  }
+}
+
+// The agent's options from the flags; an error message on bad input.
+StatusOr<node::NodeAgentOptions> AgentOptions(NodeFlags flags) {
+  if (flags.runtime == "process") {
+    return InvalidArgumentError(
+        "--runtime process: not available yet (it will run each container's "
+        "command as a local process, without isolation); use --runtime "
+        "simulated");
+  }
+  if (flags.runtime != "simulated") {
+    return InvalidArgumentError("--runtime: Unsupported value: \"" +
+                                flags.runtime +
+                                "\": supported values: \"simulated\"");
+  }
+  ApplyDirectoryDefaults(flags);
+  node::NodeAgentOptions options;
+  options.node_name = flags.node_name;
+  options.host_ip = flags.node_ip;
+  options.plugins_registry = flags.plugins_registry;
+  options.plugins_dir = flags.plugins_dir;
+  options.cdi_dirs = flags.cdi_dirs;
+  options.state_dir = flags.state_dir;
+  options.pod_resources_socket = flags.pod_resources_socket;
+  const std::pair<const char*,
+                  std::pair<std::string*, std::chrono::milliseconds*>>
+      durations[] = {
+          {"--prepare-timeout",
+           {&flags.prepare_timeout, &options.prepare_timeout}},
+          {"--wiping-delay", {&flags.wiping_delay, &options.wiping_delay}},
+          {"--node-status-update-frequency",
+           {&flags.node_status_update_frequency,
+            &options.node_status_update_frequency}},
+          {"--backoff-max", {&flags.backoff_max, &options.backoff_max}}};
+  for (const auto& [name, target] : durations) {
+    if (!ParseDuration(*target.first, *target.second)) {
+      return InvalidArgumentError(std::string(name) + ": Invalid value: \"" +
+                                  *target.first +
+                                  "\": want a duration such as 30s or 500ms");
+    }
+  }
+  return options;
+}
+
+StatusOr<std::unique_ptr<client::ApiClient>> ConnectApi(
+    const NodeFlags& flags) {
+  if (!flags.server.empty() && !flags.kubeconfig.empty()) {
+    return InvalidArgumentError("give --server or --kubeconfig, not both");
+  }
+  client::Kubeconfig config;
+  if (!flags.server.empty()) {
+    config.server = flags.server;
+  } else {
+    ASSIGN_OR_RETURN(config,
+                     client::LoadKubeconfig(flags.kubeconfig, flags.context));
+  }
+  client::HttpClientOptions http;
+  http.user_agent = "dralloc-node/0.1 (" + flags.node_name + ")";
+  return client::NewHttpApiClient(config, http);
+}
+
+int RunNode(const NodeFlags& flags) {
+  if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
+  auto options = AgentOptions(flags);
+  if (!options.ok()) {
+    fmt::print(stderr, "{}\n", options.status().message());
+    return kExitBadInput;
+  }
+  auto api = ConnectApi(flags);
+  if (!api.ok()) {
+    fmt::print(stderr, "{}\n", api.status().message());
+    return kExitBadInput;
+  }
+  const sigset_t signals = BlockTerminationSignals();
+  node::NodeAgent agent(**api, *options);
+  Status started = agent.Start();
+  if (!started.ok()) {
+    fmt::print(stderr, "dralloc node {}: {}\n", flags.node_name,
+               started.message());
+    agent.Stop();
+    return kExitInvalid;
+  }
+  log::Info("node", "node {} ready: plugins registry {}, state {}",
+            flags.node_name, options->plugins_registry, options->state_dir);
+  fmt::print("ready\n");
+  std::fflush(stdout);
+  const int received = WaitForTermination(signals);
+  log::Info("node", "signal {}: shutting down", received);
+  agent.Stop();
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterNodeCommand(CLI::App& app, int& exit_code) {
+  auto [command, flags] = AddCommand<NodeFlags>(
+      app, "node",
+      "The node agent: registers a Node, DRA drivers and prepares the "
+      "resource claims of the node's pods (the kubelet's DRA side)",
+      exit_code, RunNode);
+  command.add_option("--node-name", flags.node_name, "this node's name")
+      ->required();
+  command.add_option("--kubeconfig", flags.kubeconfig,
+                     "kubeconfig file (default: $KUBECONFIG, then "
+                     "~/.kube/config)");
+  command.add_option("--context", flags.context, "kubeconfig context");
+  command.add_option("--server", flags.server,
+                     "API server URL (instead of a kubeconfig)");
+  command.add_option("--root", flags.root,
+                     "base of the directories below (DIR/plugins_registry, "
+                     "DIR/plugins, DIR/cdi, DIR/state, "
+                     "DIR/pod-resources/kubelet.sock)");
+  command.add_option("--plugins-registry", flags.plugins_registry,
+                     "where drivers put their registration sockets");
+  command.add_option("--plugins-dir", flags.plugins_dir,
+                     "where drivers put their DRA service sockets");
+  command.add_option("--cdi-dir", flags.cdi_dirs,
+                     "CDI spec directory (repeatable; later ones win)");
+  command.add_option("--state-dir", flags.state_dir,
+                     "where the prepared-claim checkpoint is kept");
+  command.add_option("--pod-resources-socket", flags.pod_resources_socket,
+                     "PodResources v1 API socket (List, Get)");
+  command
+      .add_option("--runtime", flags.runtime,
+                  "simulated (containers are reported running)")
+      ->capture_default_str();
+  command
+      .add_option("--node-ip", flags.node_ip,
+                  "the node's address (status.addresses, pod hostIP)")
+      ->capture_default_str();
+  command
+      .add_option("--prepare-timeout", flags.prepare_timeout,
+                  "deadline of each NodePrepare/NodeUnprepare call")
+      ->capture_default_str();
+  command
+      .add_option("--wiping-delay", flags.wiping_delay,
+                  "how long an unregistered driver's ResourceSlices stay")
+      ->capture_default_str();
+  command
+      .add_option("--node-status-update-frequency",
+                  flags.node_status_update_frequency,
+                  "heartbeat period of the Node's conditions")
+      ->capture_default_str();
+  command
+      .add_option("--backoff-max", flags.backoff_max,
+                  "longest wait between retries of a failing pod")
+      ->capture_default_str();
+  command.add_option("--log-level", flags.log_level,
+                     "debug, info, warn or error");
+}
+
+}  // namespace dralloc::cli

@@ -1,0 +1,79 @@
+// DraManager: prepares and unprepares the ResourceClaims of this node's pods
+// through their drivers, the kubelet's DRA manager.
+//
+// Contract:
+// - PrepareResources records every claim of the pod with the pod's UID in
+//   the checkpoint BEFORE any driver is called (drivers not done are
+//   "preparing"), calls each driver once with all of the pod's claims it
+//   has not prepared yet, then records what each driver returned. Claims
+//   already prepared (shared with another pod) are only referenced.
+// - UnprepareResources drops the pod from its claims and unprepares every
+//   claim no pod on this node uses any more, one call per driver. A claim
+//   leaves the checkpoint only when every driver has unprepared it, so a
+//   failed unprepare is retried (UnprepareUnused) and never forgotten.
+// - After a restart (kill -9 anywhere), RemovePodsExcept(active pods) and
+//   UnprepareUnused finish the job: claims of pods that are gone are
+//   unprepared, claims of pods that still run are prepared again (driver
+//   calls are idempotent) when their pod is synced.
+// Operations are serialized (one at a time, across the driver calls).
+#ifndef DRALLOC_NODE_DRA_MANAGER_H_
+#define DRALLOC_NODE_DRA_MANAGER_H_
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/types/resource_claim.h"
+#include "common/mutex.h"
+#include "common/status.h"
+#include "node/claim_info_cache.h"
+#include "node/dra_plugin_client.h"
+
+namespace dralloc::node {
+
+class DraManager {
+ public:
+  // The client of a registered driver (DraPluginManager::GetClient).
+  using ClientLookup =
+      std::function<StatusOr<std::shared_ptr<const DraPluginClient>>(
+          std::string_view driver)>;
+
+  DraManager(ClaimInfoCache& cache, ClientLookup clients);
+
+  // Prepares `claims` (allocated, reserved for the pod) for pod `pod_uid`.
+  // The error lists each claim that failed and why.
+  Status PrepareResources(const std::string& pod_uid,
+                          const std::vector<const api::ResourceClaim*>& claims)
+      EXCLUDES(op_mu_);
+  // The pod is gone (or going): see the contract above.
+  Status UnprepareResources(const std::string& pod_uid) EXCLUDES(op_mu_);
+  // Forgets every pod not in `active` (after a restart).
+  Status RemovePodsExcept(const std::set<std::string>& active) EXCLUDES(op_mu_);
+  // Unprepares every claim no pod uses; the error lists what failed.
+  Status UnprepareUnused() EXCLUDES(op_mu_);
+
+  // The CDI device IDs of claim `claim_uid` for a container's `request`
+  // ("" = the whole claim); kFailedPrecondition when it is not prepared.
+  StatusOr<std::vector<std::string>> CdiDeviceIds(
+      const std::string& claim_uid, const std::string& request) const;
+
+  ClaimInfoCache& cache() { return cache_; }
+
+ private:
+  // One driver call's worth of claims: driver → claims.
+  using Batches = std::map<std::string, std::vector<DraClaimRef>>;
+  Status UnprepareUnusedLocked() REQUIRES(op_mu_);
+  // Calls each driver; returns per claim UID the first error.
+  std::map<std::string, Status> RunPrepare(const Batches& batches);
+
+  ClaimInfoCache& cache_;
+  const ClientLookup clients_;
+  Mutex op_mu_;
+};
+
+}  // namespace dralloc::node
+
+#endif  // DRALLOC_NODE_DRA_MANAGER_H_

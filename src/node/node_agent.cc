@@ -1,0 +1,81 @@
+#include "node/node_agent.h"
+
+#include <filesystem>
+
+#include "common/log.h"
+
+namespace dralloc::node {
+
+NodeAgent::NodeAgent(client::ApiClient& api, NodeAgentOptions options)
+    : api_(api), options_(std::move(options)) {}
+
+NodeAgent::~NodeAgent() { Stop(); }
+
+Status NodeAgent::Start() {
+  ASSIGN_OR_RETURN(cache_, ClaimInfoCache::Open(options_.state_dir));
+  std::error_code ec;
+  std::filesystem::create_directories(options_.plugins_dir, ec);
+
+  NodeStatusOptions status_options;
+  status_options.node_name = options_.node_name;
+  status_options.host_ip = options_.host_ip;
+  status_options.update_frequency = options_.node_status_update_frequency;
+  node_status_ = std::make_unique<NodeStatusReporter>(api_, status_options);
+  RETURN_IF_ERROR(node_status_->Register());
+  node_status_->Start();
+
+  DraPluginManagerOptions plugin_options;
+  plugin_options.node_name = options_.node_name;
+  plugin_options.call_timeout = options_.prepare_timeout;
+  plugin_options.wiping_delay = options_.wiping_delay;
+  plugins_ = std::make_unique<DraPluginManager>(&api_, plugin_options);
+  // As the kubelet: slices of this node go at startup; drivers re-publish.
+  RETURN_IF_ERROR(plugins_->WipeNodeSlices("").WithPrefix(
+      "deleting the ResourceSlices of node " + options_.node_name));
+  // A driver that registers lets the pods waiting for it start at once.
+  plugins_->SetRegistrationListener([this](const std::string&) {
+    if (PodManager* pods = registration_listener_target_.load()) {
+      pods->RequeueWaitingPods();
+    }
+  });
+  plugins_->Start();
+  watcher_ = std::make_unique<PluginWatcher>(
+      options_.plugins_registry, [this](const PluginSocketEvent& event) {
+        plugins_->OnSocketEvent(event);
+      });
+  RETURN_IF_ERROR(watcher_->Start());
+
+  dra_ = std::make_unique<DraManager>(*cache_, [this](std::string_view driver) {
+    return plugins_->GetClient(driver);
+  });
+  cdi_ = std::make_unique<CdiDeviceResolver>(std::vector<std::filesystem::path>(
+      options_.cdi_dirs.begin(), options_.cdi_dirs.end()));
+  PodManagerOptions pod_options;
+  pod_options.node_name = options_.node_name;
+  pod_options.host_ip = options_.host_ip;
+  pod_options.backoff_max = options_.backoff_max;
+  pods_ = std::make_unique<PodManager>(
+      api_, *dra_,
+      [this](const std::vector<std::string>& ids) {
+        return cdi_->Resolve(ids);
+      },
+      pod_options);
+  registration_listener_target_ = pods_.get();
+  RETURN_IF_ERROR(pods_->Start(options_.sync_timeout));
+  if (!options_.pod_resources_socket.empty()) {
+    pod_resources_ = std::make_unique<PodResourcesServer>(*pods_, *cache_);
+    RETURN_IF_ERROR(pod_resources_->Start(options_.pod_resources_socket));
+  }
+  return OkStatus();
+}
+
+void NodeAgent::Stop() {
+  registration_listener_target_ = nullptr;
+  if (pod_resources_) pod_resources_->Stop();
+  if (pods_) pods_->Stop();
+  if (watcher_) watcher_->Stop();
+  if (plugins_) plugins_->Stop();
+  if (node_status_) node_status_->Stop();
+}
+
+}  // namespace dralloc::node

@@ -1,0 +1,81 @@
+// NodeAgent: `dralloc node`, the kubelet's DRA side for one node, composed
+// of its parts: the prepared-claim checkpoint (ClaimInfoCache), the Node
+// object and heartbeats (NodeStatusReporter), driver registration
+// (PluginWatcher + DraPluginManager), the DRA manager and the pod lifecycle
+// (PodManager, simulated runtime) with CDI resolution, and the
+// PodResources API.
+//
+// Start() in the kubelet's order: open the checkpoint (a corrupt one stops
+// the agent: kDataLoss), register the Node, delete the node's
+// ResourceSlices (drivers re-publish), watch the plugins registry, then
+// sync pods. Stop() undoes it in reverse.
+#ifndef DRALLOC_NODE_NODE_AGENT_H_
+#define DRALLOC_NODE_NODE_AGENT_H_
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/api_client.h"
+#include "common/status.h"
+#include "node/cdi_device_resolver.h"
+#include "node/claim_info_cache.h"
+#include "node/dra_manager.h"
+#include "node/dra_plugin_manager.h"
+#include "node/node_status.h"
+#include "node/plugin_watcher.h"
+#include "node/pod_manager.h"
+#include "node/pod_resources_server.h"
+
+namespace dralloc::node {
+
+struct NodeAgentOptions {
+  std::string node_name;
+  std::string host_ip = "127.0.0.1";
+  std::string plugins_registry;
+  std::string plugins_dir;
+  std::vector<std::string> cdi_dirs;  // later ones win
+  std::string state_dir;
+  std::string pod_resources_socket;  // "" = not served
+  std::chrono::milliseconds prepare_timeout{45000};
+  std::chrono::milliseconds wiping_delay{30000};
+  std::chrono::milliseconds node_status_update_frequency{10000};
+  std::chrono::milliseconds backoff_max{60000};
+  std::chrono::milliseconds sync_timeout{60000};
+};
+
+class NodeAgent {
+ public:
+  // `api` must outlive the agent.
+  NodeAgent(client::ApiClient& api, NodeAgentOptions options);
+  ~NodeAgent();
+  NodeAgent(const NodeAgent&) = delete;
+  NodeAgent& operator=(const NodeAgent&) = delete;
+
+  Status Start();
+  void Stop();
+
+  // Valid after a successful Start().
+  PodManager& pods() { return *pods_; }
+  DraPluginManager& plugins() { return *plugins_; }
+
+ private:
+  client::ApiClient& api_;
+  const NodeAgentOptions options_;
+  std::unique_ptr<ClaimInfoCache> cache_;
+  std::unique_ptr<NodeStatusReporter> node_status_;
+  std::unique_ptr<DraPluginManager> plugins_;
+  std::unique_ptr<PluginWatcher> watcher_;
+  std::unique_ptr<DraManager> dra_;
+  std::unique_ptr<CdiDeviceResolver> cdi_;
+  std::unique_ptr<PodManager> pods_;
+  std::unique_ptr<PodResourcesServer> pod_resources_;
+  // pods_ once built, for the plugin manager's thread; null when stopping.
+  std::atomic<PodManager*> registration_listener_target_{nullptr};
+};
+
+}  // namespace dralloc::node
+
+#endif  // DRALLOC_NODE_NODE_AGENT_H_

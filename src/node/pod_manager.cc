@@ -1,0 +1,446 @@
+#include "node/pod_manager.h"
+
+#include <set>
+
+#include "api/claim_helpers.h"
+#include "common/log.h"
+
+namespace dralloc::node {
+namespace {
+
+constexpr std::string_view kComponent = "pod-manager";
+constexpr char kEventComponent[] = "kubelet";
+constexpr char kFailedPrepare[] = "FailedPrepareDynamicResources";
+constexpr char kFailedUnprepare[] = "FailedUnprepareDynamicResources";
+// The work-queue key that retries unpreparing claims no pod uses.
+constexpr char kUnusedClaimsKey[] = "";
+
+const api::Pod* AsPod(const client::ObjectPtr& object) {
+  return client::As<api::Pod>(object);
+}
+
+bool OnNode(const api::Pod* pod, const std::string& node) {
+  return pod != nullptr && pod->spec.node_name == node;
+}
+
+bool Finished(const api::Pod& pod) {
+  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
+}
+
+}  // namespace
+
+PodManager::PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
+                       PodManagerOptions options)
+    : api_(api),
+      dra_(dra),
+      cdi_(std::move(cdi)),
+      options_(std::move(options)),
+      runtime_(options_.node_name, options_.host_ip),
+      pods_(api, client::PodsResource()),
+      claims_(api, client::ResourceClaimsResource()) {
+  pods_.AddHandler([this](const client::ObjectPtr& old,
+                          const client::ObjectPtr& now) { OnPod(old, now); });
+  // A claim changed: pods waiting for their claims may start now.
+  claims_.AddHandler(
+      [this](const client::ObjectPtr&, const client::ObjectPtr&) {
+        RequeueWaitingPods();
+      });
+}
+
+PodManager::~PodManager() { Stop(); }
+
+Status PodManager::Start(std::chrono::milliseconds sync_timeout) {
+  claims_.Start();
+  pods_.Start();
+  if (!claims_.WaitForSync(sync_timeout) || !pods_.WaitForSync(sync_timeout)) {
+    return UnavailableError("pods and resourceclaims not listed within " +
+                            std::to_string(sync_timeout.count()) + " ms");
+  }
+  // Claims recorded for pods that are gone (a restart) go now.
+  std::set<std::string> active;
+  for (const client::ObjectPtr& object : pods_.List()) {
+    const api::Pod* pod = AsPod(object);
+    if (OnNode(pod, options_.node_name)) active.insert(pod->metadata.uid);
+  }
+  RETURN_IF_ERROR(dra_.RemovePodsExcept(active));
+  queue_.Add(kUnusedClaimsKey);
+  worker_ = std::thread([this] { Run(); });
+  return OkStatus();
+}
+
+void PodManager::Stop() {
+  stopping_ = true;
+  queue_.ShutDown();
+  if (worker_.joinable()) worker_.join();
+  pods_.Stop();
+  claims_.Stop();
+}
+
+void PodManager::OnPod(const client::ObjectPtr& old,
+                       const client::ObjectPtr& now) {
+  const api::Pod* before = AsPod(old);
+  const api::Pod* after = AsPod(now);
+  if (OnNode(after, options_.node_name)) {
+    queue_.Add(client::ObjectKey(*now));
+  } else if (OnNode(before, options_.node_name)) {
+    queue_.Add(client::ObjectKey(*old));  // deleted, or moved away
+  }
+}
+
+void PodManager::RequeueWaitingPods() {
+  std::vector<std::string> waiting;
+  {
+    MutexLock lock(mu_);
+    for (const auto& [key, record] : records_) {
+      if (!record.running) {
+        waiting.push_back(key);
+        retries_.erase(key);
+      }
+    }
+  }
+  for (std::string& key : waiting) queue_.Add(std::move(key));
+}
+
+void PodManager::Run() {
+  while (!stopping_) {
+    QueueDueRetries();
+    std::optional<std::string> key = queue_.Pop(std::chrono::milliseconds(50));
+    if (!key) continue;
+    bool done;
+    if (*key == kUnusedClaimsKey) {
+      Status status = dra_.UnprepareUnused();
+      if (!status.ok()) log::Warn(kComponent, "{}", status.message());
+      done = status.ok();
+    } else {
+      done = SyncPod(*key);
+    }
+    if (done) {
+      MutexLock lock(mu_);
+      auto it = records_.find(*key);
+      if (it != records_.end()) it->second.backoff = {};
+      if (*key == kUnusedClaimsKey) unused_backoff_ = {};
+    } else {
+      ScheduleRetry(*key);
+    }
+    queue_.Done(*key);
+  }
+}
+
+void PodManager::ScheduleRetry(const std::string& key) {
+  MutexLock lock(mu_);
+  std::chrono::milliseconds* backoff = &unused_backoff_;
+  auto it = records_.find(key);
+  if (it != records_.end()) backoff = &it->second.backoff;
+  *backoff = backoff->count() == 0
+                 ? options_.backoff_initial
+                 : std::min(*backoff * 2, options_.backoff_max);
+  retries_[key] = Clock::now() + *backoff;
+}
+
+void PodManager::QueueDueRetries() {
+  std::vector<std::string> due;
+  {
+    MutexLock lock(mu_);
+    const auto now = Clock::now();
+    for (auto it = retries_.begin(); it != retries_.end();) {
+      if (it->second <= now) {
+        due.push_back(it->first);
+        it = retries_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (std::string& key : due) queue_.Add(std::move(key));
+}
+
+bool PodManager::SyncPod(const std::string& key) {
+  client::ObjectPtr object = pods_.Get(key);
+  const api::Pod* pod = AsPod(object);
+  std::string known_uid;
+  {
+    MutexLock lock(mu_);
+    auto it = records_.find(key);
+    if (it != records_.end()) known_uid = it->second.uid;
+  }
+  if (!OnNode(pod, options_.node_name)) {
+    return known_uid.empty() || TerminatePod(key, known_uid, nullptr);
+  }
+  if (!known_uid.empty() && known_uid != pod->metadata.uid) {
+    // Deleted and created again under the same name: finish the old one.
+    if (!TerminatePod(key, known_uid, nullptr)) return false;
+  }
+  if (pod->metadata.deletion_timestamp) {
+    return TerminatePod(key, pod->metadata.uid, pod);
+  }
+  {
+    MutexLock lock(mu_);
+    PodRecord& record = records_[key];
+    record.uid = pod->metadata.uid;
+    if (record.running) return true;
+  }
+  if (Finished(*pod)) return true;
+  return StartPod(key, *pod);
+}
+
+bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
+  std::vector<client::ObjectPtr> holders;
+  auto claims = PodClaims(pod, holders);
+  if (!claims.ok()) {
+    Warn(key, pod, kFailedPrepare, claims.status().message());
+    return false;
+  }
+  bool report_creating;
+  {
+    MutexLock lock(mu_);
+    // A pod already Running (the agent restarted) is not set back.
+    report_creating =
+        !records_[key].creating_reported && pod.status.phase != "Running";
+  }
+  if (report_creating) {
+    Status written = WriteStatus(pod, false);
+    if (!written.ok()) {
+      log::Warn(kComponent, "pod {}: status: {}", key, written.message());
+      return false;
+    }
+    MutexLock lock(mu_);
+    records_[key].creating_reported = true;
+  }
+  Status prepared = dra_.PrepareResources(pod.metadata.uid, *claims);
+  if (!prepared.ok()) {
+    Warn(key, pod, kFailedPrepare, prepared.message());
+    return false;
+  }
+  auto devices = ContainerDevicesOf(pod, *claims);
+  if (!devices.ok()) {
+    Warn(key, pod, kFailedPrepare, devices.status().message());
+    return false;
+  }
+  {
+    // Recorded before the Running status is visible, so that whoever sees
+    // the status also finds the devices.
+    MutexLock lock(mu_);
+    PodRecord& record = records_[key];
+    record.devices = std::move(*devices);
+    record.running_pod = RunningPodOf(pod, *claims);
+  }
+  Status written = WriteStatus(pod, true);
+  if (!written.ok()) {
+    log::Warn(kComponent, "pod {}: status: {}", key, written.message());
+    return false;
+  }
+  MutexLock lock(mu_);
+  PodRecord& record = records_[key];
+  record.running = true;
+  record.last_warning.clear();
+  log::Info(kComponent, "pod {} running ({} claim(s) prepared)", key,
+            claims->size());
+  return true;
+}
+
+StatusOr<std::vector<const api::ResourceClaim*>> PodManager::PodClaims(
+    const api::Pod& pod, std::vector<client::ObjectPtr>& holders) const {
+  std::vector<const api::ResourceClaim*> claims;
+  const std::string& ns = pod.metadata.namespace_;
+  for (size_t i = 0; i < pod.spec.resource_claims.size(); ++i) {
+    const api::PodResourceClaim& entry = pod.spec.resource_claims[i];
+    const std::string field =
+        "spec.resourceClaims[" + std::to_string(i) + "] (" + entry.name + ")";
+    api::PodClaimName resolved = api::ClaimNameFor(pod, entry);
+    using Kind = api::PodClaimName::Kind;
+    if (resolved.kind == Kind::kNotNeeded) continue;
+    if (resolved.kind == Kind::kNotCreated) {
+      return FailedPreconditionError(
+          field +
+          ": the ResourceClaim from the template has not been "
+          "created yet (no entry in status.resourceClaimStatuses)");
+    }
+    const std::string name(resolved.name);
+    client::ObjectPtr object = claims_.Get(ns, name);
+    const auto* claim = client::As<api::ResourceClaim>(object);
+    if (claim == nullptr) {
+      return FailedPreconditionError(field + ": resourceclaim " + ns + "/" +
+                                     name + " does not exist");
+    }
+    if (resolved.kind == Kind::kGenerated &&
+        !api::IsForPod(*claim, pod.metadata.uid)) {
+      return FailedPreconditionError(field + ": resourceclaim " + ns + "/" +
+                                     name + " was not created for this pod");
+    }
+    if (!claim->status.allocation) {
+      return FailedPreconditionError(field + ": resourceclaim " + ns + "/" +
+                                     name + " is not allocated");
+    }
+    if (!api::IsReservedForPod(*claim, pod.metadata.uid)) {
+      return FailedPreconditionError(
+          field + ": resourceclaim " + ns + "/" + name +
+          " is not reserved for this pod: status.reservedFor does not "
+          "list pod uid " +
+          pod.metadata.uid);
+    }
+    holders.push_back(object);
+    claims.push_back(claim);
+  }
+  return claims;
+}
+
+StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
+    const api::Pod& pod,
+    const std::vector<const api::ResourceClaim*>& claims) const {
+  // Pod claim entry name → claim UID (entries that made no claim are absent).
+  std::map<std::string, std::string> uid_of;
+  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+    api::PodClaimName resolved = api::ClaimNameFor(pod, entry);
+    for (const api::ResourceClaim* claim : claims) {
+      if (claim->metadata.name == resolved.name) {
+        uid_of[entry.name] = claim->metadata.uid;
+      }
+    }
+  }
+  std::vector<ContainerDevices> out;
+  auto add = [&](const api::Container& container) -> Status {
+    ContainerDevices devices{container.name, {}, {}};
+    for (const api::ContainerResourceClaim& ref : container.resources.claims) {
+      auto uid = uid_of.find(ref.name);
+      if (uid == uid_of.end()) continue;  // no claim needed (template said so)
+      ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                       dra_.CdiDeviceIds(uid->second, ref.request));
+      devices.cdi_device_ids.insert(devices.cdi_device_ids.end(), ids.begin(),
+                                    ids.end());
+    }
+    if (cdi_ && !devices.cdi_device_ids.empty()) {
+      auto edits = cdi_(devices.cdi_device_ids);
+      if (!edits.ok()) {
+        return edits.status().WithPrefix("container " + container.name);
+      }
+      devices.edits = std::move(*edits);
+    }
+    out.push_back(std::move(devices));
+    return OkStatus();
+  };
+  for (const api::Container& c : pod.spec.init_containers)
+    RETURN_IF_ERROR(add(c));
+  for (const api::Container& c : pod.spec.containers) RETURN_IF_ERROR(add(c));
+  return out;
+}
+
+RunningPod PodManager::RunningPodOf(
+    const api::Pod& pod, const std::vector<const api::ResourceClaim*>& claims) {
+  RunningPod out{pod.metadata.name, pod.metadata.namespace_, {}};
+  auto add = [&](const api::Container& container) {
+    std::vector<ContainerClaim> used;
+    for (const api::ContainerResourceClaim& ref : container.resources.claims) {
+      for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+        if (entry.name != ref.name) continue;
+        api::PodClaimName resolved = api::ClaimNameFor(pod, entry);
+        for (const api::ResourceClaim* claim : claims) {
+          if (claim->metadata.name != resolved.name) continue;
+          used.push_back({claim->metadata.uid, claim->metadata.name,
+                          claim->metadata.namespace_, ref.request});
+        }
+      }
+    }
+    out.containers.emplace_back(container.name, std::move(used));
+  };
+  for (const api::Container& c : pod.spec.init_containers) add(c);
+  for (const api::Container& c : pod.spec.containers) add(c);
+  return out;
+}
+
+Status PodManager::WriteStatus(const api::Pod& pod, bool running) {
+  const api::Pod* current = &pod;
+  client::ObjectPtr fresh;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    api::Pod update = *current;
+    update.status = running ? runtime_.RunningStatus(*current)
+                            : runtime_.CreatingStatus(*current);
+    auto written = api_.UpdateStatus(update);
+    if (written.ok()) return OkStatus();
+    if (written.status().code() != StatusCode::kAborted)
+      return written.status();
+    auto got = api_.Get(client::PodsResource(), pod.metadata.namespace_,
+                        pod.metadata.name);
+    if (!got.ok()) return got.status();
+    fresh = *got;
+    current = AsPod(fresh);
+    if (current == nullptr || current->metadata.uid != pod.metadata.uid) {
+      return NotFoundError(
+          "pod " +
+          client::ObjectKey(pod.metadata.namespace_, pod.metadata.name) +
+          " was replaced");
+    }
+  }
+  return Status(StatusCode::kAborted, "pod status: too many conflicts");
+}
+
+bool PodManager::TerminatePod(const std::string& key, const std::string& uid,
+                              const api::Pod* pod) {
+  // Containers are simulated: stopping them is forgetting them.
+  Status unprepared = dra_.UnprepareResources(uid);
+  if (!unprepared.ok()) {
+    if (pod != nullptr) {
+      Warn(key, *pod, kFailedUnprepare, unprepared.message());
+    } else {
+      log::Warn(kComponent, "pod {} (uid {}): {}", key, uid,
+                unprepared.message());
+    }
+    return false;
+  }
+  if (pod != nullptr) {
+    Status deleted =
+        api_.Delete(client::PodsResource(), pod->metadata.namespace_,
+                    pod->metadata.name, uid);
+    if (!deleted.ok() && deleted.code() != StatusCode::kNotFound &&
+        deleted.code() != StatusCode::kAborted) {
+      log::Warn(kComponent, "pod {}: delete: {}", key, deleted.message());
+      return false;
+    }
+  }
+  MutexLock lock(mu_);
+  auto it = records_.find(key);
+  if (it != records_.end() && it->second.uid == uid) records_.erase(it);
+  log::Info(kComponent, "pod {} (uid {}) terminated", key, uid);
+  return true;
+}
+
+void PodManager::Warn(const std::string& key, const api::Pod& pod,
+                      const std::string& reason, const std::string& message) {
+  {
+    MutexLock lock(mu_);
+    std::string& last = records_[key].last_warning;
+    if (records_[key].uid.empty()) records_[key].uid = pod.metadata.uid;
+    if (last == reason + message) return;
+    last = reason + message;
+  }
+  log::Warn(kComponent, "pod {}: {}: {}", key, reason, message);
+  Status recorded = api_.CreateEvent(
+      client::PodWarningEvent(pod, reason, message, kEventComponent));
+  if (!recorded.ok()) {
+    log::Warn(kComponent, "pod {}: event: {}", key, recorded.message());
+  }
+}
+
+std::vector<ContainerDevices> PodManager::DevicesOf(
+    const std::string& pod_key) const {
+  MutexLock lock(mu_);
+  auto it = records_.find(pod_key);
+  return it == records_.end() ? std::vector<ContainerDevices>{}
+                              : it->second.devices;
+}
+
+std::vector<RunningPod> PodManager::RunningPods() const {
+  MutexLock lock(mu_);
+  std::vector<RunningPod> out;
+  for (const auto& [key, record] : records_) {
+    if (record.running) out.push_back(record.running_pod);
+  }
+  return out;
+}
+
+bool PodManager::IsRunning(const std::string& pod_key) const {
+  MutexLock lock(mu_);
+  auto it = records_.find(pod_key);
+  return it != records_.end() && it->second.running;
+}
+
+}  // namespace dralloc::node

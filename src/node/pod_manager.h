@@ -1,0 +1,165 @@
+// PodManager: the node agent's pod lifecycle (the kubelet's pod workers, as
+// far as DRA needs them), without a container runtime.
+//
+// It lists and watches pods and ResourceClaims; every pod bound to this
+// node is synced on a single worker thread, in the kubelet's order:
+//   1. each pod.spec.resourceClaims[] entry resolves to a claim (by
+//      resourceClaimName or the generated name in status); that claim must
+//      exist, be allocated and list the pod's UID in status.reservedFor.
+//      Otherwise the pod does not start: a Warning Event names the claim and
+//      why, and the pod is synced again when claims change (and with
+//      backoff).
+//   2. containers are reported waiting (ContainerCreating);
+//   3. all claims are prepared, one call per driver (DraManager);
+//   4. each container's claims (resources.claims[] name + request) map to
+//      the CDI device IDs of the devices serving that request, which the
+//      CDI resolver must know;
+//   5. the pod is reported Running (SimulatedRuntime).
+// Failures of 3 and 4 are Warning Events (FailedPrepareDynamicResources)
+// and retried with exponential backoff.
+//
+// A pod that is deleted or gets a deletionTimestamp has its containers
+// stopped, its claims unprepared when no other pod on the node uses them,
+// and (when it still exists) is deleted with grace period 0. Unprepare
+// failures are retried with backoff; nothing prepared is forgotten.
+// At start, claims of pods that no longer exist are unprepared.
+#ifndef DRALLOC_NODE_POD_MANAGER_H_
+#define DRALLOC_NODE_POD_MANAGER_H_
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cdi/spec.h"
+#include "client/api_client.h"
+#include "client/informer.h"
+#include "client/work_queue.h"
+#include "common/mutex.h"
+#include "node/dra_manager.h"
+#include "node/simulated_runtime.h"
+
+namespace dralloc::node {
+
+struct PodManagerOptions {
+  std::string node_name;
+  std::string host_ip = "127.0.0.1";
+  std::chrono::milliseconds backoff_initial{500};
+  std::chrono::milliseconds backoff_max{60000};
+};
+
+// The CDI device IDs of one container, in claim order, and their edits.
+struct ContainerDevices {
+  std::string container;
+  std::vector<std::string> cdi_device_ids;
+  cdi::ContainerEdits edits;
+  friend bool operator==(const ContainerDevices&,
+                         const ContainerDevices&) = default;
+};
+
+// A claim a container uses (containers[].resources.claims[]), resolved.
+struct ContainerClaim {
+  std::string claim_uid;
+  std::string claim_name;
+  std::string claim_namespace;
+  std::string request;  // "" = all of the claim
+};
+
+// A pod reported Running, with each container's claims (for PodResources).
+struct RunningPod {
+  std::string name;
+  std::string namespace_;
+  std::vector<std::pair<std::string, std::vector<ContainerClaim>>> containers;
+};
+
+class PodManager {
+ public:
+  // The container edits of CDI device IDs (CdiDeviceResolver::Resolve);
+  // an error names the unresolvable IDs.
+  using CdiResolver = std::function<StatusOr<cdi::ContainerEdits>(
+      const std::vector<std::string>& cdi_device_ids)>;
+
+  PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
+             PodManagerOptions options);
+  ~PodManager();
+  PodManager(const PodManager&) = delete;
+  PodManager& operator=(const PodManager&) = delete;
+
+  // Starts the informers, waits (up to `sync_timeout`) for their first
+  // list, forgets claims of pods that are gone and starts the worker.
+  Status Start(std::chrono::milliseconds sync_timeout) EXCLUDES(mu_);
+  void Stop();
+
+  // Syncs again, now, every pod that is not running yet (a claim changed,
+  // a driver registered).
+  void RequeueWaitingPods() EXCLUDES(mu_);
+
+  // Per container of a pod ("namespace/name"), its CDI IDs and edits; set
+  // before the pod is reported Running.
+  std::vector<ContainerDevices> DevicesOf(const std::string& pod_key) const
+      EXCLUDES(mu_);
+  // Whether the pod was reported Running.
+  bool IsRunning(const std::string& pod_key) const EXCLUDES(mu_);
+  // Every pod reported Running, by key order.
+  std::vector<RunningPod> RunningPods() const EXCLUDES(mu_);
+
+ private:
+  struct PodRecord {
+    std::string uid;
+    bool running = false;
+    bool creating_reported = false;
+    std::string last_warning;  // suppresses repeats of the same Event
+    std::chrono::milliseconds backoff{0};
+    std::vector<ContainerDevices> devices;
+    RunningPod running_pod;  // when running
+  };
+  using Clock = std::chrono::steady_clock;
+
+  void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  void Run();
+  void QueueDueRetries() EXCLUDES(mu_);
+  // Syncs one pod key; false when it should be retried with backoff.
+  bool SyncPod(const std::string& key) EXCLUDES(mu_);
+  bool StartPod(const std::string& key, const api::Pod& pod) EXCLUDES(mu_);
+  bool TerminatePod(const std::string& key, const std::string& uid,
+                    const api::Pod* pod) EXCLUDES(mu_);
+  // The claims of `pod`, each existing, allocated and reserved for it.
+  StatusOr<std::vector<const api::ResourceClaim*>> PodClaims(
+      const api::Pod& pod, std::vector<client::ObjectPtr>& holders) const;
+  StatusOr<std::vector<ContainerDevices>> ContainerDevicesOf(
+      const api::Pod& pod,
+      const std::vector<const api::ResourceClaim*>& claims) const;
+  static RunningPod RunningPodOf(
+      const api::Pod& pod,
+      const std::vector<const api::ResourceClaim*>& claims);
+  Status WriteStatus(const api::Pod& pod, bool running);
+  void Warn(const std::string& key, const api::Pod& pod,
+            const std::string& reason, const std::string& message)
+      EXCLUDES(mu_);
+  void ScheduleRetry(const std::string& key) EXCLUDES(mu_);
+
+  client::ApiClient& api_;
+  DraManager& dra_;
+  const CdiResolver cdi_;
+  const PodManagerOptions options_;
+  const SimulatedRuntime runtime_;
+  client::Informer pods_;
+  client::Informer claims_;
+  client::WorkQueue queue_;
+
+  mutable Mutex mu_;
+  std::map<std::string, PodRecord> records_ GUARDED_BY(mu_);
+  std::map<std::string, Clock::time_point> retries_ GUARDED_BY(mu_);
+  std::chrono::milliseconds unused_backoff_ GUARDED_BY(mu_){0};
+
+  std::atomic<bool> stopping_{false};
+  std::thread worker_;
+};
+
+}  // namespace dralloc::node
+
+#endif  // DRALLOC_NODE_POD_MANAGER_H_

@@ -1,0 +1,353 @@
+// The pod lifecycle against the in-memory API and a fake driver on a real
+// unix socket: claims checked in the kubelet's order, Events, status as the
+// kubelet writes it, shared claims, deletion and restart.
+#include "node/pod_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "client/memory_api_client.h"
+#include "node/cdi_device_resolver.h"
+#include "node/fake_dra_driver.h"
+#include "node/node_test_util.h"
+
+namespace dralloc::node {
+namespace {
+
+using testing::FakeDraDriver;
+using testing::TempDir;
+using testing::WaitFor;
+using namespace std::chrono_literals;
+constexpr char kDriver[] = "gpu.example.com";
+
+// One allocation result: request, driver, pool, device.
+api::DeviceRequestAllocationResult Result(std::string request,
+                                          std::string driver, std::string pool,
+                                          std::string device) {
+  api::DeviceRequestAllocationResult result;
+  result.request = std::move(request);
+  result.driver = std::move(driver);
+  result.pool = std::move(pool);
+  result.device = std::move(device);
+  return result;
+}
+
+class PodManagerTest : public ::testing::Test {
+ protected:
+  PodManagerTest() : driver_(kDriver, dir_.Sub("r"), dir_.Sub("p")) {}
+  void SetUp() override {
+    driver_.state().cdi_dir = dir_.Sub("cdi");
+    ASSERT_TRUE(driver_.Start());
+    StartAgent();
+  }
+  void TearDown() override { StopAgent(); }
+
+  void StartAgent() {
+    auto cache = ClaimInfoCache::Open(dir_.Sub("state"));
+    ASSERT_TRUE(cache.ok()) << cache.status();
+    cache_ = std::move(*cache);
+    dra_ = std::make_unique<DraManager>(
+        *cache_,
+        [this](std::string_view)
+            -> StatusOr<std::shared_ptr<const DraPluginClient>> {
+          return std::make_shared<const DraPluginClient>(
+              kDriver, driver_.state().endpoint, DraApiVersion::kV1, 2s);
+        });
+    PodManagerOptions options;
+    options.node_name = "node-a";
+    options.host_ip = "192.0.2.1";
+    options.backoff_initial = 20ms;
+    options.backoff_max = 200ms;
+    cdi_ =
+        std::make_unique<CdiDeviceResolver>(std::vector<std::filesystem::path>{
+            dir_.Sub("cdi-static"), dir_.Sub("cdi")});
+    pods_ = std::make_unique<PodManager>(
+        api_, *dra_,
+        [this](const std::vector<std::string>& ids) {
+          return cdi_->Resolve(ids);
+        },
+        options);
+    ASSERT_TRUE(pods_->Start(5s).ok());
+  }
+  void StopAgent() {
+    if (pods_) pods_->Stop();
+    pods_.reset();
+    cdi_.reset();
+    dra_.reset();
+    cache_.reset();
+  }
+
+  std::string CreateClaim(const std::string& name) {
+    api::ResourceClaim claim;
+    claim.metadata.name = name;
+    claim.metadata.namespace_ = "default";
+    auto created = api_.Create(claim);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return std::get<api::ResourceClaim>(**created).metadata.uid;
+  }
+  // Allocates claim `name` and reserves it for the pods `pod_names`.
+  void AllocateAndReserve(const std::string& name,
+                          const std::vector<std::string>& pod_names) {
+    auto got = api_.Get(client::ResourceClaimsResource(), "default", name);
+    ASSERT_TRUE(got.ok());
+    api::ResourceClaim claim = std::get<api::ResourceClaim>(**got);
+    api::AllocationResult allocation;
+    allocation.devices.results.push_back(
+        Result("gpu", kDriver, "node-a", "gpu-0"));
+    claim.status.allocation = allocation;
+    claim.status.reserved_for.clear();
+    for (const std::string& pod : pod_names) {
+      claim.status.reserved_for.push_back({"", "pods", pod, PodUid(pod)});
+    }
+    ASSERT_TRUE(api_.UpdateStatus(claim).ok());
+  }
+  void CreatePod(const std::string& name,
+                 const std::vector<std::string>& claim_names,
+                 const std::string& node = "node-a") {
+    api::Pod pod;
+    pod.metadata.name = name;
+    pod.metadata.namespace_ = "default";
+    pod.spec.node_name = node;
+    api::Container container;
+    container.name = "ctr";
+    container.image = "busybox";
+    for (const std::string& claim : claim_names) {
+      pod.spec.resource_claims.push_back({claim, claim, std::nullopt});
+      container.resources.claims.push_back({claim, ""});
+    }
+    pod.spec.containers.push_back(container);
+    pod.status.phase = "Pending";
+    pod.status.conditions.push_back(
+        {"PodScheduled", "True", std::nullopt, "2026-11-27T00:00:00Z", "", ""});
+    auto created = api_.Create(pod);
+    ASSERT_TRUE(created.ok()) << created.status();
+  }
+  std::string PodUid(const std::string& name) {
+    auto got = api_.Get(client::PodsResource(), "default", name);
+    return got.ok() ? std::get<api::Pod>(**got).metadata.uid : "";
+  }
+  std::optional<api::Pod> GetPod(const std::string& name) {
+    auto got = api_.Get(client::PodsResource(), "default", name);
+    if (!got.ok()) return std::nullopt;
+    return std::get<api::Pod>(**got);
+  }
+  std::string Phase(const std::string& name) {
+    auto pod = GetPod(name);
+    return pod ? pod->status.phase : "";
+  }
+  std::vector<api::Event> Events() {
+    std::vector<api::Event> events;
+    auto list = api_.List(client::EventsResource());
+    for (const auto& o : list->items)
+      events.push_back(std::get<api::Event>(*o));
+    return events;
+  }
+  bool HasEvent(const std::string& pod, const std::string& substring) {
+    for (const api::Event& e : Events()) {
+      if (e.involved_object.name == pod && e.type == "Warning" &&
+          e.reason == "FailedPrepareDynamicResources" &&
+          e.message.find(substring) != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }
+  size_t PrepareCalls() {
+    std::lock_guard lock(driver_.state().mu);
+    return driver_.state().prepare_calls.size();
+  }
+  std::vector<std::vector<std::string>> UnprepareCalls() {
+    std::lock_guard lock(driver_.state().mu);
+    return driver_.state().unprepare_calls;
+  }
+
+  TempDir dir_;
+  FakeDraDriver driver_;
+  client::MemoryApiClient api_;
+  std::unique_ptr<CdiDeviceResolver> cdi_;
+  std::unique_ptr<ClaimInfoCache> cache_;
+  std::unique_ptr<DraManager> dra_;
+  std::unique_ptr<PodManager> pods_;
+};
+
+nlohmann::json UnknownField(const api::Pod& pod, std::string_view name) {
+  const api::RawJson* raw = FindUnknownField(pod.status.unknown_fields, name);
+  return raw ? nlohmann::json::parse(raw->json) : nlohmann::json();
+}
+
+TEST_F(PodManagerTest, PreparedPodRunsWithKubeletStatus) {
+  const std::string claim_uid = CreateClaim("gpu");
+  CreatePod("p1", {"gpu"});
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  api::Pod pod = *GetPod("p1");
+  std::map<std::string, std::string> conditions;
+  for (const auto& c : pod.status.conditions) conditions[c.type] = c.status;
+  EXPECT_EQ(conditions, (std::map<std::string, std::string>{
+                            {"ContainersReady", "True"},
+                            {"Initialized", "True"},
+                            {"PodReadyToStartContainers", "True"},
+                            {"PodScheduled", "True"},
+                            {"Ready", "True"}}));
+  EXPECT_EQ(UnknownField(pod, "hostIP"), "192.0.2.1");
+  const std::string ip = UnknownField(pod, "podIP").get<std::string>();
+  EXPECT_TRUE(ip.starts_with("10.")) << ip;
+  EXPECT_EQ(UnknownField(pod, "podIPs")[0]["ip"], ip);
+  EXPECT_FALSE(UnknownField(pod, "startTime").is_null());
+  auto status = UnknownField(pod, "containerStatuses")[0];
+  EXPECT_EQ(status["name"], "ctr");
+  EXPECT_EQ(status["image"], "busybox");
+  EXPECT_EQ(status["ready"], true);
+  EXPECT_EQ(status["started"], true);
+  EXPECT_EQ(status["restartCount"], 0);
+  EXPECT_TRUE(
+      status["containerID"].get<std::string>().starts_with("dralloc://"));
+  EXPECT_TRUE(status["state"]["running"].contains("startedAt"));
+
+  std::vector<ContainerDevices> devices = {
+      {"ctr", {"k8s.gpu.example.com/gpu=" + claim_uid + "-gpu-0"}, {}}};
+  devices[0].edits.env = {"GPU_DEVICE_0=gpu-0"};
+  EXPECT_EQ(pods_->DevicesOf("default/p1"), devices);
+  EXPECT_EQ(PrepareCalls(), 1u);
+}
+
+TEST_F(PodManagerTest, ClaimNotReservedGetsEventAndNoStartUntilReserved) {
+  CreateClaim("gpu");
+  CreatePod("p1", {"gpu"});
+  CreatePod("p2", {"missing"});
+  ASSERT_TRUE(WaitFor([&] { return HasEvent("p1", "is not allocated"); }));
+  ASSERT_TRUE(WaitFor([&] {
+    return HasEvent("p2",
+                    "spec.resourceClaims[0] (missing): resourceclaim "
+                    "default/missing does not exist");
+  }));
+  AllocateAndReserve("gpu", {"someone-else"});
+  ASSERT_TRUE(WaitFor([&] {
+    return HasEvent("p1",
+                    "spec.resourceClaims[0] (gpu): resourceclaim default/gpu "
+                    "is not reserved for this pod: status.reservedFor does "
+                    "not list pod uid " +
+                        PodUid("p1"));
+  }));
+  EXPECT_NE(Phase("p1"), "Running");
+  EXPECT_EQ(PrepareCalls(), 0u);
+
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  EXPECT_NE(Phase("p2"), "Running");
+}
+
+TEST_F(PodManagerTest, PodsOfOtherNodesAreIgnored) {
+  CreateClaim("gpu");
+  CreatePod("elsewhere", {"gpu"}, "node-b");
+  AllocateAndReserve("gpu", {"elsewhere"});
+  CreatePod("marker", {});
+  ASSERT_TRUE(WaitFor([&] { return Phase("marker") == "Running"; }));
+  EXPECT_EQ(Phase("elsewhere"), "Pending");
+  EXPECT_EQ(PrepareCalls(), 0u);
+}
+
+TEST_F(PodManagerTest, PrepareFailureIsRetriedWithBackoff) {
+  const std::string uid = CreateClaim("gpu");
+  {
+    std::lock_guard lock(driver_.state().mu);
+    driver_.state().prepare_errors[uid] = "out of firmware";
+  }
+  CreatePod("p1", {"gpu"});
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return HasEvent("p1", "out of firmware"); }));
+  ASSERT_TRUE(WaitFor([&] { return PrepareCalls() >= 2; }));  // retried
+  auto pod = *GetPod("p1");
+  EXPECT_EQ(pod.status.phase, "Pending");
+  EXPECT_EQ(
+      UnknownField(pod, "containerStatuses")[0]["state"]["waiting"]["reason"],
+      "ContainerCreating");
+  {
+    std::lock_guard lock(driver_.state().mu);
+    driver_.state().prepare_errors.clear();
+  }
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+}
+
+TEST_F(PodManagerTest, UnknownCdiIdIsAnEvent) {
+  const std::string uid = CreateClaim("gpu");
+  {
+    std::lock_guard lock(driver_.state().mu);
+    driver_.state().skip_cdi.insert(uid);
+  }
+  CreatePod("p1", {"gpu"});
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] {
+    return HasEvent("p1", "container ctr: unresolvable CDI devices");
+  }));
+  EXPECT_NE(Phase("p1"), "Running");
+}
+
+TEST_F(PodManagerTest, SharedClaimUnpreparedAfterLastPodIsDeleted) {
+  const std::string uid = CreateClaim("shared");
+  CreatePod("p1", {"shared"});
+  CreatePod("p2", {"shared"});
+  AllocateAndReserve("shared", {"p1", "p2"});
+  ASSERT_TRUE(WaitFor(
+      [&] { return Phase("p1") == "Running" && Phase("p2") == "Running"; }));
+  EXPECT_EQ(PrepareCalls(), 1u);
+
+  ASSERT_TRUE(api_.Delete(client::PodsResource(), "default", "p1", "").ok());
+  ASSERT_TRUE(WaitFor([&] { return !pods_->IsRunning("default/p1"); }));
+  EXPECT_TRUE(UnprepareCalls().empty());
+  ASSERT_TRUE(api_.Delete(client::PodsResource(), "default", "p2", "").ok());
+  ASSERT_TRUE(WaitFor([&] { return UnprepareCalls().size() == 1; }));
+  EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
+  ASSERT_TRUE(WaitFor([&] { return cache_->List().empty(); }));
+}
+
+TEST_F(PodManagerTest, RestartUnpreparesClaimsOfPodsGoneMeanwhile) {
+  const std::string uid = CreateClaim("gpu");
+  CreatePod("p1", {"gpu"});
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  StopAgent();  // the agent is down while the pod is deleted
+  ASSERT_TRUE(api_.Delete(client::PodsResource(), "default", "p1", "").ok());
+  StartAgent();
+  ASSERT_TRUE(WaitFor([&] { return UnprepareCalls().size() == 1; }));
+  EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
+  EXPECT_EQ(PrepareCalls(), 1u);
+}
+
+TEST_F(PodManagerTest, GracefulDeletionUnpreparesThenDeletes) {
+  const std::string uid = CreateClaim("gpu");
+  CreatePod("p1", {"gpu"});
+  {  // A finalizer keeps the pod after Delete, with a deletionTimestamp.
+    api::Pod pod = *GetPod("p1");
+    pod.metadata.finalizers.push_back("example.com/keep");
+    ASSERT_TRUE(api_.Update(pod).ok());
+  }
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  ASSERT_TRUE(api_.Delete(client::PodsResource(), "default", "p1", "").ok());
+  ASSERT_TRUE(GetPod("p1")->metadata.deletion_timestamp.has_value());
+  ASSERT_TRUE(WaitFor([&] { return UnprepareCalls().size() == 1; }));
+  EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
+  ASSERT_TRUE(WaitFor([&] { return !pods_->IsRunning("default/p1"); }));
+}
+
+TEST_F(PodManagerTest, RestartKeepsRunningPodPreparedOnce) {
+  CreateClaim("gpu");
+  CreatePod("p1", {"gpu"});
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  const std::string version = GetPod("p1")->metadata.resource_version;
+  StopAgent();
+  StartAgent();
+  ASSERT_TRUE(WaitFor([&] { return pods_->IsRunning("default/p1"); }));
+  // Never set back to Pending: at most one more status write, Running.
+  EXPECT_EQ(Phase("p1"), "Running");
+  EXPECT_LE(std::stoll(GetPod("p1")->metadata.resource_version),
+            std::stoll(version) + 1);
+  EXPECT_EQ(PrepareCalls(), 1u);
+  EXPECT_TRUE(UnprepareCalls().empty());
+}
+
+}  // namespace
+}  // namespace dralloc::node

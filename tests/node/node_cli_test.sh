@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `dralloc node` as a process against `dralloc serve`: flag errors exit 2;
+# it prints `ready` once its Node is registered; a pod bound to it becomes
+# Running with kubelet-shaped status; deleting the pod lets it go; SIGTERM
+# stops it with exit 0. Usage: node_cli_test.sh PATH/TO/dralloc
+set -u
+DRALLOC=${1:?usage: node_cli_test.sh DRALLOC}
+DIR=$(mktemp -d /tmp/drn-cli-XXXXXX)
+PORT=$((20000 + RANDOM % 20000))
+SERVER=http://127.0.0.1:$PORT
+SERVE_PID= NODE_PID=
+cleanup() {
+  [ -n "$NODE_PID" ] && kill -TERM "$NODE_PID" 2>/dev/null
+  [ -n "$SERVE_PID" ] && kill -TERM "$SERVE_PID" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- node stderr"; tail -20 "$DIR/node.err" 2>/dev/null; exit 1; }
+# Polls "$@" every 0.1 s for up to 10 s.
+wait_for() { for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done; return 1; }
+
+"$DRALLOC" node --node-name n1 --server "$SERVER" --runtime process --root "$DIR/r" 2>"$DIR/err"
+[ $? -eq 2 ] && grep -q "not available yet" "$DIR/err" || fail "--runtime process must be refused"
+"$DRALLOC" node --node-name n1 --server "$SERVER" --wiping-delay 3x 2>"$DIR/err"
+[ $? -eq 2 ] && grep -q -- '--wiping-delay: Invalid value: "3x"' "$DIR/err" || fail "bad duration"
+"$DRALLOC" node --server "$SERVER" 2>/dev/null
+[ $? -eq 2 ] || fail "--node-name is required"
+
+"$DRALLOC" serve --listen 127.0.0.1:$PORT --storage memory >"$DIR/serve.out" 2>"$DIR/serve.err" &
+SERVE_PID=$!
+wait_for curl -sf "$SERVER/api/v1/namespaces" -o /dev/null || fail "serve did not start"
+
+"$DRALLOC" node --node-name n1 --server "$SERVER" --root "$DIR/r" \
+  --node-status-update-frequency 1s >"$DIR/node.out" 2>"$DIR/node.err" &
+NODE_PID=$!
+wait_for grep -qx ready "$DIR/node.out" || fail "no ready line"
+curl -sf "$SERVER/api/v1/nodes/n1" | grep -q '"reason":"KubeletReady","status":"True","type":"Ready"' ||
+  fail "node n1 is not Ready"
+[ -d "$DIR/r/plugins_registry" ] || fail "plugins registry not created"
+[ -S "$DIR/r/pod-resources/kubelet.sock" ] || fail "pod resources socket not served"
+
+curl -sf -XPOST -H 'Content-Type: application/json' \
+  "$SERVER/api/v1/namespaces/default/pods" -o /dev/null -d \
+  '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"busybox"}]}}' ||
+  fail "create pod"
+running() { curl -sf "$SERVER/api/v1/namespaces/default/pods/p1" | grep -q '"phase":"Running"'; }
+wait_for running || fail "pod p1 not Running"
+curl -sf "$SERVER/api/v1/namespaces/default/pods/p1" | grep -q '"podIP":"10\.' || fail "no podIP"
+curl -sf -XDELETE "$SERVER/api/v1/namespaces/default/pods/p1" -o /dev/null || fail "delete pod"
+gone() { ! curl -sf "$SERVER/api/v1/namespaces/default/pods/p1" -o /dev/null; }
+wait_for gone || fail "pod p1 not gone"
+
+kill -TERM "$NODE_PID"
+wait "$NODE_PID"
+rc=$?
+NODE_PID=
+[ $rc -eq 0 ] || fail "node exited $rc on SIGTERM"
+echo "PASS node_cli_test"
