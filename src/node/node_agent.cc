@@ -63,7 +63,10 @@ Status NodeAgent::Start() {
   registration_listener_target_ = pods_.get();
   RETURN_IF_ERROR(pods_->Start(options_.sync_timeout));
   if (!options_.pod_resources_socket.empty()) {
-    pod_resources_ = std::make_unique<PodResourcesServer>(*pods_, *cache_);
+    pod_resources_source_ =
+        std::make_unique<NodePodResourcesSource>(*pods_, *cache_);
+    pod_resources_ = std::make_unique<podresources::PodResourcesServer>(
+        *pod_resources_source_);
     RETURN_IF_ERROR(pod_resources_->Start(options_.pod_resources_socket));
   }
   return OkStatus();

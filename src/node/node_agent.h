@@ -27,7 +27,8 @@
 #include "node/node_status.h"
 #include "node/plugin_watcher.h"
 #include "node/pod_manager.h"
-#include "node/pod_resources_server.h"
+#include "node/pod_resources_source.h"
+#include "podresources/pod_resources_server.h"
 
 namespace dralloc::node {
 
@@ -71,7 +72,8 @@ class NodeAgent {
   std::unique_ptr<DraManager> dra_;
   std::unique_ptr<CdiDeviceResolver> cdi_;
   std::unique_ptr<PodManager> pods_;
-  std::unique_ptr<PodResourcesServer> pod_resources_;
+  std::unique_ptr<NodePodResourcesSource> pod_resources_source_;
+  std::unique_ptr<podresources::PodResourcesServer> pod_resources_;
   // pods_ once built, for the plugin manager's thread; null when stopping.
   std::atomic<PodManager*> registration_listener_target_{nullptr};
 };

@@ -387,9 +387,11 @@ bool PodManager::TerminatePod(const std::string& key, const std::string& uid,
     return false;
   }
   if (pod != nullptr) {
-    Status deleted =
-        api_.Delete(client::PodsResource(), pod->metadata.namespace_,
-                    pod->metadata.name, uid);
+    // As the kubelet ends a graceful deletion: its containers are stopped
+    // and its claims unprepared, so the pod goes now (grace period 0).
+    Status deleted = api_.Delete(
+        client::PodsResource(), pod->metadata.namespace_, pod->metadata.name,
+        client::DeleteOptions{.grace_period_seconds = 0, .uid = uid});
     if (!deleted.ok() && deleted.code() != StatusCode::kNotFound &&
         deleted.code() != StatusCode::kAborted) {
       log::Warn(kComponent, "pod {}: delete: {}", key, deleted.message());
