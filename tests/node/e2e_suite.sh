@@ -56,7 +56,11 @@ cdi_present() { for i in 1 2 3 4; do cdi_spec_of "$(claim_uid gpu-pod-$i)" || re
 check "a CDI spec exists for every prepared claim" cdi_present
 env_in_spec() { grep -q GPU_DEVICE_ $(cdi_spec_of "$(claim_uid gpu-pod-1)"); }
 check "the CDI spec carries the device's env" env_in_spec
-columns() { k get pods -o wide | head -1 | grep -q 'NAME *READY *STATUS *RESTARTS *AGE *IP *NODE'; }
+columns() {
+  local table
+  table=$(k get pods -o wide)
+  grep -q '^NAME *READY *STATUS *RESTARTS *AGE *IP *NODE *NOMINATED NODE *READINESS GATES$' <<<"$table"
+}
 check "kubectl get pods prints kube-apiserver's columns" columns
 
 k apply -f "$manifests/pod-5.yaml" >/dev/null
