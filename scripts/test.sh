@@ -7,6 +7,9 @@
 #      and the kill -9 crash test; `dralloc serve` (controller + scheduler)
 #      end to end with kubectl 1.33 and 1.32, and `dralloc controller` +
 #      `dralloc scheduler` as separate processes over HTTP;
+#      the node side: `dralloc local-cluster` end to end with kubectl, node
+#      faults (kill -9, hangs, restarts), and wire compatibility with
+#      @grpc/grpc-js (pinned by tests/node/grpc-js/package-lock.json);
 #   2. clang ASan+UBSan build (also keeps the code compiling with clang): the same tests;
 #   3. clang-format check of all C++ sources;
 #   4. a short benchmark smoke run (numbers are not judged here).
@@ -36,6 +39,11 @@ echo "== dralloc serve end to end with kubectl 1.33 and 1.32"
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.32
 bash tests/clients/separate_processes_suite.sh build/src/cli/dralloc
+
+echo "== node side: local-cluster end to end, faults, wire compatibility with @grpc/grpc-js"
+bash tests/node/e2e_suite.sh build/src/cli/dralloc
+bash tests/node/fault_suite.sh build/src/cli/dralloc
+bash tests/node/grpc_js_suite.sh build/src/cli/dralloc
 
 echo "== clang ASan+UBSan build and tests"
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \

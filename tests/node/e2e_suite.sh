@@ -56,6 +56,17 @@ cdi_present() { for i in 1 2 3 4; do cdi_spec_of "$(claim_uid gpu-pod-$i)" || re
 check "a CDI spec exists for every prepared claim" cdi_present
 env_in_spec() { grep -q GPU_DEVICE_ $(cdi_spec_of "$(claim_uid gpu-pod-1)"); }
 check "the CDI spec carries the device's env" env_in_spec
+podresources_lists_claims() {
+  local listed=""
+  for node in node-1 node-2; do
+    listed+=$("$dralloc" podresources list -o json --socket "$work/cluster/nodes/$node/pod-resources/kubelet.sock")
+  done
+  for i in 1 2 3 4; do
+    grep -q "$(k get pod gpu-pod-$i -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')" <<<"$listed" || return 1
+  done
+  grep -q '"driverName": "gpu.example.com"' <<<"$listed"
+}
+check "PodResources List on each node reports the pods' claims and devices" podresources_lists_claims
 columns() {
   local table
   table=$(k get pods -o wide)
