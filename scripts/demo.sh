@@ -20,3 +20,39 @@ build/src/cli/dralloc schedule -f examples/cluster -f examples/workloads
 echo
 echo "== dralloc schedule -f examples/scheduling  (shared claim, firstAvailable, templates)"
 build/src/cli/dralloc schedule -f examples/scheduling
+echo
+echo "== dralloc local-cluster --nodes 2 --gpus 2  (serve + 2 node agents + 2 example drivers, separate processes)"
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "(kubectl is not installed: skipping the live cluster part)"
+  exit 0
+fi
+cluster=$(mktemp -d /tmp/dralloc-demo.XXXXXX)
+build/src/cli/dralloc local-cluster --nodes 2 --gpus 2 --dir "$cluster" \
+  >"$cluster/out" 2>"$cluster/log" &
+cluster_pid=$!
+trap 'kill $cluster_pid 2>/dev/null; wait $cluster_pid 2>/dev/null; rm -rf "$cluster"' EXIT
+for _ in $(seq 300); do
+  grep -qx ready "$cluster/out" 2>/dev/null && break
+  kill -0 "$cluster_pid" 2>/dev/null || { cat "$cluster/log"; exit 1; }
+  sleep 0.1
+done
+export KUBECONFIG="$cluster/kubeconfig"
+echo "\$ kubectl get nodes"
+kubectl get nodes
+echo "\$ kubectl apply -f examples/driver/"
+kubectl apply -f examples/driver/
+for name in a b; do
+  sed "s/name: gpu-test/name: gpu-test-$name/" examples/driver/pod.yaml | kubectl apply -f -
+done
+kubectl wait --for=condition=Ready pod --all --timeout=60s >/dev/null
+echo "\$ kubectl get pods -o wide"
+kubectl get pods -o wide
+echo "\$ kubectl get resourceclaims"
+kubectl get resourceclaims
+for node in node-1 node-2; do
+  echo "\$ dralloc podresources list --socket $node's PodResources socket"
+  build/src/cli/dralloc podresources list \
+    --socket "$cluster/nodes/$node/pod-resources/kubelet.sock"
+done
+echo "\$ CDI specs written by the drivers for the prepared claims"
+ls "$cluster"/nodes/*/cdi/
