@@ -18,8 +18,9 @@ loopback `dralloc serve`:
 
 Prints one JSON object on stdout: pods, running, bound, create_s (first to
 last create sent/answered), bind_s (first to last bind), pods_per_s
-(running / (last Running - first bind)), p50_ms / p99_ms / max_ms of
-bind -> Running. Exit status 0 when all pods ran, 1 otherwise (the JSON says
+(running / (last Running - first bind)), first_half_per_s /
+second_half_per_s (the same over each half of the Running pods), p50_ms /
+p99_ms / max_ms of bind -> Running. Exit status 0 when all pods ran, 1 otherwise (the JSON says
 how many did), 2 when setup failed.
 """
 
@@ -254,6 +255,15 @@ def report(args, watch, create_span):
     if running and bound:
         span = max(running.values()) - min(bound.values())
         result["pods_per_s"] = round(len(running) / span, 1) if span > 0 else None
+        # Rate over the first and the second half of the Running pods: a
+        # per-pod cost that grows with the pods already on the node shows.
+        times = sorted(running.values())
+        half = len(times) // 2
+        if half > 0 and times[half] > times[0] and times[-1] > times[half]:
+            result["first_half_per_s"] = round(
+                half / (times[half] - min(bound.values())), 1)
+            result["second_half_per_s"] = round(
+                (len(times) - half) / (times[-1] - times[half]), 1)
     if latencies:
         result.update(p50_ms=round(statistics.median(latencies), 2),
                       p99_ms=round(percentile(latencies, 99), 2),

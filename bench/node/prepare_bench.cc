@@ -12,11 +12,19 @@
 //     as `dralloc node` runs it.
 //   BM_PluginClientPrepareUnprepare: node::DraPluginClient alone (no
 //     checkpoint): the share of gRPC in the added time.
-//   BM_CheckpointMutate: one ClaimInfoCache change (write + fsync + rename)
-//     on its own.
+//   BM_CheckpointMutate/N: one ClaimInfoCache change (write + fsync +
+//     rename + fsync of the dir) on its own, with N other claims held.
 //
 // Run: dralloc_node_bench --benchmark_repetitions=5
 //        --benchmark_report_aggregates_only=true
+// The project's headers come first: common/thread_annotations.h defines
+// GUARDED_BY etc. unconditionally, gRPC's headers only when undefined.
+#include "api/types/resource_claim.h"
+#include "node/claim_info_cache.h"
+#include "node/dra_manager.h"
+#include "node/dra_plugin_client.h"
+
+// Then the libraries.
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
 #include <stdlib.h>
@@ -28,11 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "api/types/resource_claim.h"
 #include "k8s.io/kubelet/pkg/apis/dra/v1/api.grpc.pb.h"
-#include "node/claim_info_cache.h"
-#include "node/dra_manager.h"
-#include "node/dra_plugin_client.h"
 
 namespace dralloc::node {
 namespace {
@@ -98,7 +102,9 @@ class BenchNode {
     server_ = builder.BuildAndStart();
   }
   ~BenchNode() {
-    if (server_) server_->Shutdown(Clock::now() + std::chrono::seconds(1));
+    if (server_)
+      server_->Shutdown(std::chrono::system_clock::now() +
+                        std::chrono::seconds(1));
     std::error_code ignored;
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
   }
@@ -217,6 +223,8 @@ BENCHMARK(BM_PluginClientPrepareUnprepare)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
+// Arg: claims already in the checkpoint (a node with that many prepared
+// claims); each iteration adds or removes one more.
 void BM_CheckpointMutate(benchmark::State& state) {
   BenchNode node;
   auto cache = ClaimInfoCache::Open(node.state_dir());
@@ -224,23 +232,43 @@ void BM_CheckpointMutate(benchmark::State& state) {
     state.SkipWithError("set-up failed (state dir)");
     return;
   }
-  int64_t n = 0;
+  Status filled = (*cache)->Mutate([&](ClaimInfoCache::Claims& claims) {
+    for (int64_t i = 0; i < state.range(0); ++i) {
+      ClaimInfo& claim = claims["held-" + std::to_string(i)];
+      claim.uid = "held-" + std::to_string(i);
+      claim.namespace_ = "bench";
+      claim.name = "claim-" + claim.uid;
+      claim.pod_uids.insert("pod-" + claim.uid);
+      claim.drivers[kDriver].prepared = true;
+      claim.drivers[kDriver].devices.push_back(
+          {{"gpu"}, "node-0", "gpu-0", {"k8s.gpu.example.com/gpu=x"}, {}});
+    }
+  });
+  if (!filled.ok()) {
+    state.SkipWithError("checkpoint write failed");
+    return;
+  }
+  bool present = false;
   for (auto _ : state) {
-    const std::string uid = "uid-" + std::to_string(n++);
     Status changed = (*cache)->Mutate([&](ClaimInfoCache::Claims& claims) {
-      if (claims.empty()) {
-        claims[uid].uid = uid;
+      if (present) {
+        claims.erase("extra");
       } else {
-        claims.clear();
+        claims["extra"].uid = "extra";
       }
     });
+    present = !present;
     if (!changed.ok()) {
       state.SkipWithError("checkpoint write failed");
       break;
     }
   }
 }
-BENCHMARK(BM_CheckpointMutate)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CheckpointMutate)
+    ->Arg(0)
+    ->Arg(1000)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace dralloc::node

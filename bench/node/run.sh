@@ -12,9 +12,10 @@
 # pods_to_running.py creates PODS pods of one GPU each (ResourceClaimTemplate)
 # and times each from bind to Running on a pod watch. Prints per run and the
 # median over runs: pods/s = Running pods / (last Running - first bind),
-# p50 / p99 bind->Running, and the bind span (how long the scheduler took
-# to bind them all: if it is close to the whole span, binding and not the
-# node was the limit).
+# p50 / p99 bind->Running, the bind span (how long the scheduler took to
+# bind them all: if it is close to the whole span, binding and not the node
+# was the limit) and pods/s over the first and second half of the Running
+# pods (a per-pod cost growing with the pods on the node shows there).
 #
 # --smoke: 20 pods, 1 run, memory only; takes seconds (CI).
 # Exit status: 0 all pods Running in every run, 1 a run failed (pods not
@@ -125,7 +126,7 @@ start_cluster() {
     { echo "run.sh: node agent did not start (log: $dir/node.err)" >&2; return 1; }
 }
 
-results="$work/results.tsv"  # mode run pods/s p50 p99 bind_s running
+results="$work/results.tsv"  # mode run pods/s p50 p99 bind_s half1 half2 running
 : > "$results"
 failed=0
 for mode in $modes; do
@@ -148,7 +149,8 @@ import json, sys
 r = json.load(open(sys.argv[3]))
 f = lambda k: "-" if r.get(k) is None else str(r[k])
 print("\t".join([sys.argv[1], sys.argv[2], f("pods_per_s"), f("p50_ms"),
-                 f("p99_ms"), f("bind_s"), "%d/%d" % (r["running"], r["pods"])]))
+                 f("p99_ms"), f("bind_s"), f("first_half_per_s"),
+                 f("second_half_per_s"), "%d/%d" % (r["running"], r["pods"])]))
 EOF
     if (( status != 0 )); then
       echo "run.sh: $mode run $run: not all pods Running: $(cat "$dir/result.json")" >&2
@@ -161,8 +163,9 @@ echo "node bench: $pods pods of one GPU on one node, $runs run(s), $(nproc) core
 python3 - "$results" <<'EOF'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
-fmt = "%-7s %-6s %9s %9s %9s %8s %9s"
-print(fmt % ("mode", "run", "pods/s", "p50 ms", "p99 ms", "bind s", "running"))
+fmt = "%-7s %-6s %8s %9s %9s %7s %8s %8s %9s"
+print(fmt % ("mode", "run", "pods/s", "p50 ms", "p99 ms", "bind s",
+             "1st half", "2nd half", "running"))
 for r in rows:
     print(fmt % tuple(r))
 def med(values):
@@ -171,6 +174,7 @@ def med(values):
 for mode in dict.fromkeys(r[0] for r in rows):
     m = [r for r in rows if r[0] == mode]
     print(fmt % (mode, "median", med(r[2] for r in m), med(r[3] for r in m),
-                 med(r[4] for r in m), med(r[5] for r in m), ""))
+                 med(r[4] for r in m), med(r[5] for r in m),
+                 med(r[6] for r in m), med(r[7] for r in m), ""))
 EOF
 exit "$failed"
