@@ -17,6 +17,7 @@
 //
 // Run: dralloc_node_bench --benchmark_repetitions=5
 //        --benchmark_report_aggregates_only=true
+// (TMPDIR=/dev/shm: the same without the disk's fsync latency.)
 // The project's headers come first: common/thread_annotations.h defines
 // GUARDED_BY etc. unconditionally, gRPC's headers only when undefined.
 #include "api/types/resource_claim.h"
@@ -31,6 +32,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -87,12 +89,15 @@ class TimedDraService final : public drav1::DRAPlugin::Service {
   std::atomic<int64_t> handler_ns_{0};
 };
 
-// The timed driver on <tmp>/dra.sock and a state dir beside it; all removed
-// on destruction.
+// The timed driver on $TMPDIR/drnb-*/dra.sock (default /tmp) and a state
+// dir beside it; all removed on destruction.
 class BenchNode {
  public:
   BenchNode() {
-    std::string pattern = "/tmp/drnb-XXXXXX";
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") +
+        "/drnb-XXXXXX";
     dir_ = ::mkdtemp(pattern.data()) != nullptr ? pattern : "";
     socket_ = dir_ + "/dra.sock";
     grpc::ServerBuilder builder;

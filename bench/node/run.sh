@@ -4,7 +4,7 @@
 #
 #   bash bench/node/run.sh [--dralloc BIN] [--pods 1000] [--runs 3]
 #        [--modes "memory sqlite"] [--clients 8] [--timeout 120] [--keep]
-#        [--smoke]
+#        [--tmp DIR] [--smoke]
 #
 # Per mode and run, under a fresh temp dir: `dralloc serve --storage
 # memory:` (or sqlite:DIR), one `dralloc driver example --gpus PODS` and one
@@ -17,6 +17,8 @@
 # was the limit) and pods/s over the first and second half of the Running
 # pods (a per-pod cost growing with the pods on the node shows there).
 #
+# --tmp DIR: where the temp dir goes (default /tmp; e.g. /dev/shm to take
+# the disk's fsync latency out: state, CDI specs and sqlite all live there).
 # --smoke: 20 pods, 1 run, memory only; takes seconds (CI).
 # Exit status: 0 all pods Running in every run, 1 a run failed (pods not
 # Running within --timeout, a component did not start), 2 bad usage.
@@ -31,6 +33,7 @@ clients=8
 timeout=120
 modes="memory sqlite"
 keep=0
+tmp_parent=/tmp
 dralloc="$ROOT/build/src/cli/dralloc"
 
 usage() {
@@ -48,6 +51,7 @@ while [[ $# -gt 0 ]]; do
     --clients) clients="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
+    --tmp) tmp_parent="$2"; shift 2 ;;
     --smoke) pods=20; runs=1; modes=memory; timeout=30; shift ;;
     -h|--help) usage; exit 0 ;;
     *) die_usage "unknown argument '$1' (see --help)" ;;
@@ -68,7 +72,8 @@ for sub in serve node driver; do
 done
 
 # Short: unix socket paths are limited to 108 bytes.
-work="$(mktemp -d /tmp/drnb.XXXXXX)"
+[[ -d "$tmp_parent" ]] || die_usage "--tmp $tmp_parent is not a directory"
+work="$(mktemp -d "$tmp_parent/drnb.XXXXXX")"
 pids=()
 stop_all() {
   local pid
@@ -159,7 +164,7 @@ EOF
   done
 done
 
-echo "node bench: $pods pods of one GPU on one node, $runs run(s), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "node bench: $pods pods of one GPU on one node, $runs run(s), state under $tmp_parent, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$results" <<'EOF'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
