@@ -27,6 +27,7 @@ how many did), 2 when setup failed.
 import argparse
 import http.client
 import json
+import math
 import statistics
 import sys
 import threading
@@ -236,11 +237,11 @@ def create_pods(args, names):
 
 
 def percentile(sorted_values, p):
+    """Nearest-rank percentile of an ascending list (None when empty)."""
     if not sorted_values:
         return None
-    index = max(0, min(len(sorted_values) - 1,
-                       int(round(p / 100.0 * len(sorted_values) + 0.5)) - 1))
-    return sorted_values[index]
+    rank = math.ceil(p / 100.0 * len(sorted_values))
+    return sorted_values[max(0, min(len(sorted_values), rank) - 1)]
 
 
 def report(args, watch, create_span):
