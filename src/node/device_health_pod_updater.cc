@@ -1,5 +1,7 @@
 #include "node/device_health_pod_updater.h"
 
+#include <algorithm>
+
 #include "client/informer.h"
 #include "common/log.h"
 #include "node/device_health_status.h"
@@ -27,6 +29,10 @@ DeviceHealthPodUpdater::DeviceHealthPodUpdater(client::ApiClient& api,
 
 void DeviceHealthPodUpdater::Decorate(const api::Pod& pod,
                                       api::PodStatus& status) const {
+  const bool uses_claims = std::any_of(
+      pod.spec.containers.begin(), pod.spec.containers.end(),
+      [](const api::Container& c) { return !c.resources.claims.empty(); });
+  if (!uses_claims) return;  // nothing to report: skip copying the claims
   SetAllocatedResourcesStatus(pod, claims_.List(), health_, status);
 }
 
