@@ -2,8 +2,9 @@
 // of its parts: the prepared-claim checkpoint (ClaimInfoCache), the Node
 // object and heartbeats (NodeStatusReporter), driver registration
 // (PluginWatcher + DraPluginManager), the DRA manager and the pod lifecycle
-// (PodManager, simulated runtime) with CDI resolution, and the
-// PodResources API.
+// (PodManager, simulated runtime) with CDI resolution, the
+// PodResources API, and device health from drivers into pod status
+// (DeviceHealthMonitor → DeviceHealthPodUpdater, KEP-4680).
 //
 // Start() in the kubelet's order: open the checkpoint (a corrupt one stops
 // the agent: kDataLoss), register the Node, delete the node's
