@@ -43,10 +43,7 @@ json ResourcesOf(const ClaimInfo& claim, const std::string& request,
   for (const auto& [driver, state] : claim.drivers) {
     for (const PreparedDevice& device : state.devices) {
       if (!ServesRequest(device, request)) continue;
-      const std::string id =
-          device.cdi_device_ids.empty()
-              ? driver + "/" + device.pool + "/" + device.device
-              : device.cdi_device_ids.front();
+      const std::string id = driver + "/" + device.pool + "/" + device.device;
       if (!seen.insert(id).second) continue;
       DeviceHealthInfo info =
           health.Get({driver, device.pool, device.device}, now);

@@ -6,8 +6,9 @@
 // uses claims, allocatedResourcesStatus gets one entry per container claim
 // reference, named "claim:<pod claim name>" or "claim:<pod claim
 // name>/<request>", listing each device of the prepared claim that serves
-// that request: resourceID = the device's first CDI device ID, or
-// "<driver>/<pool>/<device>" when it has none (as the kubelet does);
+// that request: resourceID = "<driver>/<pool>/<device>" (the documented
+// KEP-4680 shape; some kubelet versions use the device's first CDI ID
+// instead, which collapses devices that share a common CDI device);
 // health = Healthy | Unhealthy | Unknown; message when the driver gave one.
 // Entries without devices are left out; entries of other names are kept.
 #ifndef DRALLOC_NODE_DEVICE_HEALTH_STATUS_H_

@@ -101,9 +101,8 @@ class DeviceHealthTest : public ::testing::Test {
   }
   // The expected allocatedResourcesStatus for one health of gpu-0.
   json Expected(const std::string& health, const std::string& message = "") {
-    json resource = {
-        {"resourceID", "k8s.gpu.example.com/gpu=" + claim_uid_ + "-gpu-0"},
-        {"health", health}};
+    json resource = {{"resourceID", "gpu.example.com/pool/gpu-0"},
+                     {"health", health}};
     if (!message.empty()) resource["message"] = message;
     return json::array(
         {{{"name", "claim:gpu"}, {"resources", json::array({resource})}}});
