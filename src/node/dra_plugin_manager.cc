@@ -220,16 +220,21 @@ bool DraPluginManager::TryRegister(const std::string& socket) {
       info.endpoint().empty() ? socket : info.endpoint();
   auto client = std::make_shared<const DraPluginClient>(
       info.name(), endpoint, *version, options_.call_timeout);
-  AddRegistration(socket, client);
+  std::vector<std::string> versions(info.supported_versions().begin(),
+                                    info.supported_versions().end());
+  AddRegistration(socket, client, versions);
   log::Info(kComponent, "registered DRA driver {} ({}) at {} via {}",
             info.name(), DraServiceName(*version), endpoint, socket);
   Notify(*stub, options_.registration_timeout, socket, true, "");
   if (on_registered_) on_registered_(info.name());
+  if (on_driver_)
+    on_driver_({info.name(), true, endpoint, std::move(versions)});
   return true;
 }
 
 void DraPluginManager::AddRegistration(
-    const std::string& socket, std::shared_ptr<const DraPluginClient> client) {
+    const std::string& socket, std::shared_ptr<const DraPluginClient> client,
+    std::vector<std::string> supported_versions) {
   MutexLock lock(mu_);
   // A socket registers one driver: a re-registration replaces its entry.
   for (auto& [name, registrations] : drivers_) {
@@ -239,18 +244,37 @@ void DraPluginManager::AddRegistration(
   std::erase_if(drivers_,
                 [](const auto& entry) { return entry.second.empty(); });
   pending_wipes_.erase(client->driver());
-  drivers_[client->driver()].push_back({socket, std::move(client)});
+  drivers_[client->driver()].push_back(
+      {socket, std::move(client), std::move(supported_versions)});
 }
 
 void DraPluginManager::RemoveSocket(const std::string& socket) {
+  std::vector<DriverRegistration> changes;
+  EraseSocket(socket, changes);
+  wake_.SignalAll();
+  if (!on_driver_) return;
+  for (const DriverRegistration& change : changes) on_driver_(change);
+}
+
+void DraPluginManager::EraseSocket(const std::string& socket,
+                                   std::vector<DriverRegistration>& changes) {
   MutexLock lock(mu_);
   pending_sockets_.erase(socket);
   for (auto it = drivers_.begin(); it != drivers_.end();) {
     auto& registrations = it->second;
+    const bool was_newest =
+        !registrations.empty() && registrations.back().socket == socket;
     size_t removed = std::erase_if(registrations, [&](const Registration& r) {
       return r.socket == socket;
     });
+    if (removed > 0 && !registrations.empty() && was_newest) {
+      // An older registration serves again (rolling update rolled back).
+      const Registration& now = registrations.back();
+      changes.push_back(
+          {it->first, true, now.client->endpoint(), now.supported_versions});
+    }
     if (removed > 0 && registrations.empty()) {
+      changes.push_back({it->first, false, "", {}});
       log::Info(kComponent,
                 "DRA driver {} unregistered (socket {} removed); its "
                 "ResourceSlices go in {} ms unless it comes back",
@@ -263,7 +287,6 @@ void DraPluginManager::RemoveSocket(const std::string& socket) {
     }
   }
   kicked_ = true;
-  wake_.SignalAll();
 }
 
 Status DraPluginManager::WipeNodeSlices(std::string_view driver) {

@@ -51,6 +51,15 @@ struct DraPluginManagerOptions {
   std::chrono::milliseconds retry_max{30000};
 };
 
+// A driver's newest registration (registered) or its going (!registered):
+// what the device health monitor needs.
+struct DriverRegistration {
+  std::string driver;
+  bool registered = false;
+  std::string endpoint;                         // when registered
+  std::vector<std::string> supported_versions;  // when registered
+};
+
 class DraPluginManager {
  public:
   // `api` (may be null: no slices are wiped) must outlive the manager.
@@ -63,6 +72,13 @@ class DraPluginManager {
   // with the driver's name. Set before Start().
   void SetRegistrationListener(std::function<void(const std::string&)> f) {
     on_registered_ = std::move(f);
+  }
+
+  // Called when a driver's newest registration changes and when its last
+  // one goes, on the manager's or the plugin watcher's thread, without
+  // locks held. Set before Start().
+  void SetDriverListener(std::function<void(const DriverRegistration&)> f) {
+    on_driver_ = std::move(f);
   }
 
   void Start();
@@ -85,6 +101,7 @@ class DraPluginManager {
   struct Registration {
     std::string socket;
     std::shared_ptr<const DraPluginClient> client;
+    std::vector<std::string> supported_versions;
   };
   struct PendingSocket {
     Clock::time_point due;
@@ -101,14 +118,19 @@ class DraPluginManager {
   // One registration attempt; false when it should be retried.
   bool TryRegister(const std::string& socket) EXCLUDES(mu_);
   void AddRegistration(const std::string& socket,
-                       std::shared_ptr<const DraPluginClient> client)
+                       std::shared_ptr<const DraPluginClient> client,
+                       std::vector<std::string> supported_versions)
       EXCLUDES(mu_);
   void RemoveSocket(const std::string& socket) EXCLUDES(mu_);
+  // Removes `socket`; adds the drivers' changes to `changes`.
+  void EraseSocket(const std::string& socket,
+                   std::vector<DriverRegistration>& changes) EXCLUDES(mu_);
   std::chrono::milliseconds NextBackoff(std::chrono::milliseconds now) const;
 
   client::ApiClient* const api_;
   const DraPluginManagerOptions options_;
   std::function<void(const std::string&)> on_registered_;
+  std::function<void(const DriverRegistration&)> on_driver_;
 
   mutable Mutex mu_;
   CondVar wake_;

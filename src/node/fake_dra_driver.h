@@ -225,6 +225,12 @@ class FakeDraDriver {
     state_.endpoint.clear();
   }
 
+  // Before Start(): another service served beside DRA, on its socket (a
+  // health service). Not owned.
+  void AddService(grpc::Service* service) {
+    extra_services_.push_back(service);
+  }
+
   // Serves DRA first, then registration, as real drivers do.
   bool Start() {
     if (single_socket_) {
@@ -234,6 +240,7 @@ class FakeDraDriver {
       both.RegisterService(&registration_);
       both.RegisterService(&v1_);
       both.RegisterService(&v1beta1_);
+      for (grpc::Service* extra : extra_services_) both.RegisterService(extra);
       registration_server_ = both.BuildAndStart();
       return registration_server_ != nullptr;
     }
@@ -242,6 +249,7 @@ class FakeDraDriver {
                          grpc::InsecureServerCredentials());
     dra.RegisterService(&v1_);
     dra.RegisterService(&v1beta1_);
+    for (grpc::Service* extra : extra_services_) dra.RegisterService(extra);
     dra_server_ = dra.BuildAndStart();
     grpc::ServerBuilder reg;
     reg.AddListeningPort("unix://" + registration_socket_,
@@ -271,6 +279,7 @@ class FakeDraDriver {
   FakeDraService<FakeV1beta1> v1beta1_;
   std::string registration_socket_;
   bool single_socket_ = false;
+  std::vector<grpc::Service*> extra_services_;
   std::unique_ptr<grpc::Server> dra_server_;
   std::unique_ptr<grpc::Server> registration_server_;
 };

@@ -24,6 +24,16 @@ Status NodeAgent::Start() {
   RETURN_IF_ERROR(node_status_->Register());
   node_status_->Start();
 
+  health_updater_ = std::make_unique<DeviceHealthPodUpdater>(
+      api_, *cache_, health_cache_, options_.node_name);
+  health_monitor_ = std::make_unique<DeviceHealthMonitor>(
+      health_cache_,
+      [this](const std::vector<DeviceKey>& changed) {
+        health_updater_->OnHealthChanged(changed);
+      },
+      options_.health);
+  health_monitor_->Start();
+
   DraPluginManagerOptions plugin_options;
   plugin_options.node_name = options_.node_name;
   plugin_options.call_timeout = options_.prepare_timeout;
@@ -38,6 +48,8 @@ Status NodeAgent::Start() {
       pods->RequeueWaitingPods();
     }
   });
+  plugins_->SetDriverListener(
+      [this](const DriverRegistration& driver) { WatchDriverHealth(driver); });
   plugins_->Start();
   watcher_ = std::make_unique<PluginWatcher>(
       options_.plugins_registry, [this](const PluginSocketEvent& event) {
@@ -54,6 +66,10 @@ Status NodeAgent::Start() {
   pod_options.node_name = options_.node_name;
   pod_options.host_ip = options_.host_ip;
   pod_options.backoff_max = options_.backoff_max;
+  pod_options.decorate_status = [this](const api::Pod& pod,
+                                       api::PodStatus& status) {
+    health_updater_->Decorate(pod, status);
+  };
   pods_ = std::make_unique<PodManager>(
       api_, *dra_,
       [this](const std::vector<std::string>& ids) {
@@ -78,7 +94,18 @@ void NodeAgent::Stop() {
   if (pods_) pods_->Stop();
   if (watcher_) watcher_->Stop();
   if (plugins_) plugins_->Stop();
+  if (health_monitor_) health_monitor_->Stop();
   if (node_status_) node_status_->Stop();
+}
+
+void NodeAgent::WatchDriverHealth(const DriverRegistration& driver) {
+  std::optional<HealthApiVersion> version =
+      NegotiateHealthVersion(driver.supported_versions);
+  if (driver.registered && version) {
+    health_monitor_->Watch(driver.driver, driver.endpoint, *version);
+  } else {
+    health_monitor_->Unwatch(driver.driver);
+  }
 }
 
 }  // namespace dralloc::node

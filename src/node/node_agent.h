@@ -2,8 +2,9 @@
 // of its parts: the prepared-claim checkpoint (ClaimInfoCache), the Node
 // object and heartbeats (NodeStatusReporter), driver registration
 // (PluginWatcher + DraPluginManager), the DRA manager and the pod lifecycle
-// (PodManager, simulated runtime) with CDI resolution, and the
-// PodResources API.
+// (PodManager, simulated runtime) with CDI resolution, the
+// PodResources API, and device health from drivers into pod status
+// (DeviceHealthMonitor → DeviceHealthPodUpdater, KEP-4680).
 //
 // Start() in the kubelet's order: open the checkpoint (a corrupt one stops
 // the agent: kDataLoss), register the Node, delete the node's
@@ -22,6 +23,9 @@
 #include "common/status.h"
 #include "node/cdi_device_resolver.h"
 #include "node/claim_info_cache.h"
+#include "node/device_health_cache.h"
+#include "node/device_health_monitor.h"
+#include "node/device_health_pod_updater.h"
 #include "node/dra_manager.h"
 #include "node/dra_plugin_manager.h"
 #include "node/node_status.h"
@@ -45,6 +49,7 @@ struct NodeAgentOptions {
   std::chrono::milliseconds node_status_update_frequency{10000};
   std::chrono::milliseconds backoff_max{60000};
   std::chrono::milliseconds sync_timeout{60000};
+  DeviceHealthMonitorOptions health;
 };
 
 class NodeAgent {
@@ -61,12 +66,20 @@ class NodeAgent {
   // Valid after a successful Start().
   PodManager& pods() { return *pods_; }
   DraPluginManager& plugins() { return *plugins_; }
+  DeviceHealthMonitor& health() { return *health_monitor_; }
 
  private:
+  // Opens or ends the driver's health stream after a registration change.
+  void WatchDriverHealth(const DriverRegistration& driver);
+
   client::ApiClient& api_;
   const NodeAgentOptions options_;
   std::unique_ptr<ClaimInfoCache> cache_;
   std::unique_ptr<NodeStatusReporter> node_status_;
+  // Device health (KEP-4680): cache, pod status writer, driver streams.
+  DeviceHealthCache health_cache_;
+  std::unique_ptr<DeviceHealthPodUpdater> health_updater_;
+  std::unique_ptr<DeviceHealthMonitor> health_monitor_;
   std::unique_ptr<DraPluginManager> plugins_;
   std::unique_ptr<PluginWatcher> watcher_;
   std::unique_ptr<DraManager> dra_;

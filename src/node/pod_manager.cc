@@ -354,6 +354,8 @@ Status PodManager::WriteStatus(const api::Pod& pod, bool running) {
     api::Pod update = *current;
     update.status = running ? runtime_.RunningStatus(*current)
                             : runtime_.CreatingStatus(*current);
+    if (options_.decorate_status)
+      options_.decorate_status(*current, update.status);
     auto written = api_.UpdateStatus(update);
     if (written.ok()) return OkStatus();
     if (written.status().code() != StatusCode::kAborted)

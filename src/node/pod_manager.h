@@ -50,6 +50,9 @@ struct PodManagerOptions {
   std::string host_ip = "127.0.0.1";
   std::chrono::milliseconds backoff_initial{500};
   std::chrono::milliseconds backoff_max{60000};
+  // Applied to every pod status before it is written (device health:
+  // DeviceHealthPodUpdater::Decorate); may be empty.
+  std::function<void(const api::Pod&, api::PodStatus&)> decorate_status;
 };
 
 // The CDI device IDs of one container, in claim order, and their edits.
