@@ -78,6 +78,7 @@ Status PodManager::Start(std::chrono::milliseconds sync_timeout) {
 
 void PodManager::Stop() {
   stopping_ = true;
+  runtime_->SetChangeListener({});
   queue_.ShutDown();
   if (worker_.joinable()) worker_.join();
   pods_.Stop();

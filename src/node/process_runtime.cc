@@ -86,13 +86,18 @@ ProcessRuntime::~ProcessRuntime() {
   MutexLock lock(mu_);
   for (auto& [uid, pod] : pods_) {
     for (Container& container : pod.containers) {
+      if (container.process) container.process->Signal(SIGTERM);
+    }
+  }
+  for (auto& [uid, pod] : pods_) {
+    for (Container& container : pod.containers) {
       if (container.process) container.process->Stop(std::chrono::seconds(2));
     }
   }
 }
 
 void ProcessRuntime::SetChangeListener(ChangeListener listener) {
-  MutexLock lock(mu_);
+  MutexLock lock(listener_mu_);
   listener_ = std::move(listener);
 }
 
@@ -344,10 +349,14 @@ void ProcessRuntime::Run() {
         changed.push_back(pod.key);
       }
     }
-    if (changed.empty() || !listener_) continue;
-    ChangeListener listener = listener_;
+    if (changed.empty()) continue;
     mu_.Unlock();
-    for (const std::string& key : changed) listener(key);
+    {
+      MutexLock listener_lock(listener_mu_);
+      if (listener_) {
+        for (const std::string& key : changed) listener_(key);
+      }
+    }
     mu_.Lock();
   }
 }

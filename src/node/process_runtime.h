@@ -60,7 +60,8 @@ class ProcessRuntime : public ContainerRuntime {
   ProcessRuntime(const ProcessRuntime&) = delete;
   ProcessRuntime& operator=(const ProcessRuntime&) = delete;
 
-  void SetChangeListener(ChangeListener listener) override EXCLUDES(mu_);
+  void SetChangeListener(ChangeListener listener) override
+      EXCLUDES(listener_mu_);
   api::PodStatus CreatingStatus(const api::Pod& pod) const override;
   Status StartPod(const api::Pod& pod,
                   const std::vector<ContainerDevices>& devices,
@@ -114,7 +115,7 @@ class ProcessRuntime : public ContainerRuntime {
     std::optional<std::chrono::steady_clock::time_point> kill_at;
   };
 
-  void Run() EXCLUDES(mu_);
+  void Run() EXCLUDES(mu_, listener_mu_);
   // Reaps exits, starts what is due, kills past the grace period; true when
   // a state changed.
   bool Advance(Pod& pod) REQUIRES(mu_);
@@ -139,9 +140,12 @@ class ProcessRuntime : public ContainerRuntime {
   const ProcessRuntimeOptions options_;
   const SimulatedRuntime base_;  // pod IPs and the creating status
 
+  // Held while the listener runs, so that replacing it waits for calls in
+  // flight.
+  Mutex listener_mu_;
+  ChangeListener listener_ GUARDED_BY(listener_mu_);
   mutable Mutex mu_;
   CondVar wake_;
-  ChangeListener listener_ GUARDED_BY(mu_);
   std::map<std::string, Pod> pods_ GUARDED_BY(mu_);  // by UID
   bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
