@@ -7,9 +7,11 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <limits>
 
 #include "common/log.h"
 
@@ -223,7 +225,8 @@ void Relay(const KubeletLogLocation& where, ResponseWriter& writer,
                sizeof timeout);
   beast::flat_buffer buffer;
   http::response_parser<http::buffer_body> parser;
-  parser.body_limit(boost::none);
+  // Not boost::none: Boost 1.74 then rejects every Content-Length body.
+  parser.body_limit(std::numeric_limits<std::uint64_t>::max());
   for (int waited = 0; !ec && !parser.is_header_done(); ++waited) {
     http::read_header(socket, buffer, parser, ec);
     if (ec == asio::error::would_block || ec == asio::error::try_again) {
@@ -243,21 +246,21 @@ void Relay(const KubeletLogLocation& where, ResponseWriter& writer,
   while (!parser.is_done()) {
     parser.get().body().data = chunk;
     parser.get().body().size = sizeof chunk;
-    http::read(socket, buffer, parser, ec);
+    // read_some: returns with what has arrived, so follow streams.
+    http::read_some(socket, buffer, parser, ec);
     if (ec == http::error::need_buffer) ec = {};
     const size_t n = sizeof chunk - parser.get().body().size;
+    if (n > 0 && code != 200) {
+      if (error_text.size() < 65536) error_text.append(chunk, n);
+    } else if (n > 0) {
+      if (!streaming) streaming = writer.StartStream("text/plain");
+      if (!streaming || !writer.WriteChunk(std::string_view(chunk, n))) return;
+    }
     if (ec == asio::error::would_block || ec == asio::error::try_again) {
       ec = {};
       if (writer.ClientGone()) return;
     }
     if (ec) break;
-    if (n == 0) continue;
-    if (code != 200) {
-      if (error_text.size() < 65536) error_text.append(chunk, n);
-      continue;
-    }
-    if (!streaming) streaming = writer.StartStream("text/plain");
-    if (!streaming || !writer.WriteChunk(std::string_view(chunk, n))) return;
   }
   if (code != 200) return fail(KubeletError(code, error_text));
   if (!streaming) writer.Send(200, "text/plain", "");

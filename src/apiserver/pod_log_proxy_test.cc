@@ -131,7 +131,9 @@ class PodLogTest : public ::testing::Test {
         start = amp + 1;
       }
     }
-    request.content_type = "application/json";
+    request.content_type = request.method == "PATCH"
+                               ? "application/merge-patch+json"
+                               : "application/json";
     request.accept = "application/json";
     request.body = std::move(body);
     Recorder recorder;
@@ -200,7 +202,7 @@ TEST_F(PodLogTest, FollowStreamsChunks) {
 
 TEST_F(PodLogTest, KubeletErrorsBecomeApiErrors) {
   FakeKubelet kubelet(
-      {"HTTP/1.1 404 Not Found\r\nContent-Length: 33\r\n\r\n"
+      {"HTTP/1.1 404 Not Found\r\nContent-Length: 32\r\n\r\n"
        "container \"main\" in pod \"p\" ...\n"});
   CreateNode("n1", kubelet.port());
   CreatePod("p", "n1", kOne);
