@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
@@ -61,6 +62,68 @@ json TerminatedJson(const std::optional<std::string>& id, int exit_code,
   if (!message.empty()) out["message"] = message;
   if (id) out["containerID"] = *id;
   return out;
+}
+
+// A duration as Go prints it, to the second above one second: "500ms",
+// "10s", "1m20s", "5m0s".
+std::string GoDuration(std::chrono::milliseconds delay) {
+  const int64_t ms = delay.count();
+  if (ms < 1000) return fmt::format("{}ms", ms);
+  const int64_t seconds = ms / 1000;
+  if (seconds < 60) return fmt::format("{}s", seconds);
+  return fmt::format("{}m{}s", seconds / 60, seconds % 60);
+}
+
+// $(NAME) becomes NAME's value when NAME is defined (else stays as is) and
+// $$ becomes $, as the kubelet expands command, args and env values.
+std::string ExpandVars(std::string_view text,
+                       const std::map<std::string, std::string>& vars) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 == text.size()) {
+      out.push_back(text[i]);
+      continue;
+    }
+    if (text[i + 1] == '$') {
+      out.push_back('$');
+      ++i;
+      continue;
+    }
+    const size_t close =
+        text[i + 1] == '(' ? text.find(')', i + 2) : std::string_view::npos;
+    if (close == std::string_view::npos) {
+      out.push_back('$');
+      continue;
+    }
+    auto it = vars.find(std::string(text.substr(i + 2, close - i - 2)));
+    out += it != vars.end() ? std::string_view(it->second)
+                            : text.substr(i, close - i + 1);
+    i = close;
+  }
+  return out;
+}
+
+// Appends a container's env[] entries (each value expanded with the ones
+// before it) to `env` and `vars`; valueFrom cannot be resolved here and is
+// a warning.
+void AddContainerEnv(const json& entries, const std::string& field,
+                     std::vector<std::string>& env,
+                     std::map<std::string, std::string>& vars,
+                     std::vector<std::string>& warnings) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i].is_object()) continue;
+    const std::string name = entries[i].value("name", "");
+    if (entries[i].contains("valueFrom")) {
+      warnings.push_back(fmt::format(
+          "{}.env[{}].valueFrom ({}): not supported by --runtime process; "
+          "the variable is not set",
+          field, i, name));
+      continue;
+    }
+    const std::string value = ExpandVars(entries[i].value("value", ""), vars);
+    env.push_back(name + "=" + value);
+    vars[name] = value;
+  }
 }
 
 }  // namespace
@@ -120,33 +183,26 @@ ProcessRuntime::Container ProcessRuntime::BuildContainer(
   out.init = init;
   const std::string field = fmt::format(
       "spec.{}[{}]", init ? "initContainers" : "containers", spec.name);
-  for (const json& part : KeptArray(spec.unknown_fields, "command")) {
-    if (part.is_string()) out.argv.push_back(part.get<std::string>());
-  }
-  if (out.argv.empty()) {
-    out.create_error = fmt::format(
-        "{}.command: Required value: --runtime process runs a container's "
-        "command and has no image entrypoint to fall back on",
-        field);
-  }
-  for (const json& part : KeptArray(spec.unknown_fields, "args")) {
-    if (part.is_string()) out.argv.push_back(part.get<std::string>());
-  }
   const char* path = std::getenv("PATH");
-  out.env.push_back(std::string("PATH=") +
-                    (path != nullptr ? path : "/usr/bin:/bin"));
-  out.env.push_back("HOSTNAME=" + pod.name);
-  const json env = KeptArray(spec.unknown_fields, "env");
-  for (size_t i = 0; i < env.size(); ++i) {
-    const std::string name = env[i].value("name", "");
-    if (env[i].contains("valueFrom")) {
-      warnings.push_back(fmt::format(
-          "{}.env[{}].valueFrom ({}): not supported by --runtime process; "
-          "the variable is not set",
-          field, i, name));
-      continue;
+  std::map<std::string, std::string> vars = {
+      {"PATH", path != nullptr ? path : "/usr/bin:/bin"},
+      {"HOSTNAME", pod.name}};
+  out.env = {"PATH=" + vars["PATH"], "HOSTNAME=" + pod.name};
+  AddContainerEnv(KeptArray(spec.unknown_fields, "env"), field, out.env, vars,
+                  warnings);
+  for (const char* part_name : {"command", "args"}) {
+    for (const json& part : KeptArray(spec.unknown_fields, part_name)) {
+      if (part.is_string()) {
+        out.argv.push_back(ExpandVars(part.get<std::string>(), vars));
+      }
     }
-    out.env.push_back(name + "=" + env[i].value("value", ""));
+    if (out.argv.empty()) {
+      out.create_error = fmt::format(
+          "{}.command: Required value: --runtime process runs a container's "
+          "command and has no image entrypoint to fall back on",
+          field);
+      break;
+    }
   }
   if (devices != nullptr) {
     const cdi::ContainerEdits& edits = devices->edits;
@@ -232,10 +288,7 @@ void ProcessRuntime::Launch(Pod& pod, Container& container) {
     log::Warn(kComponent, "pod {} container {}: {}", pod.key, container.name,
               failed.message);
     if (WillRestart(pod, container, 128)) {
-      container.last = failed;
-      ++container.restart_count;
-      container.restart_at =
-          SteadyClock::now() + RestartDelay(container.restart_count);
+      ScheduleRestart(container, std::move(failed));
     } else {
       container.terminated = failed;
     }
@@ -271,6 +324,14 @@ std::chrono::milliseconds ProcessRuntime::RestartDelay(
   return std::min(delay, options_.restart_backoff_max);
 }
 
+void ProcessRuntime::ScheduleRestart(Container& container,
+                                     Terminated run) const {
+  container.last = std::move(run);
+  ++container.restart_count;
+  container.restart_delay = RestartDelay(container.restart_count);
+  container.restart_at = SteadyClock::now() + container.restart_delay;
+}
+
 bool ProcessRuntime::ReapExit(Pod& pod, Container& container) {
   if (!container.process) return false;
   std::optional<int> wait_status = container.process->exit_status();
@@ -283,10 +344,7 @@ bool ProcessRuntime::ReapExit(Pod& pod, Container& container) {
             DescribeWaitStatus(*wait_status));
   container.process.reset();
   if (WillRestart(pod, container, code)) {
-    container.last = done;
-    ++container.restart_count;
-    container.restart_at =
-        SteadyClock::now() + RestartDelay(container.restart_count);
+    ScheduleRestart(container, std::move(done));
   } else {
     container.terminated = done;
   }
@@ -431,9 +489,10 @@ nlohmann::json ProcessRuntime::ContainerStatus(const Pod& pod,
     status["state"] = {
         {"waiting",
          {{"reason", "CrashLoopBackOff"},
-          {"message",
-           fmt::format("back-off restarting failed container={} pod={}_{}({})",
-                       c.name, pod.name, pod.namespace_, pod.uid)}}}};
+          {"message", fmt::format("back-off {} restarting failed container={} "
+                                  "pod={}_{}({})",
+                                  GoDuration(c.restart_delay), c.name, pod.name,
+                                  pod.namespace_, pod.uid)}}}};
   } else {
     status["state"] = {{"waiting", {{"reason", "PodInitializing"}}}};
   }

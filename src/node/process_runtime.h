@@ -101,6 +101,7 @@ class ProcessRuntime : public ContainerRuntime {
     std::optional<Terminated> terminated;  // final: will not restart
     std::optional<Terminated> last;        // the run before (lastState)
     std::optional<std::chrono::steady_clock::time_point> restart_at;
+    std::chrono::milliseconds restart_delay{0};  // of the pending restart
   };
   struct Pod {
     std::string key;  // namespace/name
@@ -124,6 +125,9 @@ class ProcessRuntime : public ContainerRuntime {
   void Launch(Pod& pod, Container& container) REQUIRES(mu_);
   bool WillRestart(const Pod& pod, const Container& container,
                    int exit_code) const;
+  // Records `run` as lastState and schedules the next run after the
+  // backoff.
+  void ScheduleRestart(Container& container, Terminated run) const;
   std::chrono::milliseconds RestartDelay(int restart_count) const;
   Container BuildContainer(const Pod& pod, const api::Container& spec,
                            bool init, const ContainerDevices* devices,

@@ -172,6 +172,10 @@ TEST_F(ProcessRuntimeTest, AlwaysRestartsWithCrashLoopBackOff) {
   json c = Containers(pod)[0];
   EXPECT_GE(c["restartCount"].get<int>(), 1);
   EXPECT_EQ(c["lastState"]["terminated"]["reason"], "Completed");
+  EXPECT_TRUE(c["state"]["waiting"]["message"].get<std::string>().starts_with(
+      "back-off 1s restarting failed container=main "
+      "pod=loop_default(uid-loop)"))
+      << c;
   StopAll(pod);
 }
 
@@ -202,6 +206,19 @@ TEST_F(ProcessRuntimeTest, EnvIsPodEnvThenCdiEnv) {
   EXPECT_NE(warnings_[0].find("spec.containers[main].env[2].valueFrom (C)"),
             std::string::npos)
       << warnings_[0];
+}
+
+TEST_F(ProcessRuntimeTest, DependentVariablesAreExpandedAsTheKubeletDoes) {
+  json env = json::array({{{"name", "A"}, {"value", "a"}},
+                          {{"name", "B"}, {"value", "$(A)-b-$(NONE)"}}});
+  api::Container container = Shell("main", "", env);
+  SetUnknownField(
+      container.unknown_fields, "command",
+      json::array({"sh", "-c", "echo \"$0|$1|$B\"", "$(B)", "$$(A)"}).dump());
+  api::Pod pod = MakePod("expand", "Never", {container});
+  Start(pod);
+  ASSERT_TRUE(WaitPhase(pod, "Succeeded"));
+  EXPECT_EQ(Log(pod, "main"), "a-b-$(NONE)|$(A)|a-b-$(NONE)\n");
 }
 
 TEST_F(ProcessRuntimeTest, MissingCommandIsCreateContainerError) {
