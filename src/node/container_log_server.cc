@@ -302,7 +302,11 @@ void ContainerLogServer::Serve(int fd) {
   auto ref =
       runtime_.LogOf(logs.namespace_, logs.pod, logs.container, logs.previous);
   if (!ref.ok()) {
-    return SendText(fd, 404, "Not Found", ref.status().message() + "\n");
+    // As the kubelet: a container that has not started yet is 400.
+    const bool missing = ref.status().code() == StatusCode::kNotFound;
+    return SendText(fd, missing ? 404 : 400,
+                    missing ? "Not Found" : "Bad Request",
+                    ref.status().message() + "\n");
   }
   int64_t offset = 0;
   std::string text = ref->path.empty() ? "" : ReadFrom(ref->path, offset);

@@ -200,6 +200,20 @@ TEST_F(ContainerLogServerTest, Errors) {
   EXPECT_EQ(previous.code, 404);
   EXPECT_NE(previous.body.find("previous terminated container \"c\""),
             std::string::npos);
+  api::Pod waiting = ShellPod("init", "Never", "true");
+  api::Container init;
+  init.name = "first";
+  SetUnknownField(init.unknown_fields, "command",
+                  json::array({"sleep", "30"}).dump());
+  waiting.spec.init_containers.push_back(init);
+  Run(waiting);
+  Reply not_started = Get(server_->port(), "/containerLogs/ns/init/c");
+  EXPECT_EQ(not_started.code, 400);
+  EXPECT_EQ(not_started.body,
+            "container \"c\" in pod \"init\" is waiting to start: "
+            "PodInitializing\n");
+  EXPECT_TRUE(
+      WaitFor([&] { return runtime_->StopPod(waiting.metadata.uid, 0s); }));
 }
 
 }  // namespace

@@ -594,9 +594,10 @@ StatusOr<ContainerLogRef> ProcessRuntime::LogOf(const std::string& namespace_,
   for (const Container& c : pod->containers) {
     if (c.name != container) continue;
     if (!c.ever_started) {
-      return NotFoundError(
-          fmt::format("container \"{}\" in pod \"{}\" is waiting to start",
-                      container, name));
+      return FailedPreconditionError(fmt::format(
+          "container \"{}\" in pod \"{}\" is waiting to start: {}", container,
+          name,
+          c.create_error.empty() ? "PodInitializing" : "CreateContainerError"));
     }
     // While waiting to restart, the latest run is the one that exited.
     const bool backing_off = !c.process && c.restart_at.has_value();
