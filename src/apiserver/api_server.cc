@@ -12,6 +12,7 @@
 #include "api/resource_registry.h"
 #include "apiserver/discovery.h"
 #include "apiserver/openapi_builder.h"
+#include "apiserver/pod_log_proxy.h"
 #include "apiserver/protobuf_body.h"
 #include "apiserver/table_printer.h"
 #include "common/log.h"
@@ -391,6 +392,7 @@ void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
         (!route.scope.subresource.empty() &&
          !(route.scope.subresource == "status" && info->has_status) &&
          !(route.scope.subresource == "binding" && info->kind == "Pod") &&
+         !(route.scope.subresource == "log" && info->kind == "Pod") &&
          !(route.scope.subresource == "finalize" &&
            info->kind == "Namespace"))) {
       SendError(recorder, NotFoundPath(request.path));
@@ -613,6 +615,10 @@ void ApiServer::ServeObject(const HttpRequest& request,
     return SendJson(
         writer, 201,
         R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})");
+  }
+  if (scope.subresource == "log") {
+    verb = "GET";
+    return ServePodLog(storage_, scope, request, writer);
   }
   if (scope.subresource == "finalize" && method != "PUT") {
     return SendError(

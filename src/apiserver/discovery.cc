@@ -138,6 +138,13 @@ std::optional<Json> ApiResourceList(std::string_view group,
                            {"kind", info.kind},
                            {"verbs", Verbs(true)}});
     }
+    if (info.kind == "Pod") {
+      resources.push_back({{"name", std::string(info.plural) + "/log"},
+                           {"singularName", ""},
+                           {"namespaced", true},
+                           {"kind", info.kind},
+                           {"verbs", Json::array({"get"})}});
+    }
     if (info.kind == "Namespace") {
       resources.push_back({{"name", std::string(info.plural) + "/finalize"},
                            {"singularName", ""},

@@ -30,6 +30,7 @@ struct NodeFlags {
   std::string state_dir;
   std::string pod_resources_socket;
   std::string runtime = "simulated";
+  int kubelet_port = 0;
   std::string node_ip = "127.0.0.1";
   std::string prepare_timeout = "45s";
   std::string wiping_delay = "30s";
@@ -83,16 +84,15 @@ void ApplyDirectoryDefaults(NodeFlags& flags) {
 
 // The agent's options from the flags; an error message on bad input.
 StatusOr<node::NodeAgentOptions> AgentOptions(NodeFlags flags) {
-  if (flags.runtime == "process") {
+  if (flags.runtime != "simulated" && flags.runtime != "process") {
     return InvalidArgumentError(
-        "--runtime process: not available yet (it will run each container's "
-        "command as a local process, without isolation); use --runtime "
-        "simulated");
+        "--runtime: Unsupported value: \"" + flags.runtime +
+        "\": supported values: \"process\", \"simulated\"");
   }
-  if (flags.runtime != "simulated") {
-    return InvalidArgumentError("--runtime: Unsupported value: \"" +
-                                flags.runtime +
-                                "\": supported values: \"simulated\"");
+  if (flags.kubelet_port < 0 || flags.kubelet_port > 65535) {
+    return InvalidArgumentError(
+        "--kubelet-port: Invalid value: " + std::to_string(flags.kubelet_port) +
+        ": must be between 0 and 65535, inclusive");
   }
   ApplyDirectoryDefaults(flags);
   node::NodeAgentOptions options;
@@ -103,6 +103,9 @@ StatusOr<node::NodeAgentOptions> AgentOptions(NodeFlags flags) {
   options.cdi_dirs = flags.cdi_dirs;
   options.state_dir = flags.state_dir;
   options.pod_resources_socket = flags.pod_resources_socket;
+  options.runtime = flags.runtime;
+  options.pods_dir = flags.root.empty() ? flags.state_dir : flags.root;
+  options.kubelet_port = static_cast<uint16_t>(flags.kubelet_port);
   const std::pair<const char*,
                   std::pair<std::string*, std::chrono::milliseconds*>>
       durations[] = {
@@ -161,8 +164,11 @@ int RunNode(const NodeFlags& flags) {
     agent.Stop();
     return kExitInvalid;
   }
-  log::Info("node", "node {} ready: plugins registry {}, state {}",
-            flags.node_name, options->plugins_registry, options->state_dir);
+  log::Info("node",
+            "node {} ready: plugins registry {}, state {}, runtime {}, "
+            "container logs on {}:{}",
+            flags.node_name, options->plugins_registry, options->state_dir,
+            options->runtime, options->host_ip, agent.kubelet_port());
   fmt::print("ready\n");
   std::fflush(stdout);
   const int received = WaitForTermination(signals);
@@ -203,7 +209,14 @@ void RegisterNodeCommand(CLI::App& app, int& exit_code) {
                      "PodResources v1 API socket (List, Get)");
   command
       .add_option("--runtime", flags.runtime,
-                  "simulated (containers are reported running)")
+                  "simulated (containers are reported running) or process "
+                  "(each container's command runs as a local process, "
+                  "WITHOUT isolation: local development only)")
+      ->capture_default_str();
+  command
+      .add_option("--kubelet-port", flags.kubelet_port,
+                  "port of the container log endpoint on --node-ip (0: a "
+                  "free port; reported in the Node's daemonEndpoints)")
       ->capture_default_str();
   command
       .add_option("--node-ip", flags.node_ip,

@@ -18,15 +18,17 @@ namespace dralloc {
 namespace {
 
 // The child's environment: ours with `extra` applied.
-std::vector<std::string> ChildEnvironment(
-    const std::vector<std::string>& extra) {
+std::vector<std::string> ChildEnvironment(const std::vector<std::string>& extra,
+                                          bool inherit) {
   std::map<std::string, std::string> merged;
   auto add = [&merged](std::string_view entry) {
     const size_t eq = entry.find('=');
     if (eq == std::string_view::npos) return;
     merged[std::string(entry.substr(0, eq))] = std::string(entry);
   };
-  for (char** entry = environ; *entry != nullptr; ++entry) add(*entry);
+  if (inherit) {
+    for (char** entry = environ; *entry != nullptr; ++entry) add(*entry);
+  }
   for (const std::string& entry : extra) add(entry);
   std::vector<std::string> out;
   for (auto& [key, entry] : merged) out.push_back(std::move(entry));
@@ -40,14 +42,53 @@ std::vector<char*> Pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// argv[0] looked up in the PATH entry of `env` (or the default PATH) when it
+// has no '/': the first executable candidate, else `program` unchanged.
+std::string ResolveProgram(const std::string& program,
+                           const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos) return program;
+  std::string path =
+      "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  for (const std::string& entry : env) {
+    if (entry.starts_with("PATH=")) path = entry.substr(5);
+  }
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    const std::string candidate = dir + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return program;
+}
+
+struct ChildSetup {
+  int out_fd = -1;
+  int error_fd = -1;
+  bool terminate_with_parent = false;
+  bool new_process_group = false;
+  const char* working_dir = nullptr;  // null: unchanged
+  pid_t parent = 0;
+};
+
 // Runs in the child after fork: only async-signal-safe calls. Writes errno
-// to `error_fd` when exec fails.
-[[noreturn]] void ExecChild(char* const* argv, char* const* envp, int out_fd,
-                            int error_fd, bool terminate_with_parent,
-                            pid_t parent) {
-  if (terminate_with_parent) {
+// to `error_fd` when chdir or exec fails.
+[[noreturn]] void ExecChild(char* const* argv, char* const* envp,
+                            const ChildSetup& setup) {
+  const int error_fd = setup.error_fd;
+  const int out_fd = setup.out_fd;
+  if (setup.terminate_with_parent) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(127);  // the parent died already
+    if (getppid() != setup.parent) _exit(127);  // the parent died already
+  }
+  if (setup.new_process_group) setpgid(0, 0);
+  if (setup.working_dir != nullptr && chdir(setup.working_dir) != 0) {
+    const int error = errno;
+    (void)!write(error_fd, &error, sizeof error);
+    _exit(127);
   }
   sigset_t none;
   sigemptyset(&none);
@@ -90,14 +131,21 @@ StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(
                   fmt::format("pipe: {}", std::strerror(errno)));
   }
   std::vector<std::string> argv = options.argv;
-  std::vector<std::string> env = ChildEnvironment(options.extra_env);
+  std::vector<std::string> env =
+      ChildEnvironment(options.extra_env, options.inherit_env);
+  if (options.search_path) argv[0] = ResolveProgram(argv[0], env);
   std::vector<char*> argv_ptrs = Pointers(argv);
   std::vector<char*> env_ptrs = Pointers(env);
-  const pid_t parent = getpid();
+  const std::string working_dir = options.working_dir.string();
+  ChildSetup setup{out_fd,
+                   error_pipe[1],
+                   options.terminate_with_parent,
+                   options.new_process_group,
+                   working_dir.empty() ? nullptr : working_dir.c_str(),
+                   getpid()};
   const pid_t pid = fork();
   if (pid == 0) {
-    ExecChild(argv_ptrs.data(), env_ptrs.data(), out_fd, error_pipe[1],
-              options.terminate_with_parent, parent);
+    ExecChild(argv_ptrs.data(), env_ptrs.data(), setup);
   }
   const int fork_errno = errno;
   close(error_pipe[1]);
@@ -110,7 +158,10 @@ StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(
   int exec_errno = 0;
   const ssize_t n = read(error_pipe[0], &exec_errno, sizeof exec_errno);
   close(error_pipe[0]);
-  auto child = std::unique_ptr<Subprocess>(new Subprocess(pid));
+  // Also set here, so that the group exists before Start returns.
+  if (options.new_process_group) setpgid(pid, pid);
+  auto child = std::unique_ptr<Subprocess>(
+      new Subprocess(pid, options.new_process_group));
   if (n == sizeof exec_errno) {
     child->Reap(/*block=*/true);
     return Status(StatusCode::kNotFound,
@@ -145,7 +196,7 @@ std::optional<int> Subprocess::exit_status() {
 }
 
 void Subprocess::Signal(int signal) {
-  if (running()) kill(pid_, signal);
+  if (running()) kill(group_ ? -pid_ : pid_, signal);
 }
 
 bool Subprocess::WaitFor(std::chrono::milliseconds timeout) {

@@ -29,6 +29,16 @@ struct SubprocessOptions {
   // Linux: the child gets SIGTERM when this process dies, even by SIGKILL,
   // so a killed parent leaves no orphans behind.
   bool terminate_with_parent = true;
+  // False: the child's environment is `extra_env` only, not this process's.
+  bool inherit_env = true;
+  // True: argv[0] without a '/' is looked up in the PATH of the child's
+  // environment (as execvp does).
+  bool search_path = false;
+  // The child's working directory; empty: this process's.
+  std::filesystem::path working_dir;
+  // True: the child leads a new process group, and Signal/Stop signal the
+  // whole group (a shell's children too).
+  bool new_process_group = false;
 };
 
 class Subprocess {
@@ -55,10 +65,11 @@ class Subprocess {
   int Stop(std::chrono::milliseconds grace);
 
  private:
-  explicit Subprocess(pid_t pid) : pid_(pid) {}
+  Subprocess(pid_t pid, bool group) : pid_(pid), group_(group) {}
   void Reap(bool block);
 
   pid_t pid_;
+  bool group_;
   std::optional<int> status_;
 };
 

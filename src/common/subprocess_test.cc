@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace dralloc {
 namespace {
@@ -39,6 +40,51 @@ TEST(Subprocess, OutputGoesToTheFileAndEnvIsAdded) {
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(DescribeWaitStatus(*status), "exited with code 3");
   EXPECT_EQ(ReadFile(out), "hello world\noops\n");
+}
+
+TEST(Subprocess, OwnEnvironmentPathLookupAndWorkingDirectory) {
+  const std::filesystem::path dir = TempDir() / "work";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path out = TempDir() / "own-env.log";
+  std::filesystem::remove(out);
+  ::setenv("DRALLOC_SUBPROCESS_LEAK", "leaked", 1);
+  auto child = Subprocess::Start(
+      {.argv = {"sh", "-c", "echo ${DRALLOC_SUBPROCESS_LEAK-unset} $A; pwd"},
+       .extra_env = {"PATH=/usr/bin:/bin", "A=a"},
+       .output_file = out,
+       .inherit_env = false,
+       .search_path = true,
+       .working_dir = dir});
+  ::unsetenv("DRALLOC_SUBPROCESS_LEAK");
+  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_TRUE((*child)->WaitFor(std::chrono::seconds(10)));
+  EXPECT_EQ(ReadFile(out),
+            "unset a\n" + std::filesystem::canonical(dir).string() + "\n");
+}
+
+TEST(Subprocess, ProcessGroupIsSignalledAsAWhole) {
+  const std::filesystem::path out = TempDir() / "group.log";
+  std::filesystem::remove(out);
+  // SIGTERM to the shell alone would leave its `sleep` running.
+  auto child =
+      Subprocess::Start({.argv = {"/bin/sh", "-c", "sleep 30 & echo $!; wait"},
+                         .output_file = out,
+                         .new_process_group = true});
+  ASSERT_TRUE(child.ok()) << child.status();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (ReadFile(out).empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const pid_t sleeper = std::atoi(ReadFile(out).c_str());
+  ASSERT_GT(sleeper, 0);
+  (*child)->Stop(std::chrono::seconds(10));
+  // The orphaned sleeper is reaped by init soon after it dies.
+  while (::kill(sleeper, 0) == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_NE(::kill(sleeper, 0), 0) << "sleep " << sleeper << " survived";
 }
 
 TEST(Subprocess, MissingProgramIsAnErrorNotAChild) {

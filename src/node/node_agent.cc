@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "common/log.h"
+#include "node/process_runtime.h"
 
 namespace dralloc::node {
 
@@ -15,11 +16,14 @@ Status NodeAgent::Start() {
   ASSIGN_OR_RETURN(cache_, ClaimInfoCache::Open(options_.state_dir));
   std::error_code ec;
   std::filesystem::create_directories(options_.plugins_dir, ec);
+  RETURN_IF_ERROR(StartRuntime());
 
   NodeStatusOptions status_options;
   status_options.node_name = options_.node_name;
   status_options.host_ip = options_.host_ip;
   status_options.update_frequency = options_.node_status_update_frequency;
+  status_options.kubelet_port = logs_->port();
+  status_options.runtime_name = options_.runtime;
   node_status_ = std::make_unique<NodeStatusReporter>(api_, status_options);
   RETURN_IF_ERROR(node_status_->Register());
   node_status_->Start();
@@ -75,7 +79,7 @@ Status NodeAgent::Start() {
       [this](const std::vector<std::string>& ids) {
         return cdi_->Resolve(ids);
       },
-      pod_options);
+      pod_options, runtime_.get());
   registration_listener_target_ = pods_.get();
   RETURN_IF_ERROR(pods_->Start(options_.sync_timeout));
   if (!options_.pod_resources_socket.empty()) {
@@ -96,6 +100,30 @@ void NodeAgent::Stop() {
   if (plugins_) plugins_->Stop();
   if (health_monitor_) health_monitor_->Stop();
   if (node_status_) node_status_->Stop();
+  if (logs_) logs_->Stop();
+}
+
+Status NodeAgent::StartRuntime() {
+  if (options_.runtime == "process") {
+    ProcessRuntimeOptions runtime_options;
+    runtime_options.node_name = options_.node_name;
+    runtime_options.host_ip = options_.host_ip;
+    runtime_options.logs_root =
+        options_.pods_dir.empty() ? options_.state_dir : options_.pods_dir;
+    runtime_ = std::make_unique<ProcessRuntime>(runtime_options);
+  } else if (options_.runtime == "simulated" || options_.runtime.empty()) {
+    runtime_ = std::make_unique<SimulatedRuntime>(options_.node_name,
+                                                  options_.host_ip);
+  } else {
+    return InvalidArgumentError("runtime: Unsupported value: \"" +
+                                options_.runtime +
+                                "\": supported values: \"process\", "
+                                "\"simulated\"");
+  }
+  logs_ = std::make_unique<ContainerLogServer>(
+      *runtime_,
+      ContainerLogServerOptions{options_.host_ip, options_.kubelet_port});
+  return logs_->Start();
 }
 
 void NodeAgent::WatchDriverHealth(const DriverRegistration& driver) {

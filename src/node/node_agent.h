@@ -23,6 +23,8 @@
 #include "common/status.h"
 #include "node/cdi_device_resolver.h"
 #include "node/claim_info_cache.h"
+#include "node/container_log_server.h"
+#include "node/container_runtime.h"
 #include "node/device_health_cache.h"
 #include "node/device_health_monitor.h"
 #include "node/device_health_pod_updater.h"
@@ -50,6 +52,13 @@ struct NodeAgentOptions {
   std::chrono::milliseconds backoff_max{60000};
   std::chrono::milliseconds sync_timeout{60000};
   DeviceHealthMonitorOptions health;
+  // "simulated" or "process" (ProcessRuntime: no isolation, local
+  // development only).
+  std::string runtime = "simulated";
+  // Container logs go under pods_dir/pods/ (process runtime).
+  std::string pods_dir;
+  // The container log server's port on host_ip (0: a free one).
+  uint16_t kubelet_port = 0;
 };
 
 class NodeAgent {
@@ -65,16 +74,22 @@ class NodeAgent {
 
   // Valid after a successful Start().
   PodManager& pods() { return *pods_; }
+  // The container log server's port (after Start).
+  uint16_t kubelet_port() const { return logs_ ? logs_->port() : 0; }
   DraPluginManager& plugins() { return *plugins_; }
   DeviceHealthMonitor& health() { return *health_monitor_; }
 
  private:
   // Opens or ends the driver's health stream after a registration change.
   void WatchDriverHealth(const DriverRegistration& driver);
+  // The container runtime of options_.runtime and its log server.
+  Status StartRuntime();
 
   client::ApiClient& api_;
   const NodeAgentOptions options_;
   std::unique_ptr<ClaimInfoCache> cache_;
+  std::unique_ptr<ContainerRuntime> runtime_;
+  std::unique_ptr<ContainerLogServer> logs_;
   std::unique_ptr<NodeStatusReporter> node_status_;
   // Device health (KEP-4680): cache, pod status writer, driver streams.
   DeviceHealthCache health_cache_;

@@ -95,20 +95,22 @@ api::NodeStatus NodeStatusReporter::StatusFor(const api::Node& node) const {
       json::array({{{"type", "InternalIP"}, {"address", options_.host_ip}},
                    {{"type", "Hostname"}, {"address", options_.node_name}}})
           .dump());
-  SetUnknownField(status.unknown_fields, "daemonEndpoints",
-                  json({{"kubeletEndpoint", {{"Port", 0}}}}).dump());
-  SetUnknownField(status.unknown_fields, "nodeInfo",
-                  json({{"machineID", ""},
-                        {"systemUUID", ""},
-                        {"bootID", ""},
-                        {"kernelVersion", KernelRelease()},
-                        {"osImage", "dralloc node agent"},
-                        {"containerRuntimeVersion", "dralloc://simulated"},
-                        {"kubeletVersion", options_.kubelet_version},
-                        {"kubeProxyVersion", ""},
-                        {"operatingSystem", "linux"},
-                        {"architecture", GoArch()}})
-                      .dump());
+  SetUnknownField(
+      status.unknown_fields, "daemonEndpoints",
+      json({{"kubeletEndpoint", {{"Port", options_.kubelet_port}}}}).dump());
+  SetUnknownField(
+      status.unknown_fields, "nodeInfo",
+      json({{"machineID", ""},
+            {"systemUUID", ""},
+            {"bootID", ""},
+            {"kernelVersion", KernelRelease()},
+            {"osImage", "dralloc node agent"},
+            {"containerRuntimeVersion", "dralloc://" + options_.runtime_name},
+            {"kubeletVersion", options_.kubelet_version},
+            {"kubeProxyVersion", ""},
+            {"operatingSystem", "linux"},
+            {"architecture", GoArch()}})
+          .dump());
   return status;
 }
 

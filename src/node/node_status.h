@@ -26,6 +26,9 @@ struct NodeStatusOptions {
   std::chrono::milliseconds update_frequency{10000};
   std::string kubelet_version = "v1.33.0-dralloc";
   int64_t max_pods = 110;
+  // status.daemonEndpoints.kubeletEndpoint.Port: the container log server.
+  int kubelet_port = 0;
+  std::string runtime_name = "simulated";  // containerRuntimeVersion
 };
 
 class NodeStatusReporter {

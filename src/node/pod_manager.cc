@@ -30,14 +30,22 @@ bool Finished(const api::Pod& pod) {
 }  // namespace
 
 PodManager::PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
-                       PodManagerOptions options)
+                       PodManagerOptions options, ContainerRuntime* runtime)
     : api_(api),
       dra_(dra),
       cdi_(std::move(cdi)),
       options_(std::move(options)),
-      runtime_(options_.node_name, options_.host_ip),
+      runtime_(runtime),
       pods_(api, client::PodsResource()),
       claims_(api, client::ResourceClaimsResource()) {
+  if (runtime_ == nullptr) {
+    own_runtime_ = std::make_unique<SimulatedRuntime>(options_.node_name,
+                                                      options_.host_ip);
+    runtime_ = own_runtime_.get();
+  }
+  // Container states changed (a process exited): write the pod's status.
+  runtime_->SetChangeListener(
+      [this](const std::string& key) { queue_.Add(key); });
   pods_.AddHandler([this](const client::ObjectPtr& old,
                           const client::ObjectPtr& now) { OnPod(old, now); });
   // A claim changed: pods waiting for their claims may start now.
@@ -70,6 +78,7 @@ Status PodManager::Start(std::chrono::milliseconds sync_timeout) {
 
 void PodManager::Stop() {
   stopping_ = true;
+  runtime_->SetChangeListener({});
   queue_.ShutDown();
   if (worker_.joinable()) worker_.join();
   pods_.Stop();
@@ -173,14 +182,34 @@ bool PodManager::SyncPod(const std::string& key) {
   if (pod->metadata.deletion_timestamp) {
     return TerminatePod(key, pod->metadata.uid, pod);
   }
+  bool running;
   {
     MutexLock lock(mu_);
     PodRecord& record = records_[key];
     record.uid = pod->metadata.uid;
-    if (record.running) return true;
+    running = record.running;
   }
+  if (running) return SyncRunningPod(key, *pod);
   if (Finished(*pod)) return true;
   return StartPod(key, *pod);
+}
+
+bool PodManager::SyncRunningPod(const std::string& key, const api::Pod& pod) {
+  const uint64_t version = runtime_->StateVersion(pod.metadata.uid);
+  {
+    MutexLock lock(mu_);
+    if (records_[key].written_version == version) return true;
+  }
+  Status written = WriteStatus(pod, [this](const api::Pod& current) {
+    return runtime_->StatusOf(current);
+  });
+  if (!written.ok()) {
+    log::Warn(kComponent, "pod {}: status: {}", key, written.message());
+    return false;
+  }
+  MutexLock lock(mu_);
+  records_[key].written_version = version;
+  return true;
 }
 
 bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
@@ -198,7 +227,9 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
         !records_[key].creating_reported && pod.status.phase != "Running";
   }
   if (report_creating) {
-    Status written = WriteStatus(pod, false);
+    Status written = WriteStatus(pod, [this](const api::Pod& current) {
+      return runtime_->CreatingStatus(current);
+    });
     if (!written.ok()) {
       log::Warn(kComponent, "pod {}: status: {}", key, written.message());
       return false;
@@ -224,7 +255,25 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
     record.devices = std::move(*devices);
     record.running_pod = RunningPodOf(pod, *claims);
   }
-  Status written = WriteStatus(pod, true);
+  std::vector<std::string> warnings;
+  std::vector<ContainerDevices> container_devices;
+  {
+    MutexLock lock(mu_);
+    container_devices = records_[key].devices;
+  }
+  Status started = runtime_->StartPod(pod, container_devices, warnings);
+  for (const std::string& warning : warnings) {
+    Warn(key, pod, "Failed", warning);
+  }
+  if (!started.ok()) {
+    Warn(key, pod, "FailedCreatePodContainers", started.message());
+    return false;
+  }
+  // Read before the status: a change after it is written again.
+  const uint64_t version = runtime_->StateVersion(pod.metadata.uid);
+  Status written = WriteStatus(pod, [this](const api::Pod& current) {
+    return runtime_->StatusOf(current);
+  });
   if (!written.ok()) {
     log::Warn(kComponent, "pod {}: status: {}", key, written.message());
     return false;
@@ -232,6 +281,7 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
   MutexLock lock(mu_);
   PodRecord& record = records_[key];
   record.running = true;
+  record.written_version = version;
   record.last_warning.clear();
   log::Info(kComponent, "pod {} running ({} claim(s) prepared)", key,
             claims->size());
@@ -347,13 +397,14 @@ RunningPod PodManager::RunningPodOf(
   return out;
 }
 
-Status PodManager::WriteStatus(const api::Pod& pod, bool running) {
+Status PodManager::WriteStatus(
+    const api::Pod& pod,
+    const std::function<api::PodStatus(const api::Pod&)>& status_of) {
   const api::Pod* current = &pod;
   client::ObjectPtr fresh;
   for (int attempt = 0; attempt < 3; ++attempt) {
     api::Pod update = *current;
-    update.status = running ? runtime_.RunningStatus(*current)
-                            : runtime_.CreatingStatus(*current);
+    update.status = status_of(*current);
     if (options_.decorate_status)
       options_.decorate_status(*current, update.status);
     auto written = api_.UpdateStatus(update);
@@ -377,7 +428,14 @@ Status PodManager::WriteStatus(const api::Pod& pod, bool running) {
 
 bool PodManager::TerminatePod(const std::string& key, const std::string& uid,
                               const api::Pod* pod) {
-  // Containers are simulated: stopping them is forgetting them.
+  // Containers first (SIGTERM, SIGKILL after the grace period); retried
+  // until none runs, and requeued by the runtime when they exit.
+  const std::chrono::seconds grace(
+      pod != nullptr
+          ? std::max<int64_t>(
+                pod->metadata.deletion_grace_period_seconds.value_or(30), 0)
+          : 0);
+  if (!runtime_->StopPod(uid, grace)) return false;
   Status unprepared = dra_.UnprepareResources(uid);
   if (!unprepared.ok()) {
     if (pod != nullptr) {

@@ -14,7 +14,9 @@
 //   4. each container's claims (resources.claims[] name + request) map to
 //      the CDI device IDs of the devices serving that request, which the
 //      CDI resolver must know;
-//   5. the pod is reported Running (SimulatedRuntime).
+//   5. the containers are started by the ContainerRuntime (simulated by
+//      default) and the pod's status is what the runtime reports; it is
+//      written again whenever the runtime's container states change.
 // Failures of 3 and 4 are Warning Events (FailedPrepareDynamicResources)
 // and retried with exponential backoff.
 //
@@ -40,6 +42,7 @@
 #include "client/informer.h"
 #include "client/work_queue.h"
 #include "common/mutex.h"
+#include "node/container_runtime.h"
 #include "node/dra_manager.h"
 #include "node/simulated_runtime.h"
 
@@ -53,15 +56,6 @@ struct PodManagerOptions {
   // Applied to every pod status before it is written (device health:
   // DeviceHealthPodUpdater::Decorate); may be empty.
   std::function<void(const api::Pod&, api::PodStatus&)> decorate_status;
-};
-
-// The CDI device IDs of one container, in claim order, and their edits.
-struct ContainerDevices {
-  std::string container;
-  std::vector<std::string> cdi_device_ids;
-  cdi::ContainerEdits edits;
-  friend bool operator==(const ContainerDevices&,
-                         const ContainerDevices&) = default;
 };
 
 // A claim a container uses (containers[].resources.claims[]), resolved.
@@ -86,8 +80,10 @@ class PodManager {
   using CdiResolver = std::function<StatusOr<cdi::ContainerEdits>(
       const std::vector<std::string>& cdi_device_ids)>;
 
+  // `runtime` (null: a SimulatedRuntime of its own) must outlive the
+  // manager.
   PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
-             PodManagerOptions options);
+             PodManagerOptions options, ContainerRuntime* runtime = nullptr);
   ~PodManager();
   PodManager(const PodManager&) = delete;
   PodManager& operator=(const PodManager&) = delete;
@@ -117,6 +113,7 @@ class PodManager {
     bool creating_reported = false;
     std::string last_warning;  // suppresses repeats of the same Event
     std::chrono::milliseconds backoff{0};
+    uint64_t written_version = 0;  // runtime StateVersion last written
     std::vector<ContainerDevices> devices;
     RunningPod running_pod;  // when running
   };
@@ -128,6 +125,9 @@ class PodManager {
   // Syncs one pod key; false when it should be retried with backoff.
   bool SyncPod(const std::string& key) EXCLUDES(mu_);
   bool StartPod(const std::string& key, const api::Pod& pod) EXCLUDES(mu_);
+  // Writes the runtime's status of a started pod when its states changed.
+  bool SyncRunningPod(const std::string& key, const api::Pod& pod)
+      EXCLUDES(mu_);
   bool TerminatePod(const std::string& key, const std::string& uid,
                     const api::Pod* pod) EXCLUDES(mu_);
   // The claims of `pod`, each existing, allocated and reserved for it.
@@ -139,7 +139,9 @@ class PodManager {
   static RunningPod RunningPodOf(
       const api::Pod& pod,
       const std::vector<const api::ResourceClaim*>& claims);
-  Status WriteStatus(const api::Pod& pod, bool running);
+  Status WriteStatus(
+      const api::Pod& pod,
+      const std::function<api::PodStatus(const api::Pod&)>& status_of);
   void Warn(const std::string& key, const api::Pod& pod,
             const std::string& reason, const std::string& message)
       EXCLUDES(mu_);
@@ -149,7 +151,8 @@ class PodManager {
   DraManager& dra_;
   const CdiResolver cdi_;
   const PodManagerOptions options_;
-  const SimulatedRuntime runtime_;
+  std::unique_ptr<SimulatedRuntime> own_runtime_;
+  ContainerRuntime* runtime_;
   client::Informer pods_;
   client::Informer claims_;
   client::WorkQueue queue_;

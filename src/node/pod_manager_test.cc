@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "client/memory_api_client.h"
 #include "node/cdi_device_resolver.h"
 #include "node/fake_dra_driver.h"
 #include "node/node_test_util.h"
+#include "node/process_runtime.h"
 
 namespace dralloc::node {
 namespace {
@@ -67,7 +69,7 @@ class PodManagerTest : public ::testing::Test {
         [this](const std::vector<std::string>& ids) {
           return cdi_->Resolve(ids);
         },
-        options);
+        options, process_runtime_.get());
     ASSERT_TRUE(pods_->Start(5s).ok());
   }
   void StopAgent() {
@@ -104,7 +106,8 @@ class PodManagerTest : public ::testing::Test {
   }
   void CreatePod(const std::string& name,
                  const std::vector<std::string>& claim_names,
-                 const std::string& node = "node-a") {
+                 const std::string& node = "node-a",
+                 const std::string& shell_command = "") {
     api::Pod pod;
     pod.metadata.name = name;
     pod.metadata.namespace_ = "default";
@@ -112,11 +115,20 @@ class PodManagerTest : public ::testing::Test {
     api::Container container;
     container.name = "ctr";
     container.image = "busybox";
+    if (!shell_command.empty()) {
+      SetUnknownField(
+          container.unknown_fields, "command",
+          nlohmann::json::array({"sh", "-c", shell_command}).dump());
+    }
     for (const std::string& claim : claim_names) {
       pod.spec.resource_claims.push_back({claim, claim, std::nullopt});
       container.resources.claims.push_back({claim, ""});
     }
     pod.spec.containers.push_back(container);
+    if (!shell_command.empty()) {  // commands run once (process runtime)
+      SetUnknownField(pod.spec.unknown_fields, "restartPolicy",
+                      nlohmann::json("Never").dump());
+    }
     pod.status.phase = "Pending";
     pod.status.conditions.push_back(
         {"PodScheduled", "True", std::nullopt, "2026-11-27T00:00:00Z", "", ""});
@@ -168,6 +180,7 @@ class PodManagerTest : public ::testing::Test {
   std::unique_ptr<CdiDeviceResolver> cdi_;
   std::unique_ptr<ClaimInfoCache> cache_;
   std::unique_ptr<DraManager> dra_;
+  std::unique_ptr<ProcessRuntime> process_runtime_;  // null: simulated
   std::unique_ptr<PodManager> pods_;
 };
 
@@ -347,6 +360,64 @@ TEST_F(PodManagerTest, RestartKeepsRunningPodPreparedOnce) {
             std::stoll(version) + 1);
   EXPECT_EQ(PrepareCalls(), 1u);
   EXPECT_TRUE(UnprepareCalls().empty());
+}
+
+// --runtime process: the command runs with the claim's CDI env, its exit
+// sets the pod's phase, and deletion stops it (SIGTERM) before the claim is
+// unprepared and the pod removed.
+class ProcessPodManagerTest : public PodManagerTest {
+ protected:
+  void SetUp() override {
+    ProcessRuntimeOptions options;
+    options.node_name = "node-a";
+    options.logs_root = dir_.Sub("logs");
+    options.poll_interval = 5ms;
+    process_runtime_ = std::make_unique<ProcessRuntime>(options);
+    PodManagerTest::SetUp();
+  }
+  void TearDown() override {
+    PodManagerTest::TearDown();
+    process_runtime_.reset();
+  }
+  std::string Log(const std::string& pod) {
+    auto ref = process_runtime_->LogOf("default", pod, "ctr", false);
+    if (!ref.ok()) return "";
+    std::ifstream in(ref->path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+};
+
+TEST_F(ProcessPodManagerTest, CommandSeesDeviceEnvAndItsExitSetsThePhase) {
+  CreateClaim("gpu");
+  CreatePod("p1", {"gpu"}, "node-a", "echo GPU=$GPU_DEVICE_0; exit 3");
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Failed"; }, 10s))
+      << Phase("p1");
+  EXPECT_EQ(Log("p1"), "GPU=gpu-0\n");
+  auto status = UnknownField(*GetPod("p1"), "containerStatuses")[0];
+  EXPECT_EQ(status["state"]["terminated"]["exitCode"], 3);
+  EXPECT_EQ(status["state"]["terminated"]["reason"], "Error");
+  EXPECT_EQ(status["restartCount"], 0);  // restartPolicy Never
+}
+
+TEST_F(ProcessPodManagerTest, DeletionStopsTheCommandThenUnprepares) {
+  const std::string uid = CreateClaim("gpu");
+  CreatePod("p1", {"gpu"}, "node-a",
+            "trap 'echo got TERM; exit 0' TERM; echo up; "
+            "while true; do sleep 0.05; done");
+  AllocateAndReserve("gpu", {"p1"});
+  // The process may print before its Running status is written.
+  ASSERT_TRUE(WaitFor(
+      [&] { return Log("p1") == "up\n" && Phase("p1") == "Running"; }, 10s));
+  const std::filesystem::path log =
+      process_runtime_->LogOf("default", "p1", "ctr", false)->path;
+  ASSERT_TRUE(api_.Delete(client::PodsResource(), "default", "p1", "").ok());
+  ASSERT_TRUE(WaitFor([&] { return !GetPod("p1").has_value(); }, 10s));
+  ASSERT_EQ(UnprepareCalls().size(), 1u);
+  EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
+  std::ifstream in(log);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  EXPECT_TRUE(text.ends_with("got TERM\n")) << text;
 }
 
 }  // namespace

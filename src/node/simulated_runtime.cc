@@ -35,26 +35,6 @@ api::PodCondition Condition(std::string type, bool status,
   return condition;
 }
 
-// Keeps a condition the pod has (PodScheduled) and its transition time when
-// the status did not change.
-void MergeConditions(const api::Pod& pod,
-                     std::vector<api::PodCondition>& conditions) {
-  std::vector<api::PodCondition> merged;
-  for (const api::PodCondition& old : pod.status.conditions) {
-    bool replaced = false;
-    for (api::PodCondition& fresh : conditions) {
-      if (fresh.type != old.type) continue;
-      if (fresh.status == old.status && old.last_transition_time) {
-        fresh.last_transition_time = old.last_transition_time;
-      }
-      replaced = true;
-    }
-    if (!replaced) merged.push_back(old);
-  }
-  merged.insert(merged.end(), conditions.begin(), conditions.end());
-  conditions = std::move(merged);
-}
-
 json ContainerStatus(const api::Pod& pod, const api::Container& container,
                      bool running, const std::string& now) {
   json status = {{"name", container.name}, {"image", container.image},
@@ -70,18 +50,6 @@ json ContainerStatus(const api::Pod& pod, const api::Container& container,
     status["state"] = {{"waiting", {{"reason", "ContainerCreating"}}}};
   }
   return status;
-}
-
-// startTime as first written (kept across updates).
-std::string StartTime(const api::Pod& pod, const std::string& now) {
-  const api::RawJson* start =
-      FindUnknownField(pod.status.unknown_fields, "startTime");
-  if (start == nullptr) return now;
-  try {
-    return json::parse(start->json).get<std::string>();
-  } catch (const std::exception&) {
-    return now;
-  }
 }
 
 }  // namespace
@@ -103,6 +71,35 @@ const api::RawJson* FindUnknownField(const api::UnknownFields& fields,
     if (key == name) return &value;
   }
   return nullptr;
+}
+
+void MergePodConditions(const api::Pod& pod,
+                        std::vector<api::PodCondition>& conditions) {
+  std::vector<api::PodCondition> merged;
+  for (const api::PodCondition& old : pod.status.conditions) {
+    bool replaced = false;
+    for (api::PodCondition& fresh : conditions) {
+      if (fresh.type != old.type) continue;
+      if (fresh.status == old.status && old.last_transition_time) {
+        fresh.last_transition_time = old.last_transition_time;
+      }
+      replaced = true;
+    }
+    if (!replaced) merged.push_back(old);
+  }
+  merged.insert(merged.end(), conditions.begin(), conditions.end());
+  conditions = std::move(merged);
+}
+
+std::string PodStartTime(const api::Pod& pod, const std::string& now) {
+  const api::RawJson* start =
+      FindUnknownField(pod.status.unknown_fields, "startTime");
+  if (start == nullptr) return now;
+  try {
+    return json::parse(start->json).get<std::string>();
+  } catch (const std::exception&) {
+    return now;
+  }
 }
 
 SimulatedRuntime::SimulatedRuntime(std::string node_name, std::string host_ip)
@@ -130,13 +127,13 @@ api::PodStatus SimulatedRuntime::BaseStatus(const api::Pod& pod,
       Condition("Ready", running, now, running ? "" : "ContainersNotReady"),
       Condition("ContainersReady", running, now,
                 running ? "" : "ContainersNotReady")};
-  MergeConditions(pod, conditions);
+  MergePodConditions(pod, conditions);
   status.conditions = std::move(conditions);
   SetUnknownField(status.unknown_fields, "hostIP", json(host_ip_).dump());
   SetUnknownField(status.unknown_fields, "hostIPs",
                   json::array({{{"ip", host_ip_}}}).dump());
   SetUnknownField(status.unknown_fields, "startTime",
-                  json(StartTime(pod, now)).dump());
+                  json(PodStartTime(pod, now)).dump());
   SetUnknownField(status.unknown_fields, "qosClass", json("BestEffort").dump());
   json containers = json::array();
   for (const api::Container& container : pod.spec.containers) {

@@ -14,17 +14,37 @@
 #include <string_view>
 
 #include "api/types/core.h"
+#include "node/container_runtime.h"
 
 namespace dralloc::node {
 
-class SimulatedRuntime {
+class SimulatedRuntime : public ContainerRuntime {
  public:
   SimulatedRuntime(std::string node_name, std::string host_ip);
 
   // `pod` with its status as while its resources are prepared.
-  api::PodStatus CreatingStatus(const api::Pod& pod) const;
+  api::PodStatus CreatingStatus(const api::Pod& pod) const override;
   // `pod` with its containers started and ready.
   api::PodStatus RunningStatus(const api::Pod& pod) const;
+
+  // ContainerRuntime: nothing runs; a started pod is running until stopped,
+  // and its log is empty.
+  void SetChangeListener(ChangeListener) override {}
+  Status StartPod(const api::Pod&, const std::vector<ContainerDevices>&,
+                  std::vector<std::string>&) override {
+    return OkStatus();
+  }
+  uint64_t StateVersion(const std::string&) const override { return 1; }
+  api::PodStatus StatusOf(const api::Pod& pod) const override {
+    return RunningStatus(pod);
+  }
+  bool StopPod(const std::string&, std::chrono::seconds) override {
+    return true;
+  }
+  StatusOr<ContainerLogRef> LogOf(const std::string&, const std::string&,
+                                  const std::string&, bool) const override {
+    return ContainerLogRef{};
+  }
 
   std::string PodIp(std::string_view pod_uid) const;
   // "dralloc://<hex>", stable for a pod and container.
@@ -46,6 +66,12 @@ void SetUnknownField(api::UnknownFields& fields, std::string_view name,
 // The unknown field `name`, or null.
 const api::RawJson* FindUnknownField(const api::UnknownFields& fields,
                                      std::string_view name);
+// `conditions` over the pod's own: conditions of other types are kept, and
+// a condition whose status did not change keeps its lastTransitionTime.
+void MergePodConditions(const api::Pod& pod,
+                        std::vector<api::PodCondition>& conditions);
+// The pod's status.startTime as first written, else `now`.
+std::string PodStartTime(const api::Pod& pod, const std::string& now);
 
 }  // namespace dralloc::node
 

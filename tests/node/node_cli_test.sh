@@ -20,8 +20,10 @@ fail() { echo "FAIL: $*"; echo "--- node stderr"; tail -20 "$DIR/node.err" 2>/de
 # Polls "$@" every 0.1 s for up to 10 s.
 wait_for() { for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done; return 1; }
 
-"$DRALLOC" node --node-name n1 --server "$SERVER" --runtime process --root "$DIR/r" 2>"$DIR/err"
-[ $? -eq 2 ] && grep -q "not available yet" "$DIR/err" || fail "--runtime process must be refused"
+"$DRALLOC" node --node-name n1 --server "$SERVER" --runtime docker --root "$DIR/r" 2>"$DIR/err"
+[ $? -eq 2 ] && grep -q -- '--runtime: Unsupported value: "docker"' "$DIR/err" || fail "--runtime docker must be refused"
+"$DRALLOC" node --node-name n1 --server "$SERVER" --kubelet-port 70000 2>"$DIR/err"
+[ $? -eq 2 ] && grep -q -- '--kubelet-port: Invalid value: 70000' "$DIR/err" || fail "bad --kubelet-port"
 "$DRALLOC" node --node-name n1 --server "$SERVER" --wiping-delay 3x 2>"$DIR/err"
 [ $? -eq 2 ] && grep -q -- '--wiping-delay: Invalid value: "3x"' "$DIR/err" || fail "bad duration"
 "$DRALLOC" node --server "$SERVER" 2>/dev/null
@@ -47,6 +49,10 @@ curl -sf -XPOST -H 'Content-Type: application/json' \
 running() { curl -sf "$SERVER/api/v1/namespaces/default/pods/p1" | grep -q '"phase":"Running"'; }
 wait_for running || fail "pod p1 not Running"
 curl -sf "$SERVER/api/v1/namespaces/default/pods/p1" | grep -q '"podIP":"10\.' || fail "no podIP"
+curl -sf "$SERVER/api/v1/nodes/n1" | grep -q '"kubeletEndpoint":{"Port":[1-9]' || fail "no kubelet port"
+# A simulated container writes no log: pods/log answers 200, empty.
+[ "$(curl -s -o "$DIR/p1.log" -w '%{http_code}' "$SERVER/api/v1/namespaces/default/pods/p1/log")" = 200 ] &&
+  [ ! -s "$DIR/p1.log" ] || fail "pods/log of a simulated pod"
 curl -sf -XDELETE "$SERVER/api/v1/namespaces/default/pods/p1" -o /dev/null || fail "delete pod"
 gone() { ! curl -sf "$SERVER/api/v1/namespaces/default/pods/p1" -o /dev/null; }
 wait_for gone || fail "pod p1 not gone"

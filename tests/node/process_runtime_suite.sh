@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# `--runtime process` end to end: `dralloc local-cluster --nodes 1 --gpus 2
+# --runtime process` (serve, a node agent running pod commands as local
+# processes, an example driver), driven with kubectl: a GPU pod's command
+# sees its CDI env and `kubectl logs` prints it through the API server's
+# pods/log; exit codes set the phase; follow streams; deletion sends
+# SIGTERM.
+#
+# Usage: process_runtime_suite.sh DRALLOC_BINARY
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+dralloc=$(realpath "$1")
+source "$here/../clients/lib.sh"
+manifests="$here/process"
+
+"$dralloc" local-cluster --nodes 1 --gpus 2 --runtime process \
+  --dir "$work/cluster" >"$work/cluster.out" 2>"$work/cluster.log" &
+server_pid=$!   # lib.sh's cleanup stops it (SIGTERM stops every component)
+for _ in $(seq 600); do
+  grep -qx ready "$work/cluster.out" 2>/dev/null && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if ! grep -qx ready "$work/cluster.out"; then
+  echo "local-cluster did not become ready:" >&2
+  cat "$work/cluster.log" >&2
+  tail -n 20 "$work"/cluster/logs/*.log >&2 || true
+  exit 1
+fi
+export KUBECONFIG="$work/cluster/kubeconfig"
+k() { kubectl --request-timeout=20s "$@"; }
+
+# wait_for SECONDS CMD...: retries CMD every 0.2 s until it succeeds.
+wait_for() {
+  local seconds=$1
+  shift
+  local end=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= end)); then "$@"; return 1; fi
+    sleep 0.2
+  done
+}
+phase_is() { [[ $(k get pod "$1" -o jsonpath='{.status.phase}') == "$2" ]]; }
+
+node_ready() { local out; out=$(k get nodes --no-headers); grep -q ' Ready ' <<<"$out"; }
+check "the node registers and is Ready" wait_for 30 node_ready
+warned() { grep -rq "NO isolation" "$work"/cluster/logs/; }
+check "the node agent warns that pods run without isolation" warned
+kubelet_port() { [[ $(k get node -o jsonpath='{.items[0].status.daemonEndpoints.kubeletEndpoint.Port}') -gt 0 ]]; }
+check "the Node reports its kubelet port" kubelet_port
+slices_published() { [[ $(k get resourceslices -o name | wc -l) -ge 1 ]]; }
+check "the example driver publishes its slices" wait_for 30 slices_published
+
+k apply -f "$here/e2e/gpu-class.yaml" >/dev/null
+k apply -f "$manifests/gpu-echo.yaml" >/dev/null
+check "the GPU pod runs to Succeeded" wait_for 60 phase_is gpu-echo Succeeded
+logs_gpu() { local out; out=$(k logs gpu-echo); grep -Eq '^GPU=gpu-[01] MODE=process$' <<<"$out"; }
+check "kubectl logs prints the GPU the pod was given (CDI env) and its env" logs_gpu
+reason_completed() { [[ $(k get pod gpu-echo -o jsonpath='{.status.containerStatuses[0].state.terminated.reason}') == Completed ]]; }
+check "its container terminated with reason Completed" reason_completed
+log_file() { ls "$work"/cluster/nodes/*/pods/default_gpu-echo_*/ctr/0.log; }
+check "the log is kept under the node's pods directory" log_file
+
+k apply -f "$manifests/exit-3.yaml" >/dev/null
+check "a pod whose command exits 3 is Failed" wait_for 60 phase_is exit-3 Failed
+exit_code() { [[ $(k get pod exit-3 -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}') == 3 ]]; }
+check "with exit code 3 and reason Error" exit_code
+status_error() { local out; out=$(k get pod exit-3 --no-headers); grep -q ' Error ' <<<"$out"; }
+check "kubectl get pods shows STATUS Error" status_error
+
+k apply -f "$manifests/server.yaml" >/dev/null
+check "a long-running pod is Running" wait_for 60 phase_is server Running
+# (kubectl logs itself defaults to the first container; the API answers 400.)
+must_name() { ! k get --raw /api/v1/namespaces/default/pods/server/log 2>"$work/must-name.err" && grep -q 'a container name must be specified for pod server, choose one of: \[main side\]' "$work/must-name.err"; }
+check "pods/log of a two-container pod without a container is 400 as upstream" must_name
+defaulted() { local out; out=$(k logs server 2>&1); grep -q '^tick' <<<"$out"; }
+check "kubectl logs defaults to the first container" defaulted
+follow_streams() { timeout 5 kubectl logs -f server -c main >"$work/follow.out" 2>&1 || true; [[ $(grep -c '^tick' "$work/follow.out") -ge 10 ]]; }
+check "kubectl logs -f streams new lines" follow_streams
+tail_lines() { [[ $(k logs server -c main --tail=2 | wc -l) == 2 ]]; }
+check "kubectl logs --tail=2 prints two lines" tail_lines
+k delete pod server --wait=true --timeout=30s >/dev/null
+got_term() { grep -q stopping "$work"/cluster/nodes/*/pods/default_server_*/main/0.log; }
+check "deleting the pod sends SIGTERM to its command" got_term
+gone() { ! k get pod server >/dev/null 2>&1; }
+check "and the pod is gone" gone
+
+finish
