@@ -21,13 +21,15 @@ echo
 echo "== dralloc schedule -f examples/scheduling  (shared claim, firstAvailable, templates)"
 build/src/cli/dralloc schedule -f examples/scheduling
 echo
-echo "== dralloc local-cluster --nodes 2 --gpus 2  (serve + 2 node agents + 2 example drivers, separate processes)"
+echo "== dralloc local-cluster --nodes 2 --gpus 2 --runtime process  (serve + 2 node agents + 2 example drivers, separate processes)"
 if ! command -v kubectl >/dev/null 2>&1; then
   echo "(kubectl is not installed: skipping the live cluster part)"
   exit 0
 fi
+# --runtime process runs each container's command as a local process (no
+# isolation: local development only) with the env of its CDI devices.
 cluster=$(mktemp -d /tmp/dralloc-demo.XXXXXX)
-build/src/cli/dralloc local-cluster --nodes 2 --gpus 2 --dir "$cluster" \
+build/src/cli/dralloc local-cluster --nodes 2 --gpus 2 --runtime process --dir "$cluster" \
   >"$cluster/out" 2>"$cluster/log" &
 cluster_pid=$!
 trap 'kill $cluster_pid 2>/dev/null; wait $cluster_pid 2>/dev/null; rm -rf "$cluster"' EXIT
@@ -39,14 +41,20 @@ done
 export KUBECONFIG="$cluster/kubeconfig"
 echo "\$ kubectl get nodes"
 kubectl get nodes
-echo "\$ kubectl apply -f examples/driver/"
+echo "\$ kubectl apply -f examples/driver/   (gpu-test prints its GPU and exits)"
 kubectl apply -f examples/driver/
 for name in a b; do
-  sed "s/name: gpu-test/name: gpu-test-$name/" examples/driver/pod.yaml | kubectl apply -f -
+  # Long-running GPU pods: they stay Running.
+  sed -e "s/name: gpu-test/name: gpu-server-$name/" -e 's/restartPolicy: Never/restartPolicy: Always/' \
+    -e 's/command: .*/command: ["sh", "-c", "env | grep GPU_DEVICE; exec sleep 3600"]/' \
+    examples/driver/pod.yaml | kubectl apply -f -
 done
-kubectl wait --for=condition=Ready pod --all --timeout=60s >/dev/null
+kubectl wait --for=jsonpath='{.status.phase}'=Succeeded pod/gpu-test --timeout=60s >/dev/null
+kubectl wait --for=condition=Ready pod/gpu-server-a pod/gpu-server-b --timeout=60s >/dev/null
 echo "\$ kubectl get pods -o wide"
 kubectl get pods -o wide
+echo "\$ kubectl logs gpu-test   (the GPU the pod was given, from its claim's CDI spec)"
+kubectl logs gpu-test
 echo "\$ kubectl get resourceclaims"
 kubectl get resourceclaims
 for node in node-1 node-2; do

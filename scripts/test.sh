@@ -43,6 +43,7 @@ bash tests/clients/separate_processes_suite.sh build/src/cli/dralloc
 echo "== node side: local-cluster end to end, faults, wire compatibility with @grpc/grpc-js"
 bash tests/node/e2e_suite.sh build/src/cli/dralloc
 bash tests/node/fault_suite.sh build/src/cli/dralloc
+bash tests/node/process_runtime_suite.sh build/src/cli/dralloc
 bash tests/node/grpc_js_suite.sh build/src/cli/dralloc
 
 echo "== clang ASan+UBSan build and tests"

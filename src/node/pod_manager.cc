@@ -200,15 +200,38 @@ bool PodManager::SyncRunningPod(const std::string& key, const api::Pod& pod) {
     MutexLock lock(mu_);
     if (records_[key].written_version == version) return true;
   }
-  Status written = WriteStatus(pod, [this](const api::Pod& current) {
-    return runtime_->StatusOf(current);
+  std::string phase;
+  Status written = WriteStatus(pod, [&](const api::Pod& current) {
+    api::PodStatus status = runtime_->StatusOf(current);
+    phase = status.phase;
+    return status;
   });
   if (!written.ok()) {
     log::Warn(kComponent, "pod {}: status: {}", key, written.message());
     return false;
   }
+  if ((phase == "Succeeded" || phase == "Failed") && !ReleaseFinished(key, pod))
+    return false;
   MutexLock lock(mu_);
   records_[key].written_version = version;
+  return true;
+}
+
+bool PodManager::ReleaseFinished(const std::string& key, const api::Pod& pod) {
+  {
+    MutexLock lock(mu_);
+    if (records_[key].released) return true;
+  }
+  // As the kubelet: a finished pod gives its devices back when it ends, not
+  // when it is deleted, so the claim controller may deallocate them.
+  Status unprepared = dra_.UnprepareResources(pod.metadata.uid);
+  if (!unprepared.ok()) {
+    Warn(key, pod, kFailedUnprepare, unprepared.message());
+    return false;
+  }
+  MutexLock lock(mu_);
+  records_[key].released = true;
+  log::Info(kComponent, "pod {} finished: its claims are unprepared", key);
   return true;
 }
 
@@ -494,7 +517,9 @@ std::vector<RunningPod> PodManager::RunningPods() const {
   MutexLock lock(mu_);
   std::vector<RunningPod> out;
   for (const auto& [key, record] : records_) {
-    if (record.running) out.push_back(record.running_pod);
+    if (record.running && !record.released) {
+      out.push_back(record.running_pod);
+    }
   }
   return out;
 }

@@ -116,6 +116,7 @@ class PodManager {
     uint64_t written_version = 0;  // runtime StateVersion last written
     std::vector<ContainerDevices> devices;
     RunningPod running_pod;  // when running
+    bool released = false;   // finished, and its claims unprepared
   };
   using Clock = std::chrono::steady_clock;
 
@@ -127,6 +128,9 @@ class PodManager {
   bool StartPod(const std::string& key, const api::Pod& pod) EXCLUDES(mu_);
   // Writes the runtime's status of a started pod when its states changed.
   bool SyncRunningPod(const std::string& key, const api::Pod& pod)
+      EXCLUDES(mu_);
+  // Unprepares the claims of a pod that finished (once).
+  bool ReleaseFinished(const std::string& key, const api::Pod& pod)
       EXCLUDES(mu_);
   bool TerminatePod(const std::string& key, const std::string& uid,
                     const api::Pod* pod) EXCLUDES(mu_);

@@ -60,6 +60,9 @@ reason_completed() { [[ $(k get pod gpu-echo -o jsonpath='{.status.containerStat
 check "its container terminated with reason Completed" reason_completed
 log_file() { ls "$work"/cluster/nodes/*/pods/default_gpu-echo_*/ctr/0.log; }
 check "the log is kept under the node's pods directory" log_file
+echo_uid=$(k get pod gpu-echo -o jsonpath='{.metadata.uid}')
+unprepared() { ! grep -q "$echo_uid" "$work"/cluster/nodes/*/state/dra_manager_state; }
+check "a finished pod's claims are unprepared at once (as the kubelet), not at deletion" wait_for 30 unprepared
 
 k apply -f "$manifests/exit-3.yaml" >/dev/null
 check "a pod whose command exits 3 is Failed" wait_for 60 phase_is exit-3 Failed
