@@ -14,10 +14,9 @@
 #include <thread>
 #include <vector>
 
+#include "cli/api_client_flags.h"
 #include "cli/commands.h"
 #include "cli/server_flags.h"
-#include "client/http_api_client.h"
-#include "client/kubeconfig.h"
 #include "common/log.h"
 #include "exampledriver/device_health_list.h"
 #include "exampledriver/example_driver.h"
@@ -33,9 +32,7 @@ constexpr char kComponent[] = "driver";
 
 struct DriverFlags {
   std::string node_name;
-  std::string kubeconfig;
-  std::string context;
-  std::string server;
+  ApiClientFlags api;
   std::string driver_name = "gpu.example.com";
   int gpus = 8;
   int partitions = 0;
@@ -67,20 +64,6 @@ void ResolveDirectories(DriverFlags& flags) {
        "/var/lib/kubelet/plugins_registry");
   fill(flags.cdi_dir, "cdi", "/var/run/cdi");
   fill(flags.state_dir, "driver-state", "/var/lib/dralloc-example-driver");
-}
-
-StatusOr<std::unique_ptr<client::ApiClient>> ConnectApi(
-    const DriverFlags& flags) {
-  client::Kubeconfig config;
-  if (!flags.server.empty()) {
-    config.server = flags.server;
-  } else {
-    ASSIGN_OR_RETURN(config,
-                     client::LoadKubeconfig(flags.kubeconfig, flags.context));
-  }
-  client::HttpClientOptions http;
-  http.user_agent = "dralloc-example-driver/0.1";
-  return client::NewHttpApiClient(config, http);
 }
 
 // Publishes the slices, retrying with backoff while the API server is not
@@ -126,7 +109,8 @@ Status StartDriver(const DriverFlags& flags,
                           .count();
   ASSIGN_OR_RETURN(auto health, exampledriver::DeviceHealthList(
                                     inventory, flags.unhealthy, now));
-  ASSIGN_OR_RETURN(running.api, ConnectApi(flags));
+  ASSIGN_OR_RETURN(running.api,
+                   ConnectApi(flags.api, "dralloc-example-driver/0.1"));
   exampledriver::ExampleDriverOptions options;
   options.driver_name = flags.driver_name;
   options.node_name = flags.node_name;
@@ -182,12 +166,7 @@ int RunExampleDriver(DriverFlags flags) {
 void AddDriverFlags(CLI::App& command, DriverFlags& flags) {
   command.add_option("--node-name", flags.node_name, "this node's name")
       ->required();
-  command.add_option("--kubeconfig", flags.kubeconfig,
-                     "kubeconfig file (default: $KUBECONFIG, then "
-                     "~/.kube/config)");
-  command.add_option("--context", flags.context, "kubeconfig context");
-  command.add_option("--server", flags.server,
-                     "API server URL (instead of a kubeconfig)");
+  AddApiClientFlags(command, flags.api);
   command.add_option("--driver-name", flags.driver_name, "DRA driver name")
       ->capture_default_str();
   command.add_option("--gpus", flags.gpus, "simulated GPUs")

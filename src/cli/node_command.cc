@@ -8,10 +8,9 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/api_client_flags.h"
 #include "cli/commands.h"
 #include "cli/server_flags.h"
-#include "client/http_api_client.h"
-#include "client/kubeconfig.h"
 #include "common/log.h"
 #include "node/node_agent.h"
 
@@ -20,9 +19,7 @@ namespace {
 
 struct NodeFlags {
   std::string node_name;
-  std::string kubeconfig;
-  std::string context;
-  std::string server;
+  ApiClientFlags api;
   std::string root;
   std::string plugins_registry;
   std::string plugins_dir;
@@ -126,23 +123,6 @@ StatusOr<node::NodeAgentOptions> AgentOptions(NodeFlags flags) {
   return options;
 }
 
-StatusOr<std::unique_ptr<client::ApiClient>> ConnectApi(
-    const NodeFlags& flags) {
-  if (!flags.server.empty() && !flags.kubeconfig.empty()) {
-    return InvalidArgumentError("give --server or --kubeconfig, not both");
-  }
-  client::Kubeconfig config;
-  if (!flags.server.empty()) {
-    config.server = flags.server;
-  } else {
-    ASSIGN_OR_RETURN(config,
-                     client::LoadKubeconfig(flags.kubeconfig, flags.context));
-  }
-  client::HttpClientOptions http;
-  http.user_agent = "dralloc-node/0.1 (" + flags.node_name + ")";
-  return client::NewHttpApiClient(config, http);
-}
-
 int RunNode(const NodeFlags& flags) {
   if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
   auto options = AgentOptions(flags);
@@ -150,7 +130,8 @@ int RunNode(const NodeFlags& flags) {
     fmt::print(stderr, "{}\n", options.status().message());
     return kExitBadInput;
   }
-  auto api = ConnectApi(flags);
+  auto api =
+      ConnectApi(flags.api, "dralloc-node/0.1 (" + flags.node_name + ")");
   if (!api.ok()) {
     fmt::print(stderr, "{}\n", api.status().message());
     return kExitBadInput;
@@ -187,12 +168,7 @@ void RegisterNodeCommand(CLI::App& app, int& exit_code) {
       exit_code, RunNode);
   command.add_option("--node-name", flags.node_name, "this node's name")
       ->required();
-  command.add_option("--kubeconfig", flags.kubeconfig,
-                     "kubeconfig file (default: $KUBECONFIG, then "
-                     "~/.kube/config)");
-  command.add_option("--context", flags.context, "kubeconfig context");
-  command.add_option("--server", flags.server,
-                     "API server URL (instead of a kubeconfig)");
+  AddApiClientFlags(command, flags.api);
   command.add_option("--root", flags.root,
                      "base of the directories below (DIR/plugins_registry, "
                      "DIR/plugins, DIR/cdi, DIR/state, "
