@@ -59,12 +59,39 @@ std::string MissingClaim(const std::string& driver, const DraClaimRef& ref,
          "/" + ref.name + " (uid " + ref.uid + ") missing from the response";
 }
 
+// One outcome per requested claim, keyed by UID: the call's error, an
+// error for a claim the driver left out or failed, else `success(entry)`.
+template <typename Results, typename Entries, typename Success>
+Results PerClaim(const std::vector<DraClaimRef>& claims,
+                 const grpc::Status& status, const Entries& entries,
+                 const std::string& driver, const char* method,
+                 Success success) {
+  Results results;
+  for (const DraClaimRef& ref : claims) {
+    if (!status.ok()) {
+      results.emplace(ref.uid, CallError(driver, method, status));
+      continue;
+    }
+    auto it = entries.find(ref.uid);
+    if (it == entries.end()) {
+      results.emplace(ref.uid,
+                      InternalError(MissingClaim(driver, ref, method)));
+    } else if (!it->second.error().empty()) {
+      results.emplace(ref.uid,
+                      InternalError("driver " + driver + ": " + method + ": " +
+                                    it->second.error()));
+    } else {
+      results.emplace(ref.uid, success(it->second));
+    }
+  }
+  return results;
+}
+
 template <typename Api>
 PrepareResults PrepareWith(const std::shared_ptr<grpc::Channel>& channel,
                            const std::string& driver,
                            std::chrono::milliseconds timeout,
                            const std::vector<DraClaimRef>& claims) {
-  constexpr const char* kMethod = "NodePrepareResources";
   auto stub = Api::DRAPlugin::NewStub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + timeout);
@@ -72,29 +99,15 @@ PrepareResults PrepareWith(const std::shared_ptr<grpc::Channel>& channel,
   typename Api::NodePrepareResourcesResponse response;
   grpc::Status status =
       stub->NodePrepareResources(&context, request, &response);
-  PrepareResults results;
-  for (const DraClaimRef& ref : claims) {
-    if (!status.ok()) {
-      results.emplace(ref.uid, CallError(driver, kMethod, status));
-      continue;
-    }
-    auto it = response.claims().find(ref.uid);
-    if (it == response.claims().end()) {
-      results.emplace(ref.uid,
-                      InternalError(MissingClaim(driver, ref, kMethod)));
-    } else if (!it->second.error().empty()) {
-      results.emplace(ref.uid,
-                      InternalError("driver " + driver + ": " + kMethod + ": " +
-                                    it->second.error()));
-    } else {
-      std::vector<PreparedDevice> devices;
-      for (const auto& device : it->second.devices()) {
-        devices.push_back(FromProto(device));
-      }
-      results.emplace(ref.uid, std::move(devices));
-    }
-  }
-  return results;
+  return PerClaim<PrepareResults>(claims, status, response.claims(), driver,
+                                  "NodePrepareResources",
+                                  [](const auto& entry) {
+                                    std::vector<PreparedDevice> devices;
+                                    for (const auto& device : entry.devices()) {
+                                      devices.push_back(FromProto(device));
+                                    }
+                                    return devices;
+                                  });
 }
 
 template <typename Api>
@@ -102,7 +115,6 @@ UnprepareResults UnprepareWith(const std::shared_ptr<grpc::Channel>& channel,
                                const std::string& driver,
                                std::chrono::milliseconds timeout,
                                const std::vector<DraClaimRef>& claims) {
-  constexpr const char* kMethod = "NodeUnprepareResources";
   auto stub = Api::DRAPlugin::NewStub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + timeout);
@@ -111,25 +123,9 @@ UnprepareResults UnprepareWith(const std::shared_ptr<grpc::Channel>& channel,
   typename Api::NodeUnprepareResourcesResponse response;
   grpc::Status status =
       stub->NodeUnprepareResources(&context, request, &response);
-  UnprepareResults results;
-  for (const DraClaimRef& ref : claims) {
-    if (!status.ok()) {
-      results.emplace(ref.uid, CallError(driver, kMethod, status));
-      continue;
-    }
-    auto it = response.claims().find(ref.uid);
-    if (it == response.claims().end()) {
-      results.emplace(ref.uid,
-                      InternalError(MissingClaim(driver, ref, kMethod)));
-    } else if (!it->second.error().empty()) {
-      results.emplace(ref.uid,
-                      InternalError("driver " + driver + ": " + kMethod + ": " +
-                                    it->second.error()));
-    } else {
-      results.emplace(ref.uid, OkStatus());
-    }
-  }
-  return results;
+  return PerClaim<UnprepareResults>(claims, status, response.claims(), driver,
+                                    "NodeUnprepareResources",
+                                    [](const auto&) { return OkStatus(); });
 }
 
 // The generated names of one API version, for the templates above.

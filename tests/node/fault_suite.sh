@@ -76,17 +76,7 @@ contexts:
 current-context: c
 KUBECONFIG
 export KUBECONFIG="$work/kubeconfig"
-k() { kubectl --request-timeout=20s "$@"; }
-wait_for() {
-  local seconds=$1
-  shift
-  local end=$((SECONDS + seconds))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= end)); then "$@"; return 1; fi
-    sleep 0.2
-  done
-}
-phase_is() { [[ $(k get pod "$1" -o jsonpath='{.status.phase}' 2>/dev/null) == "$2" ]]; }
+source "$here/lib.sh"
 events_of() { k get events -o jsonpath="{range .items[?(@.involvedObject.name==\"$1\")]}{.reason}: {.message}{\"\\n\"}{end}"; }
 event_matches() { events_of "$1" | grep -qE "$2"; }
 claim_uid() { k get resourceclaim "$(k get pod "$1" -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')" -o jsonpath='{.metadata.uid}'; }

@@ -13,34 +13,8 @@ dralloc=$(realpath "$1")
 source "$here/../clients/lib.sh"
 manifests="$here/process"
 
-"$dralloc" local-cluster --nodes 1 --gpus 2 --runtime process \
-  --dir "$work/cluster" >"$work/cluster.out" 2>"$work/cluster.log" &
-server_pid=$!   # lib.sh's cleanup stops it (SIGTERM stops every component)
-for _ in $(seq 600); do
-  grep -qx ready "$work/cluster.out" 2>/dev/null && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
-if ! grep -qx ready "$work/cluster.out"; then
-  echo "local-cluster did not become ready:" >&2
-  cat "$work/cluster.log" >&2
-  tail -n 20 "$work"/cluster/logs/*.log >&2 || true
-  exit 1
-fi
-export KUBECONFIG="$work/cluster/kubeconfig"
-k() { kubectl --request-timeout=20s "$@"; }
-
-# wait_for SECONDS CMD...: retries CMD every 0.2 s until it succeeds.
-wait_for() {
-  local seconds=$1
-  shift
-  local end=$((SECONDS + seconds))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= end)); then "$@"; return 1; fi
-    sleep 0.2
-  done
-}
-phase_is() { [[ $(k get pod "$1" -o jsonpath='{.status.phase}') == "$2" ]]; }
+source "$here/lib.sh"
+start_local_cluster "$dralloc" --nodes 1 --gpus 2 --runtime process
 
 node_ready() { local out; out=$(k get nodes --no-headers); grep -q ' Ready ' <<<"$out"; }
 check "the node registers and is Ready" wait_for 30 node_ready
