@@ -233,5 +233,12 @@ metadata:
 YAML
 check schedule-admin-access-labeled 0 "$dralloc" schedule -f "$work/admin-access.yaml"
 
+# local-cluster: bad flags and a component that cannot start end cleanly.
+check local-cluster-bad-runtime 2 "$dralloc" local-cluster --runtime bogus --dir "$work/lc"
+expect_output local-cluster-bad-runtime-message "$work/err" 'runtime: Unsupported value: "bogus"'
+check local-cluster-no-dir 2 "$dralloc" local-cluster
+check local-cluster-bad-listen 1 "$dralloc" local-cluster --listen 127.0.0.1:notaport --dir "$work/lc"
+expect_output local-cluster-bad-listen-message "$work/err" 'control plane exited with code [0-9]+ before it was ready \(log: .*serve.log\)'
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
