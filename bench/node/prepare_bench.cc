@@ -8,12 +8,12 @@
 // client and server, the node agent's bookkeeping and its checkpoint).
 //
 //   BM_DraManagerPrepareUnprepare: node::DraManager with a ClaimInfoCache
-//     whose checkpoint is in the temp dir (written and fsynced per change),
-//     as `dralloc node` runs it.
+//     whose checkpoint is in the temp dir (journaled, fdatasynced before
+//     a prepare returns), as `dralloc node` runs it.
 //   BM_PluginClientPrepareUnprepare: node::DraPluginClient alone (no
 //     checkpoint): the share of gRPC in the added time.
-//   BM_CheckpointMutate/N: one ClaimInfoCache change (write + fsync +
-//     rename + fsync of the dir) on its own, with N other claims held.
+//   BM_CheckpointMutate/N: one ClaimInfoCache change (a journal record
+//     appended and fdatasynced) on its own, with N other claims held.
 //
 // Run: dralloc_node_bench --benchmark_repetitions=5
 //        --benchmark_report_aggregates_only=true
@@ -237,10 +237,9 @@ void BM_CheckpointMutate(benchmark::State& state) {
     state.SkipWithError("set-up failed (state dir)");
     return;
   }
-  Status filled = (*cache)->Mutate([&](ClaimInfoCache::Claims& claims) {
+  Status filled = (*cache)->Mutate([&](ClaimInfoCache::Transaction& tx) {
     for (int64_t i = 0; i < state.range(0); ++i) {
-      ClaimInfo& claim = claims["held-" + std::to_string(i)];
-      claim.uid = "held-" + std::to_string(i);
+      ClaimInfo& claim = tx.Edit("held-" + std::to_string(i));
       claim.namespace_ = "bench";
       claim.name = "claim-" + claim.uid;
       claim.pod_uids.insert("pod-" + claim.uid);
@@ -255,15 +254,15 @@ void BM_CheckpointMutate(benchmark::State& state) {
   }
   bool present = false;
   for (auto _ : state) {
-    Status changed = (*cache)->Mutate([&](ClaimInfoCache::Claims& claims) {
+    Status changed = (*cache)->Mutate([&](ClaimInfoCache::Transaction& tx) {
       if (present) {
-        claims.erase("extra");
+        tx.Erase("extra");
       } else {
-        claims["extra"].uid = "extra";
+        tx.Edit("extra");
       }
     });
     present = !present;
-    if (!changed.ok()) {
+    if (!changed.ok() || !(*cache)->Sync().ok()) {
       state.SkipWithError("checkpoint write failed");
       break;
     }

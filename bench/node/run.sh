@@ -15,7 +15,8 @@
 # p50 / p99 bind->Running, the bind span (how long the scheduler took to
 # bind them all: if it is close to the whole span, binding and not the node
 # was the limit) and pods/s over the first and second half of the Running
-# pods (a per-pod cost growing with the pods on the node shows there).
+# pods (a per-pod cost growing with the pods on the node shows there),
+# and the CPU seconds each component (serve, driver, node) used per run.
 #
 # --tmp DIR: where the temp dir goes (default /tmp; e.g. /dev/shm to take
 # the disk's fsync latency out: state, CDI specs and sqlite all live there).
@@ -131,6 +132,18 @@ start_cluster() {
     { echo "run.sh: node agent did not start (log: $dir/node.err)" >&2; return 1; }
 }
 
+# cpu_seconds: "serve X driver Y node Z": user+system CPU seconds each
+# component has used so far (pids in start order).
+cpu_seconds() {
+  local names=(serve driver node) i=0 pid ticks hz
+  hz="$(getconf CLK_TCK)"
+  for pid in "${pids[@]}"; do
+    ticks="$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)"
+    printf '%s %s ' "${names[$i]:-pid$pid}" "$(awk -v t="$ticks" -v h="$hz" 'BEGIN{printf "%.2f", t/h}')"
+    i=$((i + 1))
+  done
+}
+
 results="$work/results.tsv"  # mode run pods/s p50 p99 bind_s half1 half2 running
 : > "$results"
 failed=0
@@ -144,7 +157,9 @@ for mode in $modes; do
     python3 "$HERE/pods_to_running.py" --server "$server_url" --node node-0 \
       --pods "$pods" --clients "$clients" --timeout "$timeout" \
       > "$dir/result.json" 2> "$dir/client.err" || status=$?
+    cpu_line="$(cpu_seconds)"
     stop_all
+    echo "$mode run $run: CPU seconds: $cpu_line" >> "$work/cpu.txt"
     if [[ ! -s "$dir/result.json" ]]; then
       echo "run.sh: $mode run $run: client failed: $(cat "$dir/client.err")" >&2
       failed=1; continue
@@ -164,6 +179,7 @@ EOF
   done
 done
 
+cat "$work/cpu.txt" 2>/dev/null || true
 echo "node bench: $pods pods of one GPU on one node, $runs run(s), state under $tmp_parent, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$results" <<'EOF'
 import statistics, sys

@@ -33,6 +33,7 @@ struct NodeFlags {
   std::string wiping_delay = "30s";
   std::string node_status_update_frequency = "10s";
   std::string backoff_max = "60s";
+  int pod_workers = 16;
   std::string log_level = "info";
 };
 
@@ -103,6 +104,7 @@ StatusOr<node::NodeAgentOptions> AgentOptions(NodeFlags flags) {
   options.runtime = flags.runtime;
   options.pods_dir = flags.root.empty() ? flags.state_dir : flags.root;
   options.kubelet_port = static_cast<uint16_t>(flags.kubelet_port);
+  options.pod_workers = flags.pod_workers;
   const std::pair<const char*,
                   std::pair<std::string*, std::chrono::milliseconds*>>
       durations[] = {
@@ -214,6 +216,12 @@ void RegisterNodeCommand(CLI::App& app, int& exit_code) {
   command
       .add_option("--backoff-max", flags.backoff_max,
                   "longest wait between retries of a failing pod")
+      ->capture_default_str();
+  command
+      .add_option("--pod-workers", flags.pod_workers,
+                  "pods prepared and started at once (the kubelet's per-pod "
+                  "workers; each waits on driver calls and status writes)")
+      ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   command.add_option("--log-level", flags.log_level,
                      "debug, info, warn or error");

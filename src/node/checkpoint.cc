@@ -171,31 +171,121 @@ StatusOr<std::vector<ClaimInfo>> Checkpoint::Decode(const std::string& text,
   }
 }
 
-StatusOr<std::vector<ClaimInfo>> Checkpoint::Load() const {
+namespace {
+
+// The text of `path`; "" when it does not exist. Larger than the limit is
+// kDataLoss: such a file is not ours.
+StatusOr<std::string> ReadStateFile(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path_, ec)) return std::vector<ClaimInfo>{};
-  const auto size = std::filesystem::file_size(path_, ec);
-  if (ec) return InternalError("checkpoint " + path_ + ": " + ec.message());
+  if (!std::filesystem::exists(path, ec)) return std::string();
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return InternalError("checkpoint " + path + ": " + ec.message());
   if (size > kMaxCheckpointBytes) {
-    return DataLossError("checkpoint " + path_ + " is corrupt: " +
+    return DataLossError("checkpoint " + path + " is corrupt: " +
                          std::to_string(size) + " bytes is more than the " +
                          std::to_string(kMaxCheckpointBytes) + " allowed");
   }
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return InternalError("checkpoint " + path_ + ": cannot read");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InternalError("checkpoint " + path + ": cannot read");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return Decode(buffer.str(), path_);
+  return buffer.str();
 }
 
-Status Checkpoint::Save(const std::vector<ClaimInfo>& claims) const {
+std::string JournalLine(const std::string& record) {
+  return Checksum(record) + " " + record + "\n";
+}
+
+// Applies one journal record (its JSON text); false when it does not parse.
+bool ApplyRecord(const std::string& record,
+                 std::map<std::string, ClaimInfo>& claims) {
+  try {
+    json parsed = json::parse(record);
+    if (parsed.contains("put")) {
+      ClaimInfo claim = ClaimFromJson(parsed.at("put"));
+      std::string uid = claim.uid;
+      claims[uid] = std::move(claim);
+      return true;
+    }
+    if (parsed.contains("delete")) {
+      claims.erase(parsed.at("delete").get<std::string>());
+      return true;
+    }
+  } catch (const std::exception&) {
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string Checkpoint::EncodePut(const ClaimInfo& claim) {
+  return JournalLine(json{{"put", ClaimToJson(claim)}}.dump());
+}
+
+std::string Checkpoint::EncodeDelete(const std::string& uid) {
+  return JournalLine(json{{"delete", uid}}.dump());
+}
+
+Status Checkpoint::Replay(const std::string& text, const std::string& source,
+                          std::map<std::string, ClaimInfo>& claims) {
+  size_t start = 0;
+  for (int line = 1; start < text.size(); ++line) {
+    const size_t end = text.find('\n', start);
+    const bool last = end == std::string::npos || end + 1 == text.size();
+    const std::string entry = text.substr(
+        start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    const size_t space = entry.find(' ');
+    const bool intact = end != std::string::npos && space == 16 &&
+                        Checksum(entry.substr(17)) == entry.substr(0, 16);
+    if (intact && ApplyRecord(entry.substr(17), claims)) continue;
+    // A crash while appending leaves at most the last line torn.
+    if (last && !intact) return OkStatus();
+    return DataLossError(
+        "checkpoint journal " + source + " is corrupt: line " +
+        std::to_string(line) +
+        (intact ? ": not a put or delete record"
+                : ": checksum does not match") +
+        " (refusing to start: claims recorded there may be prepared; repair "
+        "or remove it after unpreparing them by hand)");
+  }
+  return OkStatus();
+}
+
+StatusOr<std::vector<ClaimInfo>> Checkpoint::Load() const {
+  ASSIGN_OR_RETURN(std::string snapshot, ReadStateFile(path_));
+  std::map<std::string, ClaimInfo> by_uid;
+  if (!snapshot.empty()) {
+    ASSIGN_OR_RETURN(std::vector<ClaimInfo> claims, Decode(snapshot, path_));
+    for (ClaimInfo& claim : claims) {
+      std::string uid = claim.uid;
+      by_uid[uid] = std::move(claim);
+    }
+  }
+  const std::string journal = journal_path();
+  ASSIGN_OR_RETURN(std::string changes, ReadStateFile(journal));
+  RETURN_IF_ERROR(Replay(changes, journal, by_uid));
+  std::vector<ClaimInfo> out;
+  out.reserve(by_uid.size());
+  for (auto& [uid, claim] : by_uid) out.push_back(std::move(claim));
+  return out;
+}
+
+Status Checkpoint::CreateDir() const {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return InternalError("state dir " + dir_ + ": " + ec.message());
+  return OkStatus();
+}
+
+StatusOr<size_t> Checkpoint::Save(const std::vector<ClaimInfo>& claims) const {
+  RETURN_IF_ERROR(CreateDir());
   const std::string temp = path_ + ".tmp";
-  RETURN_IF_ERROR(WriteFileDurably(temp, Encode(claims)));
+  const std::string text = Encode(claims);
+  RETURN_IF_ERROR(WriteFileDurably(temp, text));
   if (::rename(temp.c_str(), path_.c_str()) != 0) return Errno("rename", temp);
-  return SyncPath(dir_, O_RDONLY | O_DIRECTORY);
+  RETURN_IF_ERROR(SyncPath(dir_, O_RDONLY | O_DIRECTORY));
+  return text.size();
 }
 
 }  // namespace dralloc::node

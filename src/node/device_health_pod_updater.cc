@@ -33,7 +33,8 @@ void DeviceHealthPodUpdater::Decorate(const api::Pod& pod,
       pod.spec.containers.begin(), pod.spec.containers.end(),
       [](const api::Container& c) { return !c.resources.claims.empty(); });
   if (!uses_claims) return;  // nothing to report: skip copying the claims
-  SetAllocatedResourcesStatus(pod, claims_.List(), health_, status);
+  SetAllocatedResourcesStatus(pod, claims_.ClaimsOfPod(pod.metadata.uid),
+                              health_, status);
 }
 
 void DeviceHealthPodUpdater::OnHealthChanged(

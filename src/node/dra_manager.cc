@@ -44,12 +44,15 @@ DraManager::DraManager(ClaimInfoCache& cache, ClientLookup clients)
 Status DraManager::PrepareResources(
     const std::string& pod_uid,
     const std::vector<const api::ResourceClaim*>& claims) {
-  MutexLock op(op_mu_);
+  std::set<std::string> uids;
+  for (const api::ResourceClaim* claim : claims) {
+    uids.insert(claim->metadata.uid);
+  }
+  ClaimLocks::Guard guard = locks_.Acquire(uids);
   // 1. Record the pod's claims (new drivers as "preparing") first.
-  RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Claims& all) {
+  RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
     for (const api::ResourceClaim* claim : claims) {
-      ClaimInfo& info = all[claim->metadata.uid];
-      info.uid = claim->metadata.uid;
+      ClaimInfo& info = tx.Edit(claim->metadata.uid);
       info.namespace_ = claim->metadata.namespace_;
       info.name = claim->metadata.name;
       for (const std::string& driver : DriversOf(*claim)) {
@@ -63,14 +66,19 @@ Status DraManager::PrepareResources(
   std::map<std::string, DraClaimRef> refs;
   for (const api::ResourceClaim* claim : claims) {
     std::optional<ClaimInfo> info = cache_.Get(claim->metadata.uid);
-    if (!info) continue;
+    if (!info || refs.contains(info->uid)) continue;
     refs[info->uid] = info->ref();
     for (const auto& [driver, state] : info->drivers) {
       if (!state.prepared) batches[driver].push_back(info->ref());
     }
   }
-  // 3. Call the drivers and record their answers.
+  // 3. Call the drivers and record their answers, durably before any
+  // container can use the devices.
   std::map<std::string, Status> errors = RunPrepare(batches);
+  if (!batches.empty()) {
+    Status synced = cache_.Sync();
+    if (!synced.ok()) return synced;
+  }
   return Summarize("prepare dynamic resources", errors, refs);
 }
 
@@ -84,11 +92,10 @@ std::map<std::string, Status> DraManager::RunPrepare(const Batches& batches) {
       continue;
     }
     PrepareResults results = (*client)->Prepare(refs);
-    Status saved = cache_.Mutate([&](ClaimInfoCache::Claims& all) {
+    Status saved = cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
       for (auto& [uid, result] : results) {
-        auto it = all.find(uid);
-        if (!result.ok() || it == all.end()) continue;
-        DriverClaimState& state = it->second.drivers[driver];
+        if (!result.ok() || tx.Find(uid) == nullptr) continue;
+        DriverClaimState& state = tx.Edit(uid).drivers[driver];
         state.prepared = true;
         state.devices = *result;
       }
@@ -104,45 +111,70 @@ std::map<std::string, Status> DraManager::RunPrepare(const Batches& batches) {
 }
 
 Status DraManager::UnprepareResources(const std::string& pod_uid) {
-  MutexLock op(op_mu_);
-  RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Claims& all) {
-    for (auto& [uid, info] : all) info.pod_uids.erase(pod_uid);
+  std::set<std::string> unused;
+  RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
+    std::vector<std::string> used_by_pod;
+    for (const auto& [uid, info] : tx.claims()) {
+      if (info.pod_uids.contains(pod_uid)) used_by_pod.push_back(uid);
+    }
+    for (const std::string& uid : used_by_pod) {
+      ClaimInfo& info = tx.Edit(uid);
+      info.pod_uids.erase(pod_uid);
+      if (info.pod_uids.empty()) unused.insert(uid);
+    }
   }));
-  return UnprepareUnusedLocked();
+  return UnprepareClaims(std::move(unused));
 }
 
 Status DraManager::RemovePodsExcept(const std::set<std::string>& active) {
-  MutexLock op(op_mu_);
-  return cache_.Mutate([&](ClaimInfoCache::Claims& all) {
-    for (auto& [uid, info] : all) {
-      std::erase_if(info.pod_uids,
+  return cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
+    std::vector<std::string> stale;
+    for (const auto& [uid, info] : tx.claims()) {
+      for (const std::string& pod : info.pod_uids) {
+        if (!active.contains(pod)) stale.push_back(uid);
+      }
+    }
+    for (const std::string& uid : stale) {
+      std::erase_if(tx.Edit(uid).pod_uids,
                     [&](const std::string& pod) { return !active.count(pod); });
     }
   });
 }
 
 Status DraManager::UnprepareUnused() {
-  MutexLock op(op_mu_);
-  return UnprepareUnusedLocked();
+  std::set<std::string> unused;
+  for (const ClaimInfo& info : cache_.List()) {
+    if (info.pod_uids.empty()) unused.insert(info.uid);
+  }
+  return UnprepareClaims(std::move(unused));
 }
 
-Status DraManager::UnprepareUnusedLocked() {
+Status DraManager::UnprepareClaims(std::set<std::string> uids) {
+  if (uids.empty()) return OkStatus();
+  ClaimLocks::Guard guard = locks_.Acquire(uids);
   Batches batches;
   std::map<std::string, DraClaimRef> refs;
-  for (const ClaimInfo& info : cache_.List()) {
-    if (!info.pod_uids.empty()) continue;
-    refs[info.uid] = info.ref();
+  for (const std::string& uid : uids) {
+    std::optional<ClaimInfo> info = cache_.Get(uid);
+    if (!info || !info->pod_uids.empty()) continue;
+    refs[uid] = info->ref();
     // Drivers still "preparing" too: they may have prepared before a crash.
-    for (const auto& [driver, state] : info.drivers) {
-      batches[driver].push_back(info.ref());
+    for (const auto& [driver, state] : info->drivers) {
+      batches[driver].push_back(info->ref());
     }
   }
   // Claims with no driver left (or none at all) are done.
-  RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Claims& all) {
-    std::erase_if(all, [](const auto& entry) {
-      return entry.second.pod_uids.empty() && entry.second.drivers.empty();
-    });
+  RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
+    for (const auto& [uid, ref] : refs) {
+      const ClaimInfo* info = tx.Find(uid);
+      if (info != nullptr && info->drivers.empty()) tx.Erase(uid);
+    }
   }));
+  std::map<std::string, Status> errors = RunUnprepare(batches);
+  return Summarize("unprepare dynamic resources", errors, refs);
+}
+
+std::map<std::string, Status> DraManager::RunUnprepare(const Batches& batches) {
   std::map<std::string, Status> errors;
   for (const auto& [driver_name, claim_refs] : batches) {
     const std::string& driver = driver_name;  // captured below (C++20 rule)
@@ -153,15 +185,15 @@ Status DraManager::UnprepareUnusedLocked() {
       continue;
     }
     UnprepareResults results = (*client)->Unprepare(claim_refs);
-    Status saved = cache_.Mutate([&](ClaimInfoCache::Claims& all) {
+    Status saved = cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
       for (const auto& [uid, result] : results) {
-        auto it = all.find(uid);
-        if (!result.ok() || it == all.end()) continue;
-        it->second.drivers.erase(driver);
-        // A pod that came back meanwhile keeps the entry (prepare again).
-        if (it->second.drivers.empty() && it->second.pod_uids.empty()) {
-          all.erase(it);
-        }
+        const ClaimInfo* info = tx.Find(uid);
+        if (!result.ok() || info == nullptr) continue;
+        ClaimInfo& edited = tx.Edit(uid);
+        edited.drivers.erase(driver);
+        // Claims are locked, so no pod can have come back meanwhile; the
+        // check keeps the entry if one somehow did (prepare again).
+        if (edited.drivers.empty() && edited.pod_uids.empty()) tx.Erase(uid);
       }
     });
     for (const auto& [uid, result] : results) {
@@ -169,7 +201,7 @@ Status DraManager::UnprepareUnusedLocked() {
       if (result.ok() && !saved.ok() && errors[uid].ok()) errors[uid] = saved;
     }
   }
-  return Summarize("unprepare dynamic resources", errors, refs);
+  return errors;
 }
 
 StatusOr<std::vector<std::string>> DraManager::CdiDeviceIds(

@@ -15,7 +15,13 @@
 //   UnprepareUnused finish the job: claims of pods that are gone are
 //   unprepared, claims of pods that still run are prepared again (driver
 //   calls are idempotent) when their pod is synced.
-// Operations are serialized (one at a time, across the driver calls).
+// - Every checkpoint change is written (survives kill -9) before the next
+//   step; PrepareResources returns OK only once its changes are also
+//   durable (fdatasync, shared with concurrent callers), i.e. before any
+//   container of the pod starts.
+// Thread-safe: operations on different claims run in parallel (each holds
+// its claims' ClaimLocks across the driver calls); operations on the same
+// claim wait for each other.
 #ifndef DRALLOC_NODE_DRA_MANAGER_H_
 #define DRALLOC_NODE_DRA_MANAGER_H_
 
@@ -27,9 +33,9 @@
 #include <vector>
 
 #include "api/types/resource_claim.h"
-#include "common/mutex.h"
 #include "common/status.h"
 #include "node/claim_info_cache.h"
+#include "node/claim_locks.h"
 #include "node/dra_plugin_client.h"
 
 namespace dralloc::node {
@@ -46,14 +52,13 @@ class DraManager {
   // Prepares `claims` (allocated, reserved for the pod) for pod `pod_uid`.
   // The error lists each claim that failed and why.
   Status PrepareResources(const std::string& pod_uid,
-                          const std::vector<const api::ResourceClaim*>& claims)
-      EXCLUDES(op_mu_);
+                          const std::vector<const api::ResourceClaim*>& claims);
   // The pod is gone (or going): see the contract above.
-  Status UnprepareResources(const std::string& pod_uid) EXCLUDES(op_mu_);
+  Status UnprepareResources(const std::string& pod_uid);
   // Forgets every pod not in `active` (after a restart).
-  Status RemovePodsExcept(const std::set<std::string>& active) EXCLUDES(op_mu_);
+  Status RemovePodsExcept(const std::set<std::string>& active);
   // Unprepares every claim no pod uses; the error lists what failed.
-  Status UnprepareUnused() EXCLUDES(op_mu_);
+  Status UnprepareUnused();
 
   // The CDI device IDs of claim `claim_uid` for a container's `request`
   // ("" = the whole claim); kFailedPrecondition when it is not prepared.
@@ -65,13 +70,15 @@ class DraManager {
  private:
   // One driver call's worth of claims: driver → claims.
   using Batches = std::map<std::string, std::vector<DraClaimRef>>;
-  Status UnprepareUnusedLocked() REQUIRES(op_mu_);
+  // Unprepares those of `uids` that no pod uses (under their locks).
+  Status UnprepareClaims(std::set<std::string> uids);
   // Calls each driver; returns per claim UID the first error.
   std::map<std::string, Status> RunPrepare(const Batches& batches);
+  std::map<std::string, Status> RunUnprepare(const Batches& batches);
 
   ClaimInfoCache& cache_;
   const ClientLookup clients_;
-  Mutex op_mu_;
+  ClaimLocks locks_;
 };
 
 }  // namespace dralloc::node

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "node/fake_dra_driver.h"
 #include "node/node_test_util.h"
 
@@ -88,6 +92,72 @@ class DraManagerTest : public ::testing::Test {
   std::unique_ptr<ClaimInfoCache> cache_;
   std::unique_ptr<DraManager> manager_;
 };
+
+// Claim "a"'s prepare waits at the driver until "b"'s has arrived: that
+// only happens when two pods' prepares run at once.
+TEST_F(DraManagerTest, DifferentClaimsArePreparedInParallel) {
+  std::mutex mu;
+  std::condition_variable arrived_cv;
+  std::set<std::string> arrived;
+  bool a_saw_b = false;
+  gpu_.state().on_prepare = [&](const std::string& uid) {
+    std::unique_lock lock(mu);
+    arrived.insert(uid);
+    arrived_cv.notify_all();
+    if (uid == "a") {
+      a_saw_b = arrived_cv.wait_for(lock, 1500ms,
+                                    [&] { return arrived.contains("b"); });
+    }
+  };
+  auto a = MakeClaim("a", {"gpu.example.com"});
+  auto b = MakeClaim("b", {"gpu.example.com"});
+  std::thread first(
+      [&] { EXPECT_TRUE(manager_->PrepareResources("pod-a", {&a}).ok()); });
+  ASSERT_TRUE(testing::WaitFor([&] {
+    std::lock_guard lock(mu);
+    return arrived.contains("a");
+  }));
+  EXPECT_TRUE(manager_->PrepareResources("pod-b", {&b}).ok());
+  first.join();
+  std::lock_guard lock(mu);
+  EXPECT_TRUE(a_saw_b);
+}
+
+// Two pods sharing a claim: the second waits for the first's prepare and
+// then only references it; the driver is called once.
+TEST_F(DraManagerTest, SharedClaimIsPreparedOnceWhenPodsRace) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool arrived = false;
+  bool release = false;
+  gpu_.state().on_prepare = [&](const std::string&) {
+    std::unique_lock lock(mu);
+    arrived = true;
+    cv.notify_all();
+    cv.wait_for(lock, 1500ms, [&] { return release; });
+  };
+  auto shared = MakeClaim("s", {"gpu.example.com"});
+  std::thread first([&] {
+    EXPECT_TRUE(manager_->PrepareResources("pod-1", {&shared}).ok());
+  });
+  ASSERT_TRUE(testing::WaitFor([&] {
+    std::lock_guard lock(mu);
+    return arrived;
+  }));
+  std::thread second([&] {
+    EXPECT_TRUE(manager_->PrepareResources("pod-2", {&shared}).ok());
+  });
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  first.join();
+  second.join();
+  EXPECT_EQ(PrepareCalls(gpu_), (Calls{{"s"}}));
+  EXPECT_EQ(cache_->Get("s")->pod_uids,
+            (std::set<std::string>{"pod-1", "pod-2"}));
+}
 
 TEST_F(DraManagerTest, OneCallPerDriverWithAllClaimsOfThePod) {
   auto a = MakeClaim("a", {"gpu.example.com"});

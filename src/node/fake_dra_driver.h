@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,8 @@ struct FakeDriverState {
   std::map<std::string, std::string> unprepare_errors;
   std::set<std::string> omit;  // uids left out of responses
   std::chrono::milliseconds delay{0};
+  // Called for each claim of a prepare call as it arrives, without `mu`.
+  std::function<void(const std::string& uid)> on_prepare;
   // Devices per claim uid; default: one device "gpu-0" for all requests.
   std::map<std::string, std::vector<drav1::Device>> devices;
   // Claims currently prepared.
@@ -114,6 +117,10 @@ class FakeDraService : public Api::DRAPlugin::Service {
       const typename Api::NodePrepareResourcesRequest* request,
       typename Api::NodePrepareResourcesResponse* response) override {
     std::chrono::milliseconds delay = Record(*request, state_.prepare_calls);
+    if (state_.on_prepare) {
+      for (const auto& claim : request->claims())
+        state_.on_prepare(claim.uid());
+    }
     std::this_thread::sleep_for(delay);
     std::lock_guard lock(state_.mu);
     for (const auto& claim : request->claims()) {

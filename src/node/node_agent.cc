@@ -70,6 +70,7 @@ Status NodeAgent::Start() {
   pod_options.node_name = options_.node_name;
   pod_options.host_ip = options_.host_ip;
   pod_options.backoff_max = options_.backoff_max;
+  pod_options.workers = options_.pod_workers;
   pod_options.decorate_status = [this](const api::Pod& pod,
                                        api::PodStatus& status) {
     health_updater_->Decorate(pod, status);

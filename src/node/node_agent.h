@@ -51,6 +51,7 @@ struct NodeAgentOptions {
   std::chrono::milliseconds node_status_update_frequency{10000};
   std::chrono::milliseconds backoff_max{60000};
   std::chrono::milliseconds sync_timeout{60000};
+  int pod_workers = 16;  // pods synced at once
   DeviceHealthMonitorOptions health;
   // "simulated" or "process" (ProcessRuntime: no isolation, local
   // development only).

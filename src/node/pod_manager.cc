@@ -1,5 +1,6 @@
 #include "node/pod_manager.h"
 
+#include <algorithm>
 #include <set>
 
 #include "api/claim_helpers.h"
@@ -48,10 +49,10 @@ PodManager::PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
       [this](const std::string& key) { queue_.Add(key); });
   pods_.AddHandler([this](const client::ObjectPtr& old,
                           const client::ObjectPtr& now) { OnPod(old, now); });
-  // A claim changed: pods waiting for their claims may start now.
+  // A claim changed: pods waiting for it may start now.
   claims_.AddHandler(
-      [this](const client::ObjectPtr&, const client::ObjectPtr&) {
-        RequeueWaitingPods();
+      [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
+        OnClaim(old, now);
       });
 }
 
@@ -72,7 +73,9 @@ Status PodManager::Start(std::chrono::milliseconds sync_timeout) {
   }
   RETURN_IF_ERROR(dra_.RemovePodsExcept(active));
   queue_.Add(kUnusedClaimsKey);
-  worker_ = std::thread([this] { Run(); });
+  for (int i = 0; i < std::max(options_.workers, 1); ++i) {
+    workers_.emplace_back([this] { Run(); });
+  }
   return OkStatus();
 }
 
@@ -80,7 +83,10 @@ void PodManager::Stop() {
   stopping_ = true;
   runtime_->SetChangeListener({});
   queue_.ShutDown();
-  if (worker_.joinable()) worker_.join();
+  for (std::thread& worker : workers_) {
+    if (worker.joinable()) worker.join();
+  }
+  workers_.clear();
   pods_.Stop();
   claims_.Stop();
 }
@@ -94,6 +100,43 @@ void PodManager::OnPod(const client::ObjectPtr& old,
   } else if (OnNode(before, options_.node_name)) {
     queue_.Add(client::ObjectKey(*old));  // deleted, or moved away
   }
+}
+
+void PodManager::OnClaim(const client::ObjectPtr& old,
+                         const client::ObjectPtr& now) {
+  const client::ObjectPtr& object = now != nullptr ? now : old;
+  if (object == nullptr) return;
+  std::vector<std::string> waiting;
+  {
+    MutexLock lock(mu_);
+    auto it = claim_waiters_.find(client::ObjectKey(*object));
+    if (it == claim_waiters_.end()) return;
+    for (const std::string& key : it->second) {
+      waiting.push_back(key);
+      retries_.erase(key);
+    }
+  }
+  for (std::string& key : waiting) queue_.Add(std::move(key));
+}
+
+void PodManager::WaitForClaims(const std::string& key,
+                               std::vector<std::string> claims) {
+  MutexLock lock(mu_);
+  StopWaitingLocked(key);
+  for (const std::string& claim : claims) claim_waiters_[claim].insert(key);
+  records_[key].claim_keys = std::move(claims);
+}
+
+void PodManager::StopWaitingLocked(const std::string& key) {
+  auto record = records_.find(key);
+  if (record == records_.end()) return;
+  for (const std::string& claim : record->second.claim_keys) {
+    auto it = claim_waiters_.find(claim);
+    if (it == claim_waiters_.end()) continue;
+    it->second.erase(key);
+    if (it->second.empty()) claim_waiters_.erase(it);
+  }
+  record->second.claim_keys.clear();
 }
 
 void PodManager::RequeueWaitingPods() {
@@ -236,6 +279,15 @@ bool PodManager::ReleaseFinished(const std::string& key, const api::Pod& pod) {
 }
 
 bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
+  std::vector<std::string> claim_keys;
+  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+    api::PodClaimName resolved = api::ClaimNameFor(pod, entry);
+    if (!resolved.name.empty()) {
+      claim_keys.push_back(client::ObjectKey(pod.metadata.namespace_,
+                                             std::string(resolved.name)));
+    }
+  }
+  WaitForClaims(key, std::move(claim_keys));
   std::vector<client::ObjectPtr> holders;
   auto claims = PodClaims(pod, holders);
   if (!claims.ok()) {
@@ -302,6 +354,7 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
     return false;
   }
   MutexLock lock(mu_);
+  StopWaitingLocked(key);
   PodRecord& record = records_[key];
   record.running = true;
   record.written_version = version;
@@ -483,7 +536,10 @@ bool PodManager::TerminatePod(const std::string& key, const std::string& uid,
   }
   MutexLock lock(mu_);
   auto it = records_.find(key);
-  if (it != records_.end() && it->second.uid == uid) records_.erase(it);
+  if (it != records_.end() && it->second.uid == uid) {
+    StopWaitingLocked(key);
+    records_.erase(it);
+  }
   log::Info(kComponent, "pod {} (uid {}) terminated", key, uid);
   return true;
 }

@@ -2,13 +2,15 @@
 // far as DRA needs them), without a container runtime.
 //
 // It lists and watches pods and ResourceClaims; every pod bound to this
-// node is synced on a single worker thread, in the kubelet's order:
+// node is synced by one of `workers` threads (one pod is never synced by
+// two at once; different pods are, as the kubelet's per-pod workers), in
+// the kubelet's order:
 //   1. each pod.spec.resourceClaims[] entry resolves to a claim (by
 //      resourceClaimName or the generated name in status); that claim must
 //      exist, be allocated and list the pod's UID in status.reservedFor.
 //      Otherwise the pod does not start: a Warning Event names the claim and
-//      why, and the pod is synced again when claims change (and with
-//      backoff).
+//      why, and the pod is synced again when one of its claims changes
+//      (and with backoff).
 //   2. containers are reported waiting (ContainerCreating);
 //   3. all claims are prepared, one call per driver (DraManager);
 //   4. each container's claims (resources.claims[] name + request) map to
@@ -33,6 +35,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -53,6 +56,8 @@ struct PodManagerOptions {
   std::string host_ip = "127.0.0.1";
   std::chrono::milliseconds backoff_initial{500};
   std::chrono::milliseconds backoff_max{60000};
+  // Pods synced at once (each blocks on driver calls and status writes).
+  int workers = 16;
   // Applied to every pod status before it is written (device health:
   // DeviceHealthPodUpdater::Decorate); may be empty.
   std::function<void(const api::Pod&, api::PodStatus&)> decorate_status;
@@ -115,12 +120,21 @@ class PodManager {
     std::chrono::milliseconds backoff{0};
     uint64_t written_version = 0;  // runtime StateVersion last written
     std::vector<ContainerDevices> devices;
-    RunningPod running_pod;  // when running
-    bool released = false;   // finished, and its claims unprepared
+    RunningPod running_pod;               // when running
+    bool released = false;                // finished, and its claims unprepared
+    std::vector<std::string> claim_keys;  // in claim_waiters_ while waiting
   };
   using Clock = std::chrono::steady_clock;
 
   void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  // A claim changed: the pods not running yet that use it sync again.
+  void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now)
+      EXCLUDES(mu_);
+  // Indexes the not-yet-running pod `key` under its claims' keys (or, with
+  // no claims, removes it from the index).
+  void WaitForClaims(const std::string& key, std::vector<std::string> claims)
+      EXCLUDES(mu_);
+  void StopWaitingLocked(const std::string& key) REQUIRES(mu_);
   void Run();
   void QueueDueRetries() EXCLUDES(mu_);
   // Syncs one pod key; false when it should be retried with backoff.
@@ -165,9 +179,11 @@ class PodManager {
   std::map<std::string, PodRecord> records_ GUARDED_BY(mu_);
   std::map<std::string, Clock::time_point> retries_ GUARDED_BY(mu_);
   std::chrono::milliseconds unused_backoff_ GUARDED_BY(mu_){0};
+  // Claim "namespace/name" → keys of pods not running yet that use it.
+  std::map<std::string, std::set<std::string>> claim_waiters_ GUARDED_BY(mu_);
 
   std::atomic<bool> stopping_{false};
-  std::thread worker_;
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace dralloc::node
