@@ -41,6 +41,7 @@ void RegisterLocalClusterCommand(CLI::App& app, int& exit_code);
 void RegisterDriverCommands(CLI::App& app, int& exit_code);
 void RegisterPodResourcesCommand(CLI::App& app, int& exit_code);
 void RegisterNodeCommand(CLI::App& app, int& exit_code);
+void RegisterNodeCheckpointCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterDriverCommands(app, exit_code);
   dralloc::cli::RegisterPodResourcesCommand(app, exit_code);
   dralloc::cli::RegisterNodeCommand(app, exit_code);
+  dralloc::cli::RegisterNodeCheckpointCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `dralloc node` as a process against `dralloc serve`: flag errors exit 2;
-# it prints `ready` once its Node is registered; a pod bound to it becomes
+# it prints `ready` once its Node is registered; `dralloc node-checkpoint`
+# reports usage errors, a corrupt checkpoint and an empty one; a pod bound to it becomes
 # Running with kubelet-shaped status; deleting the pod lets it go; SIGTERM
 # stops it with exit 0. Usage: node_cli_test.sh PATH/TO/dralloc
 set -u
@@ -28,6 +29,17 @@ wait_for() { for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done; return 1
 [ $? -eq 2 ] && grep -q -- '--wiping-delay: Invalid value: "3x"' "$DIR/err" || fail "bad duration"
 "$DRALLOC" node --server "$SERVER" 2>/dev/null
 [ $? -eq 2 ] || fail "--node-name is required"
+
+# node-checkpoint: usage errors, a corrupt checkpoint, an empty one.
+"$DRALLOC" node-checkpoint 2>"$DIR/err"
+[ $? -eq 2 ] && grep -q 'give --root or --state-dir' "$DIR/err" || fail "node-checkpoint without a dir"
+"$DRALLOC" node-checkpoint --root "$DIR/none" -o yaml 2>"$DIR/err"
+[ $? -eq 2 ] && grep -q -- '-o: Unsupported value: "yaml"' "$DIR/err" || fail "node-checkpoint -o yaml"
+[ "$("$DRALLOC" node-checkpoint --root "$DIR/none" | awk '{print $1}')" = CLAIM ] || fail "empty checkpoint: header only"
+mkdir -p "$DIR/bad/state" && echo '{"version":' > "$DIR/bad/state/dra_manager_state"
+"$DRALLOC" node-checkpoint --root "$DIR/bad" 2>"$DIR/err"
+[ $? -eq 1 ] && grep -q "checkpoint $DIR/bad/state/dra_manager_state is corrupt" "$DIR/err" ||
+  fail "node-checkpoint of a corrupt checkpoint"
 
 "$DRALLOC" serve --listen 127.0.0.1:$PORT --storage memory >"$DIR/serve.out" 2>"$DIR/serve.err" &
 SERVE_PID=$!

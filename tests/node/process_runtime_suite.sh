@@ -35,7 +35,13 @@ check "its container terminated with reason Completed" reason_completed
 log_file() { ls "$work"/cluster/nodes/*/pods/default_gpu-echo_*/ctr/0.log; }
 check "the log is kept under the node's pods directory" log_file
 echo_uid=$(k get pod gpu-echo -o jsonpath='{.metadata.uid}')
-unprepared() { ! grep -q "$echo_uid" "$work"/cluster/nodes/*/state/dra_manager_state; }
+unprepared() {
+  local node out
+  for node in "$work"/cluster/nodes/*; do
+    out=$("$dralloc" node-checkpoint --root "$node") || return 1
+    ! grep -q "$echo_uid" <<<"$out" || return 1
+  done
+}
 check "a finished pod's claims are unprepared at once (as the kubelet), not at deletion" wait_for 30 unprepared
 
 k apply -f "$manifests/exit-3.yaml" >/dev/null
