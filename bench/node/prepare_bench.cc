@@ -7,9 +7,11 @@
 // driver_us = the driver's handler time, added_us = the difference (gRPC
 // client and server, the node agent's bookkeeping and its checkpoint).
 //
-//   BM_DraManagerPrepareUnprepare: node::DraManager with a ClaimInfoCache
-//     whose checkpoint is in the temp dir (journaled, fdatasynced before
-//     a prepare returns), as `dralloc node` runs it.
+//   BM_DraManagerPrepareUnprepare/N: node::DraManager with a
+//     ClaimInfoCache whose checkpoint is in the temp dir (journaled,
+//     fdatasynced before a prepare returns), as `dralloc node` runs it,
+//     with N claims of other pods held; also the median and p99 of each
+//     prepare's own added time (prepare_added_p50_us: the goal).
 //   BM_PluginClientPrepareUnprepare: node::DraPluginClient alone (no
 //     checkpoint): the share of gRPC in the added time.
 //   BM_CheckpointMutate/N: one ClaimInfoCache change (a journal record
@@ -30,10 +32,13 @@
 #include <grpcpp/grpcpp.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -157,6 +162,18 @@ void ReportAddedLatency(benchmark::State& state, Clock::duration wall,
       wall_us - driver_us, benchmark::Counter::kAvgIterations);
 }
 
+// Nearest-rank percentile of `values` (sorted in place), in microseconds.
+double PercentileUs(std::vector<int64_t>& nanos, double p) {
+  if (nanos.empty()) return 0;
+  std::sort(nanos.begin(), nanos.end());
+  const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * nanos.size()));
+  return static_cast<double>(nanos[std::max<size_t>(rank, 1) - 1]) / 1e3;
+}
+
+// Arg: claims held by other pods on the node (prepared before timing).
+// Besides the totals, each prepare's and unprepare's own added time (its
+// wall time minus the driver's time in that call) gives the median and
+// p99 per operation: prepare_added_p50_us is the figure.
 void BM_DraManagerPrepareUnprepare(benchmark::State& state) {
   BenchNode node;
   auto cache = ClaimInfoCache::Open(node.state_dir());
@@ -170,7 +187,14 @@ void BM_DraManagerPrepareUnprepare(benchmark::State& state) {
                          -> StatusOr<std::shared_ptr<const DraPluginClient>> {
                        return client;
                      });
-  // One untimed round: connects the channel.
+  // Untimed: the held claims, and one round that connects the channel.
+  for (int64_t i = 0; i < state.range(0); ++i) {
+    api::ResourceClaim held = MakeClaim(-2 - i);
+    if (!manager.PrepareResources("held-" + std::to_string(i), {&held}).ok()) {
+      state.SkipWithError("preparing the held claims failed");
+      return;
+    }
+  }
   api::ResourceClaim warm = MakeClaim(-1);
   if (!manager.PrepareResources("pod-warm", {&warm}).ok() ||
       !manager.UnprepareResources("pod-warm").ok()) {
@@ -178,22 +202,42 @@ void BM_DraManagerPrepareUnprepare(benchmark::State& state) {
     return;
   }
   node.driver().TakeHandlerNanos();
+  std::vector<int64_t> prepare_added, unprepare_added;
+  int64_t driver_ns = 0;
   int64_t n = 0;
+  auto timed = [&](const std::function<Status()>& op,
+                   std::vector<int64_t>& added) {
+    const auto begin = Clock::now();
+    Status status = op();
+    const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             Clock::now() - begin)
+                             .count();
+    const int64_t in_driver = node.driver().TakeHandlerNanos();
+    driver_ns += in_driver;
+    added.push_back(wall - in_driver);
+    return status;
+  };
   const auto start = Clock::now();
   for (auto _ : state) {
     api::ResourceClaim claim = MakeClaim(n);
     const std::string pod = "pod-" + std::to_string(n++);
-    Status prepared = manager.PrepareResources(pod, {&claim});
-    Status unprepared = manager.UnprepareResources(pod);
+    Status prepared = timed(
+        [&] { return manager.PrepareResources(pod, {&claim}); }, prepare_added);
+    Status unprepared =
+        timed([&] { return manager.UnprepareResources(pod); }, unprepare_added);
     if (!prepared.ok() || !unprepared.ok()) {
       state.SkipWithError("prepare or unprepare failed");
       break;
     }
   }
-  ReportAddedLatency(state, Clock::now() - start,
-                     node.driver().TakeHandlerNanos());
+  ReportAddedLatency(state, Clock::now() - start, driver_ns);
+  state.counters["prepare_added_p50_us"] = PercentileUs(prepare_added, 50);
+  state.counters["prepare_added_p99_us"] = PercentileUs(prepare_added, 99);
+  state.counters["unprepare_added_p50_us"] = PercentileUs(unprepare_added, 50);
 }
 BENCHMARK(BM_DraManagerPrepareUnprepare)
+    ->Arg(0)
+    ->Arg(1000)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
