@@ -9,7 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -226,6 +228,26 @@ std::string DescribeWaitStatus(int status) {
                        strsignal(WTERMSIG(status)));
   }
   return fmt::format("wait status {}", status);
+}
+
+std::optional<uint64_t> ProcessStartTime(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return std::nullopt;
+  // The command name (field 2) may hold spaces and ')': count after the
+  // last ')'.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 > stat.size()) {
+    return std::nullopt;
+  }
+  std::istringstream fields(stat.substr(close + 2));
+  std::string skipped;
+  for (int field = 3; field < 22; ++field) {
+    if (!(fields >> skipped)) return std::nullopt;
+  }
+  uint64_t start = 0;
+  if (!(fields >> start)) return std::nullopt;
+  return start;
 }
 
 }  // namespace dralloc

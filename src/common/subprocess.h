@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -40,6 +41,11 @@ struct SubprocessOptions {
   // whole group (a shell's children too).
   bool new_process_group = false;
 };
+
+// The start time of process `pid` (clock ticks since boot, field 22 of
+// /proc/PID/stat): with the pid it names one process, as pids are reused;
+// nullopt when no such process exists.
+std::optional<uint64_t> ProcessStartTime(pid_t pid);
 
 class Subprocess {
  public:

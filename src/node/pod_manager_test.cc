@@ -402,22 +402,22 @@ TEST_F(ProcessPodManagerTest, CommandSeesDeviceEnvAndItsExitSetsThePhase) {
 
 TEST_F(ProcessPodManagerTest, DeletionStopsTheCommandThenUnprepares) {
   const std::string uid = CreateClaim("gpu");
+  const std::string marker = dir_.Sub("term-marker");
   CreatePod("p1", {"gpu"}, "node-a",
-            "trap 'echo got TERM; exit 0' TERM; echo up; "
-            "while true; do sleep 0.05; done");
+            "trap 'echo got TERM >" + marker +
+                "; exit 0' TERM; echo up; "
+                "while true; do sleep 0.05; done");
   AllocateAndReserve("gpu", {"p1"});
   // The process may print before its Running status is written.
   ASSERT_TRUE(WaitFor(
       [&] { return Log("p1") == "up\n" && Phase("p1") == "Running"; }, 10s));
-  const std::filesystem::path log =
-      process_runtime_->LogOf("default", "p1", "ctr", false)->path;
   ASSERT_TRUE(api_.Delete(client::PodsResource(), "default", "p1", "").ok());
   ASSERT_TRUE(WaitFor([&] { return !GetPod("p1").has_value(); }, 10s));
   ASSERT_EQ(UnprepareCalls().size(), 1u);
   EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
-  std::ifstream in(log);
+  std::ifstream in(marker);
   const std::string text(std::istreambuf_iterator<char>(in), {});
-  EXPECT_TRUE(text.ends_with("got TERM\n")) << text;
+  EXPECT_EQ(text, "got TERM\n");
 }
 
 }  // namespace

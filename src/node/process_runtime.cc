@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -57,11 +59,21 @@ json TerminatedJson(const std::optional<std::string>& id, int exit_code,
                     const std::string& started, const std::string& finished) {
   json out = {{"exitCode", exit_code},
               {"reason", reason},
-              {"startedAt", started},
+              {"startedAt", started.empty() ? json() : json(started)},
               {"finishedAt", finished}};
   if (!message.empty()) out["message"] = message;
   if (id) out["containerID"] = *id;
   return out;
+}
+
+constexpr char kProcessGroupFile[] = "pgid";
+
+// Writes "<pgid> <start time>" to DIR/pgid (best effort: only used to
+// clean up after an agent that died).
+void RecordProcessGroup(const std::filesystem::path& dir, pid_t pid) {
+  std::optional<uint64_t> start = ProcessStartTime(pid);
+  if (!start) return;
+  std::ofstream(dir / kProcessGroupFile) << pid << " " << *start << "\n";
 }
 
 // A duration as Go prints it, to the second above one second: "500ms",
@@ -136,6 +148,7 @@ ProcessRuntime::ProcessRuntime(ProcessRuntimeOptions options)
             "this node agent's user with NO isolation (no namespaces, "
             "cgroups, images, device nodes or mounts); for local "
             "development only");
+  KillLeftoverGroups();
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -257,9 +270,107 @@ Status ProcessRuntime::StartPod(const api::Pod& spec,
     pod.containers.push_back(
         BuildContainer(pod, c, false, devices_of(c.name), warnings));
   }
+  AdoptPreviousRuns(spec.status, pod);
   Pod& stored = pods_[pod.uid] = std::move(pod);
   StartDue(stored);
   return OkStatus();
+}
+
+void ProcessRuntime::KillLeftoverGroups() const {
+  std::error_code ec;
+  const std::filesystem::path pods = options_.logs_root / "pods";
+  if (!std::filesystem::is_directory(pods, ec)) return;
+  for (const auto& pod : std::filesystem::directory_iterator(pods, ec)) {
+    for (const auto& container :
+         std::filesystem::directory_iterator(pod.path(), ec)) {
+      const std::filesystem::path file = container.path() / kProcessGroupFile;
+      pid_t pgid = 0;
+      uint64_t start = 0;
+      if (!(std::ifstream(file) >> pgid >> start) || pgid <= 1) continue;
+      std::filesystem::remove(file, ec);
+      // A group lives while any member does, and its id is not reused
+      // meanwhile; the leader's start time tells a reused pid apart.
+      if (::kill(-pgid, 0) != 0) continue;
+      std::optional<uint64_t> leader = ProcessStartTime(pgid);
+      if (leader && *leader != start) continue;
+      ::kill(-pgid, SIGKILL);
+      log::Warn(kComponent,
+                "killed process group {} left by a previous node agent ({})",
+                pgid, container.path().string());
+    }
+  }
+}
+
+void ProcessRuntime::AdoptPreviousRuns(const api::PodStatus& status,
+                                       Pod& pod) const {
+  using nlohmann::json;
+  std::map<std::string, json> previous;  // container name → its status
+  for (const char* field : {"initContainerStatuses", "containerStatuses"}) {
+    const api::RawJson* raw = FindUnknownField(status.unknown_fields, field);
+    if (raw == nullptr) continue;
+    json list = json::parse(raw->json, nullptr, /*allow_exceptions=*/false);
+    if (!list.is_array()) continue;
+    for (json& entry : list) {
+      if (entry.is_object() && entry.contains("name") &&
+          entry["name"].is_string()) {
+        std::string name = entry["name"].get<std::string>();
+        previous[name] = std::move(entry);
+      }
+    }
+  }
+  for (Container& c : pod.containers) {
+    auto it = previous.find(c.name);
+    if (it == previous.end()) continue;
+    AdoptPreviousRun(pod, it->second, c);
+  }
+}
+
+void ProcessRuntime::AdoptPreviousRun(const Pod& pod,
+                                      const nlohmann::json& previous,
+                                      Container& c) const {
+  using nlohmann::json;
+  // Fields of the wrong type (someone else wrote the status) read as empty.
+  auto text = [](const json& object, const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>()
+                                                 : std::string();
+  };
+  auto number = [](const json& object, const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_number_integer() ? it->get<int>() : 0;
+  };
+  auto member = [](const json& object, const char* key) -> const json* {
+    auto it = object.find(key);
+    return it != object.end() && it->is_object() ? &*it : nullptr;
+  };
+  const json* state = member(previous, "state");
+  const json* running = state ? member(*state, "running") : nullptr;
+  const json* terminated = state ? member(*state, "terminated") : nullptr;
+  const int restarts = number(previous, "restartCount");
+  if (running == nullptr && terminated == nullptr && restarts == 0) return;
+  c.restart_count = restarts;
+  c.ever_started = true;
+  if (terminated != nullptr) {
+    // Ended for good before the restart (a restart would show waiting).
+    c.terminated = Terminated{
+        number(*terminated, "exitCode"), text(*terminated, "reason"),
+        text(*terminated, "message"),    text(*terminated, "startedAt"),
+        text(*terminated, "finishedAt"), text(*terminated, "containerID")};
+    return;
+  }
+  // Running, or waiting to restart: its process ended with the agent.
+  Terminated lost{137,
+                  "ContainerStatusUnknown",
+                  "the node agent restarted and the container's process "
+                  "ended with it",
+                  running != nullptr ? text(*running, "startedAt") : "",
+                  NowRfc3339(),
+                  text(previous, "containerID")};
+  if (WillRestart(pod, c, lost.exit_code)) {
+    ScheduleRestart(c, std::move(lost));
+  } else {
+    c.terminated = std::move(lost);
+  }
 }
 
 void ProcessRuntime::Launch(Pod& pod, Container& container) {
@@ -297,6 +408,7 @@ void ProcessRuntime::Launch(Pod& pod, Container& container) {
   container.process = std::move(*process);
   container.container_id =
       fmt::format("process://{}", container.process->pid());
+  RecordProcessGroup(pod.dir / container.name, container.process->pid());
   log::Info(kComponent, "pod {} container {} started: pid {}", pod.key,
             container.name, container.process->pid());
 }
@@ -445,6 +557,12 @@ bool ProcessRuntime::StopPod(const std::string& pod_uid,
     if (container.process) return false;
   }
   log::Info(kComponent, "pod {}: containers stopped", pod.key);
+  std::error_code ec;
+  std::filesystem::remove_all(pod.dir, ec);  // logs go with the pod
+  if (ec) {
+    log::Warn(kComponent, "pod {}: removing {}: {}", pod.key, pod.dir.string(),
+              ec.message());
+  }
   pods_.erase(it);
   return true;
 }

@@ -20,6 +20,18 @@
 // pod phase. stdout and stderr of each run go to
 // <logs_root>/pods/<namespace>_<name>_<uid>/<container>/<restart>.log.
 //
+// A pod started again after the agent restarted (its status already lists
+// container statuses) continues from them: a container that was running
+// lost its process with the agent, so it ends as terminated with reason
+// ContainerStatusUnknown (exit code 137) and restarts as its
+// restartPolicy says, with restartCount continued (logs of earlier runs
+// stay readable with --previous); containers that had terminated for good,
+// and init containers that had succeeded, are not run again. Each
+// container's process group is recorded beside its logs (`pgid`: group id
+// and start time); a new ProcessRuntime kills leftover groups of an agent
+// that died (kill -9 leaves the grandchildren of a container running). A
+// pod's directory is removed once StopPod finished.
+//
 // One thread watches the processes (every 20 ms) and calls the change
 // listener with the pod's key after a state changed.
 #ifndef DRALLOC_NODE_PROCESS_RUNTIME_H_
@@ -117,6 +129,13 @@ class ProcessRuntime : public ContainerRuntime {
   };
 
   void Run() EXCLUDES(mu_, listener_mu_);
+  // Continues the containers' runs from `status` (see the header comment).
+  void AdoptPreviousRuns(const api::PodStatus& status, Pod& pod) const;
+  void AdoptPreviousRun(const Pod& pod, const nlohmann::json& previous,
+                        Container& c) const;
+  // Kills the process groups recorded under logs_root/pods/*/*/pgid whose
+  // leader is still the process that was started (same start time).
+  void KillLeftoverGroups() const;
   // Reaps exits, starts what is due, kills past the grace period; true when
   // a state changed.
   bool Advance(Pod& pod) REQUIRES(mu_);

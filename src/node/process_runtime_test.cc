@@ -4,11 +4,14 @@
 #include "node/process_runtime.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/subprocess.h"
 #include "node/node_test_util.h"
 
 namespace dralloc::node {
@@ -87,6 +90,17 @@ class ProcessRuntimeTest : public ::testing::Test {
     auto ref = runtime_->LogOf(pod.metadata.namespace_, pod.metadata.name,
                                container, previous);
     return ref.ok() ? ReadFile(ref->path) : "<" + ref.status().message() + ">";
+  }
+  // A new runtime over the same directory: the agent restarted.
+  void RestartRuntime() {
+    runtime_.reset();
+    ProcessRuntimeOptions options;
+    options.node_name = "node-a";
+    options.logs_root = dir_.path();
+    options.restart_backoff_initial = 1s;
+    options.restart_backoff_max = 2s;
+    options.poll_interval = 5ms;
+    runtime_ = std::make_unique<ProcessRuntime>(options);
   }
   void StopAll(const api::Pod& pod) {
     EXPECT_TRUE(
@@ -258,24 +272,100 @@ TEST_F(ProcessRuntimeTest, FailedInitContainerWithNeverFailsThePod) {
             "PodInitializing");
 }
 
-TEST_F(ProcessRuntimeTest, StopSendsSigterm) {
+TEST_F(ProcessRuntimeTest, StopSendsSigtermAndRemovesThePodDirectory) {
+  const std::string marker = dir_.path() + "/term-marker";
   api::Pod pod =
       MakePod("term", "Always",
-              {Shell("main",
-                     "trap 'echo got SIGTERM; exit 0' TERM; echo up; "
-                     "while true; do sleep 0.05; done")});
+              {Shell("main", "trap 'echo got SIGTERM >" + marker +
+                                 "; exit 0' TERM; echo up; "
+                                 "while true; do sleep 0.05; done")});
   Start(pod);
   ASSERT_TRUE(WaitFor([&] { return Log(pod, "main") == "up\n"; }, 10s));
   const auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(
       WaitFor([&] { return runtime_->StopPod(pod.metadata.uid, 20s); }, 10s));
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
-  const std::string log =
-      ReadFile(dir_.path() + "/pods/default_term_uid-term/main/0.log");
   // The shell's `sleep` (same process group) gets SIGTERM too.
-  EXPECT_TRUE(log.starts_with("up\n")) << log;
-  EXPECT_TRUE(log.ends_with("got SIGTERM\n")) << log;
+  EXPECT_EQ(ReadFile(marker), "got SIGTERM\n");
+  EXPECT_FALSE(
+      std::filesystem::exists(dir_.path() + "/pods/default_term_uid-term"));
   EXPECT_EQ(runtime_->StateVersion(pod.metadata.uid), 0u);  // forgotten
+}
+
+// The agent restarts while a container runs: the restarted agent's pod
+// (whose status still says Running) continues from that status.
+TEST_F(ProcessRuntimeTest, AfterAnAgentRestartTheRestartCountContinues) {
+  api::Pod pod =
+      MakePod("keep", "Always",
+              {Shell("main", "echo run; while true; do sleep 0.05; done")});
+  Start(pod);
+  ASSERT_TRUE(WaitFor([&] { return Log(pod, "main") == "run\n"; }, 10s));
+  pod.status = Status(pod);
+  RestartRuntime();
+  Start(pod);
+  ASSERT_TRUE(WaitFor([&] { return Log(pod, "main") == "run\n"; }, 10s));
+  json c = Containers(pod)[0];
+  EXPECT_EQ(c["restartCount"], 1);
+  EXPECT_TRUE(c["state"].contains("running")) << c.dump();
+  EXPECT_EQ(c["lastState"]["terminated"]["reason"], "ContainerStatusUnknown");
+  EXPECT_EQ(c["lastState"]["terminated"]["exitCode"], 137);
+  EXPECT_EQ(Log(pod, "main", /*previous=*/true), "run\n");  // 0.log
+  EXPECT_TRUE(std::filesystem::exists(
+      dir_.path() + "/pods/default_keep_uid-keep/main/1.log"));
+  StopAll(pod);
+}
+
+TEST_F(ProcessRuntimeTest, AfterAnAgentRestartNeverPodsFailAndDoneInitIsKept) {
+  api::Pod pod =
+      MakePod("once", "Never",
+              {Shell("main", "echo main; while true; do sleep 0.05; done")},
+              {Shell("init", "echo init")});
+  Start(pod);
+  ASSERT_TRUE(WaitFor([&] { return Log(pod, "main") == "main\n"; }, 10s));
+  pod.status = Status(pod);
+  RestartRuntime();
+  Start(pod);
+  ASSERT_TRUE(WaitPhase(pod, "Failed"));
+  json c = Containers(pod)[0];
+  EXPECT_EQ(c["state"]["terminated"]["reason"], "ContainerStatusUnknown");
+  EXPECT_EQ(c["restartCount"], 0);
+  json init = Containers(pod, "initContainerStatuses")[0];
+  EXPECT_EQ(init["state"]["terminated"]["reason"], "Completed");
+  EXPECT_FALSE(std::filesystem::exists(
+      dir_.path() + "/pods/default_once_uid-once/init/1.log"));  // not rerun
+}
+
+// A process group left running by an agent that died (kill -9 reaches only
+// the group leader through PR_SET_PDEATHSIG) is killed by the next runtime;
+// a recorded group whose leader pid now belongs to another process (other
+// start time) is left alone.
+TEST_F(ProcessRuntimeTest, LeftoverProcessGroupsAreKilledAtStart) {
+  auto start_group = [&](const std::string& pod, bool right_start_time) {
+    SubprocessOptions options;
+    options.argv = {"/bin/sh", "-c", "sleep 100 & wait"};
+    options.new_process_group = true;
+    options.terminate_with_parent = false;
+    auto group = Subprocess::Start(options);
+    EXPECT_TRUE(group.ok());
+    const pid_t pgid = (*group)->pid();
+    const std::optional<uint64_t> started = ProcessStartTime(pgid);
+    EXPECT_TRUE(started.has_value());
+    const std::string dir = dir_.path() + "/pods/" + pod + "/main";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/pgid")
+        << pgid << " " << (*started + (right_start_time ? 0 : 1)) << "\n";
+    return std::move(*group);
+  };
+  std::unique_ptr<Subprocess> left = start_group("default_a_uid-a", true);
+  std::unique_ptr<Subprocess> other = start_group("default_b_uid-b", false);
+  RestartRuntime();
+  ASSERT_TRUE(WaitFor([&] { return left->exit_status().has_value(); }, 5s));
+  EXPECT_TRUE(WIFSIGNALED(*left->exit_status()));
+  EXPECT_EQ(WTERMSIG(*left->exit_status()), SIGKILL);
+  EXPECT_FALSE(
+      std::filesystem::exists(dir_.path() + "/pods/default_a_uid-a/main/pgid"));
+  EXPECT_FALSE(other->exit_status().has_value());  // not ours: untouched
+  other->Signal(SIGKILL);
 }
 
 TEST_F(ProcessRuntimeTest, StopKillsAfterTheGracePeriod) {

@@ -63,8 +63,11 @@ check "kubectl logs -f streams new lines" follow_streams
 tail_lines() { [[ $(k logs server -c main --tail=2 | wc -l) == 2 ]]; }
 check "kubectl logs --tail=2 prints two lines" tail_lines
 k delete pod server --wait=true --timeout=30s >/dev/null
-got_term() { grep -q stopping "$work"/cluster/nodes/*/pods/default_server_*/main/0.log; }
+# Its trap exits 0 on SIGTERM (SIGKILL would be "killed by signal 9").
+got_term() { grep -q 'pod default/server container main exited with code 0' "$work"/cluster/logs/node-*.log; }
 check "deleting the pod sends SIGTERM to its command" got_term
+logs_removed() { ! ls -d "$work"/cluster/nodes/*/pods/default_server_* >/dev/null 2>&1; }
+check "its log directory is removed with it" logs_removed
 gone() { ! k get pod server >/dev/null 2>&1; }
 check "and the pod is gone" gone
 
