@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "cli/api_client_flags.h"
@@ -78,6 +79,19 @@ void ApplyDirectoryDefaults(NodeFlags& flags) {
                          ? std::vector<std::string>{base + "/cdi"}
                          : std::vector<std::string>{"/etc/cdi", "/var/run/cdi"};
   }
+  // Socket addresses (unix://PATH) need absolute paths; all are made
+  // absolute so that relative flags mean "from where it was started".
+  auto absolute = [](std::string& path) {
+    std::error_code ec;
+    std::filesystem::path made = std::filesystem::absolute(path, ec);
+    if (!ec) path = made.lexically_normal().string();
+  };
+  for (std::string* path :
+       {&flags.root, &flags.plugins_registry, &flags.plugins_dir,
+        &flags.state_dir, &flags.pod_resources_socket}) {
+    if (!path->empty()) absolute(*path);
+  }
+  for (std::string& dir : flags.cdi_dirs) absolute(dir);
 }
 
 // The agent's options from the flags; an error message on bad input.

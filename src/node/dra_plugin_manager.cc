@@ -244,7 +244,16 @@ void DraPluginManager::AddRegistration(
   std::erase_if(drivers_,
                 [](const auto& entry) { return entry.second.empty(); });
   pending_wipes_.erase(client->driver());
-  drivers_[client->driver()].push_back(
+  std::vector<Registration>& same_name = drivers_[client->driver()];
+  if (!same_name.empty()) {
+    // As the kubelet: the newest registration serves, older ones stay as
+    // fallbacks (a rolling update, or two drivers claiming one name).
+    log::Warn(kComponent,
+              "DRA driver {}: socket {} registers a name that {} already "
+              "serves; the newest ({}) serves now, the others only if it goes",
+              client->driver(), socket, same_name.back().socket, socket);
+  }
+  same_name.push_back(
       {socket, std::move(client), std::move(supported_versions)});
 }
 
@@ -270,6 +279,9 @@ void DraPluginManager::EraseSocket(const std::string& socket,
     if (removed > 0 && !registrations.empty() && was_newest) {
       // An older registration serves again (rolling update rolled back).
       const Registration& now = registrations.back();
+      log::Info(kComponent,
+                "DRA driver {}: socket {} removed; {} serves it again",
+                it->first, socket, now.socket);
       changes.push_back(
           {it->first, true, now.client->endpoint(), now.supported_versions});
     }

@@ -289,7 +289,13 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
   }
   WaitForClaims(key, std::move(claim_keys));
   std::vector<client::ObjectPtr> holders;
-  auto claims = PodClaims(pod, holders);
+  auto claims = PodClaims(pod, holders, /*live=*/false);
+  if (!claims.ok()) {
+    // The claim watch may lag behind the pod's binding: as the kubelet,
+    // which reads claims from the API, look there before warning.
+    holders.clear();
+    claims = PodClaims(pod, holders, /*live=*/true);
+  }
   if (!claims.ok()) {
     Warn(key, pod, kFailedPrepare, claims.status().message());
     return false;
@@ -364,8 +370,17 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
   return true;
 }
 
+client::ObjectPtr PodManager::ClaimNamed(const std::string& namespace_,
+                                         const std::string& name,
+                                         bool live) const {
+  if (!live) return claims_.Get(namespace_, name);
+  auto got = api_.Get(client::ResourceClaimsResource(), namespace_, name);
+  return got.ok() ? *got : nullptr;
+}
+
 StatusOr<std::vector<const api::ResourceClaim*>> PodManager::PodClaims(
-    const api::Pod& pod, std::vector<client::ObjectPtr>& holders) const {
+    const api::Pod& pod, std::vector<client::ObjectPtr>& holders,
+    bool live) const {
   std::vector<const api::ResourceClaim*> claims;
   const std::string& ns = pod.metadata.namespace_;
   for (size_t i = 0; i < pod.spec.resource_claims.size(); ++i) {
@@ -382,7 +397,7 @@ StatusOr<std::vector<const api::ResourceClaim*>> PodManager::PodClaims(
           "created yet (no entry in status.resourceClaimStatuses)");
     }
     const std::string name(resolved.name);
-    client::ObjectPtr object = claims_.Get(ns, name);
+    client::ObjectPtr object = ClaimNamed(ns, name, live);
     const auto* claim = client::As<api::ResourceClaim>(object);
     if (claim == nullptr) {
       return FailedPreconditionError(field + ": resourceclaim " + ns + "/" +

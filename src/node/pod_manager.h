@@ -148,9 +148,13 @@ class PodManager {
       EXCLUDES(mu_);
   bool TerminatePod(const std::string& key, const std::string& uid,
                     const api::Pod* pod) EXCLUDES(mu_);
-  // The claims of `pod`, each existing, allocated and reserved for it.
+  // The claims of `pod`, each existing, allocated and reserved for it,
+  // from the claim watch's cache or (`live`) from the API.
   StatusOr<std::vector<const api::ResourceClaim*>> PodClaims(
-      const api::Pod& pod, std::vector<client::ObjectPtr>& holders) const;
+      const api::Pod& pod, std::vector<client::ObjectPtr>& holders,
+      bool live) const;
+  client::ObjectPtr ClaimNamed(const std::string& namespace_,
+                               const std::string& name, bool live) const;
   StatusOr<std::vector<ContainerDevices>> ContainerDevicesOf(
       const api::Pod& pod,
       const std::vector<const api::ResourceClaim*>& claims) const;

@@ -6,6 +6,7 @@
 # stops it with exit 0. Usage: node_cli_test.sh PATH/TO/dralloc
 set -u
 DRALLOC=${1:?usage: node_cli_test.sh DRALLOC}
+DRALLOC_ABS=$(realpath "$DRALLOC")
 DIR=$(mktemp -d /tmp/drn-cli-XXXXXX)
 PORT=$((20000 + RANDOM % 20000))
 SERVER=http://127.0.0.1:$PORT
@@ -52,6 +53,13 @@ wait_for grep -qx ready "$DIR/node.out" || fail "no ready line"
 curl -sf "$SERVER/api/v1/nodes/n1" | grep -q '"reason":"KubeletReady","status":"True","type":"Ready"' ||
   fail "node n1 is not Ready"
 [ -d "$DIR/r/plugins_registry" ] || fail "plugins registry not created"
+# A relative --root works (socket addresses are made absolute).
+(cd "$DIR" && exec "$DRALLOC_ABS" node --node-name n2 --server "$SERVER" --root rel \
+  >"$DIR/n2.out" 2>"$DIR/n2.err") &
+N2_PID=$!
+wait_for grep -qx ready "$DIR/n2.out" || { cat "$DIR/n2.err"; fail "relative --root: no ready line"; }
+[ -S "$DIR/rel/pod-resources/kubelet.sock" ] || fail "relative --root: no pod resources socket"
+kill -TERM "$N2_PID"; wait "$N2_PID" 2>/dev/null
 [ -S "$DIR/r/pod-resources/kubelet.sock" ] || fail "pod resources socket not served"
 
 curl -sf -XPOST -H 'Content-Type: application/json' \
