@@ -59,18 +59,17 @@ void SpecDirWatcher::Arm(SpecDirChanges& changes) {
   problems_.clear();
   for (size_t i = 0; i < dirs_.size(); ++i) {
     const int dir = static_cast<int>(i);
-    const int wd = ::inotify_add_watch(fd_, dirs_[i].c_str(), kDirMask);
+    int error = 0;
+    const int wd = WatchDirectory(dirs_[i], roles, error);
     if (wd >= 0) {
       watches[i] = wd;
       roles[wd].dirs.push_back(dir);
       if (wd != dir_watches_[i]) changes.rescan_dirs.insert(dir);
       continue;
     }
-    const int error = errno;
     if (dir_watches_[i] >= 0) changes.rescan_dirs.insert(dir);  // gone
-    if (error == ENOENT || error == ENOTDIR) {
-      if (WatchAncestor(dirs_[i], roles)) continue;
-    } else {
+    if (error == 0) continue;  // missing; an ancestor waits for it
+    if (error != ENOENT && error != ENOTDIR) {
       changes.rescan_dirs.insert(dir);  // there, but unwatched: list it
     }
     complete_ = false;
@@ -85,19 +84,43 @@ void SpecDirWatcher::Arm(SpecDirChanges& changes) {
   dir_watches_ = std::move(watches);
 }
 
-bool SpecDirWatcher::WatchAncestor(const fs::path& dir,
-                                   std::map<int, WatchRole>& roles) {
+int SpecDirWatcher::WatchDirectory(const fs::path& dir,
+                                   std::map<int, WatchRole>& roles,
+                                   int& error) {
+  // A directory on the path may appear after the watch of `dir` failed and
+  // before its ancestor is watched; that creation would go unseen, so look
+  // again while the watched ancestor's next path element exists.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const int wd = ::inotify_add_watch(fd_, dir.c_str(), kDirMask);
+    if (wd >= 0) return wd;
+    error = errno;
+    if (error != ENOENT && error != ENOTDIR) return -1;
+    std::optional<fs::path> next = WatchAncestor(dir, roles);
+    if (!next) return -1;
+    struct stat info {};
+    if (::stat(next->c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+      error = 0;  // the ancestor's watch will see it appear
+      return -1;
+    }
+  }
+  error = EAGAIN;  // the path keeps changing under us
+  return -1;
+}
+
+std::optional<fs::path> SpecDirWatcher::WatchAncestor(
+    const fs::path& dir, std::map<int, WatchRole>& roles) {
   std::error_code error;
-  fs::path path = fs::absolute(dir, error);
-  if (error) return false;
-  for (path = path.parent_path();; path = path.parent_path()) {
+  fs::path next = fs::absolute(dir, error);
+  if (error) return std::nullopt;
+  for (fs::path path = next.parent_path();;
+       next = path, path = path.parent_path()) {
     const int wd = ::inotify_add_watch(fd_, path.c_str(), kAncestorMask);
     if (wd >= 0) {
       roles[wd].ancestor = true;
-      return true;
+      return next;
     }
     if ((errno != ENOENT && errno != ENOTDIR) || path == path.parent_path()) {
-      return false;
+      return std::nullopt;
     }
   }
 }

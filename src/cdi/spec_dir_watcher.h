@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -81,9 +82,15 @@ class SpecDirWatcher {
   // is missing; a directory newly watched, or no longer there, goes into
   // `changes.rescan_dirs`. Watches no longer needed are removed.
   void Arm(SpecDirChanges& changes);
-  // Watches the nearest existing ancestor of `dir`; false if none could be.
-  bool WatchAncestor(const std::filesystem::path& dir,
-                     std::map<int, WatchRole>& roles);
+  // Watches `dir`: its watch descriptor, or -1 with `error` = 0 when it is
+  // missing and an ancestor's watch waits for it, else the errno.
+  int WatchDirectory(const std::filesystem::path& dir,
+                     std::map<int, WatchRole>& roles, int& error);
+  // Watches the nearest existing ancestor of `dir`; returns the path one
+  // element below it towards `dir` (what must appear next), or nullopt if
+  // no ancestor could be watched.
+  std::optional<std::filesystem::path> WatchAncestor(
+      const std::filesystem::path& dir, std::map<int, WatchRole>& roles);
   // Folds one event into `changes`; sets `rearm` for directory events.
   void Handle(uint32_t mask, int wd, std::string_view name,
               SpecDirChanges& changes, bool& rearm) const;
