@@ -57,9 +57,8 @@ StatusOr<std::vector<std::filesystem::path>> ListSpecFiles(
 // Reads `file` of the directory of index `priority`. When `previous` (may be
 // null) has the same priority and identity (inode, size, mtime), returns it
 // instead of parsing again. A file that cannot be stat'ed, read or parsed
-// comes back with `error` set (a dangling symlink too). nullopt when no
-// directory entry exists any more (ENOENT,
-// ENOTDIR) or is a directory: there is nothing to record.
+// comes back with `error` set (a dangling symlink too). nullopt when the
+// name is gone (ENOENT, ENOTDIR) or is a directory: nothing to record.
 std::optional<SpecFilePtr> LoadSpecFile(const std::filesystem::path& file,
                                         int priority,
                                         const SpecFilePtr& previous);
