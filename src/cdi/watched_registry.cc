@@ -32,8 +32,9 @@ WatchedRegistry::WatchedRegistry(std::vector<std::filesystem::path> dirs,
   Report(problems);
   if (options_.background_refresh && watch_fd_ >= 0) {
     stop_fd_ = ::eventfd(0, EFD_CLOEXEC);
-    if (stop_fd_ >= 0)
+    if (stop_fd_ >= 0) {
       background_ = std::thread([this] { RunBackgroundRefresh(); });
+    }
   }
 }
 
