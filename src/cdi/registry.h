@@ -1,45 +1,27 @@
-// Registry: the CDI devices defined by the spec files of some directories,
-// and their resolution into container edits (the CDI library's Cache).
+// Registry: an immutable snapshot of the CDI devices defined by the spec
+// files of some directories, and their resolution into container edits (the
+// CDI library's Cache with auto-refresh off).
 //
-// A Registry is immutable once built, so every const method may be called
-// from any number of threads at once. To see changed files, build a new one
-// with Reload(), which re-reads only the files that changed (by inode, size
-// and modification time) and shares the parsed specs of the others; a
-// caller that serves many requests keeps a std::shared_ptr<const Registry>
-// and swaps in the reloaded one. A cheap pattern for per-claim specs, which
-// appear but never change in place: Resolve, and only on kNotFound Reload
-// and Resolve again.
+// Every const method may be called from any number of threads at once.
+// Reload() builds a new snapshot: it lists every directory and stats every
+// file (re-parsing only files whose inode, size or modification time
+// changed), so it costs O(number of spec files) however little changed. A
+// caller that must see new files often, such as the node agent after each
+// NodePrepareResources, uses WatchedRegistry (cdi/watched_registry.h)
+// instead: it applies inotify events one file at a time.
 #ifndef DRALLOC_CDI_REGISTRY_H_
 #define DRALLOC_CDI_REGISTRY_H_
 
 #include <filesystem>
-#include <map>
-#include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "cdi/spec.h"
+#include "cdi/spec_index.h"
 #include "common/status.h"
 
 namespace dralloc::cdi {
-
-// A spec file, or a device in it, that Load ignored, and why.
-struct SpecFileError {
-  std::filesystem::path file;
-  std::string message;  // "cdi spec <file>: ..."
-  friend bool operator==(const SpecFileError&, const SpecFileError&) = default;
-};
-
-// A device the registry resolves, for diagnostics.
-struct RegisteredDevice {
-  std::string qualified_name;  // "vendor/class=name"
-  std::filesystem::path spec_file;
-  int priority = 0;  // index of the spec file's directory in Load's list
-  friend bool operator==(const RegisteredDevice&,
-                         const RegisteredDevice&) = default;
-};
 
 class Registry {
  public:
@@ -56,7 +38,9 @@ class Registry {
   // directory's definition is not restored) and each file gets an error.
   static Registry Load(const std::vector<std::filesystem::path>& dirs);
 
-  // Load() of the same directories, re-reading only files that changed.
+  // Load() of the same directories, re-reading only files that changed
+  // (by inode, size and modification time) and sharing the parsed specs of
+  // the others. O(number of spec files).
   Registry Reload() const;
 
   // The edits for a container given CDI devices "vendor/class=name": for
@@ -66,61 +50,39 @@ class Registry {
   // Unless every name exists, kNotFound
   // "unresolvable CDI devices: a, b" naming each missing one in order.
   StatusOr<ContainerEdits> Resolve(
-      std::span<const std::string> qualified_names) const;
+      std::span<const std::string> qualified_names) const {
+    return index_.Resolve(qualified_names);
+  }
 
   // Every resolvable device, sorted by qualified name.
-  std::vector<RegisteredDevice> Devices() const;
+  std::vector<RegisteredDevice> Devices() const { return index_.Devices(); }
 
-  // Problems met by Load, in the order met.
+  // Problems met by Load, in the order met: by directory; in each, bad
+  // files by name, then conflicts by device name.
   const std::vector<SpecFileError>& errors() const { return errors_; }
 
- private:
-  // What identifies a version of a file without reading it.
-  struct FileIdentity {
-    uintmax_t size = 0;
-    int64_t mtime_ns = 0;
-    uint64_t inode = 0;
-    friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
-  };
-  // One file as read: its spec, or why it was skipped.
-  struct LoadedFile {
-    std::filesystem::path file;
-    int priority = 0;
-    FileIdentity identity;
-    std::optional<Spec> spec;
-    std::string error;  // when !spec
-  };
-  using FilePtr = std::shared_ptr<const LoadedFile>;
-  // Where a device is defined: files_[file]->spec->devices[device].
-  struct DeviceRef {
-    size_t file = 0;
-    size_t device = 0;
-  };
+  const std::vector<std::filesystem::path>& dirs() const { return dirs_; }
 
-  // Builds from `dirs`, reusing entries of `previous` (may be null) whose
+ private:
+  // Builds from `dirs`, reusing the files of `previous` (may be null) whose
   // path, priority and identity are unchanged.
   static Registry Build(const std::vector<std::filesystem::path>& dirs,
                         const Registry* previous);
-  void AddDirectory(const std::filesystem::path& dir, int priority,
-                    const Registry* previous);
-  FilePtr ReadFile(const std::filesystem::path& file, int priority,
-                   const Registry* previous) const;
-  void RecordConflict(const std::string& name,
-                      const std::vector<DeviceRef>& definitions);
-  const Spec& SpecOf(const DeviceRef& ref) const {
-    return *files_[ref.file]->spec;
-  }
 
   std::vector<std::filesystem::path> dirs_;
-  // The file read at `file` by this registry, or null.
-  FilePtr FindFile(const std::filesystem::path& file) const;
-
-  std::vector<FilePtr> files_;  // in load order, unreadable ones included
-  // Native path string -> index into files_.
-  std::map<std::string, size_t, std::less<>> file_index_;
-  std::map<std::string, DeviceRef, std::less<>> devices_;
+  SpecIndex index_;
   std::vector<SpecFileError> errors_;
 };
+
+// What makes directory `priority` of an index hold exactly the spec files
+// now in `dir`, given the files it holds now (`before`, sorted by path, as
+// SpecIndex::FilesOf returns them): files gone are removed, the others
+// loaded, reusing a file of `before` whose identity is unchanged. Reads the
+// disk but not the index, so a caller may run it without the index's lock
+// and apply the result under it. O(files in dir).
+SpecIndexUpdate ScanSpecDirectory(const std::filesystem::path& dir,
+                                  int priority,
+                                  const std::vector<SpecFilePtr>& before);
 
 }  // namespace dralloc::cdi
 
