@@ -3,7 +3,8 @@
 // root and log), `dralloc driver example` where a real driver is needed, and
 // DRA drivers written with @grpc/grpc-js (test_driver.mjs) in this process.
 //   - two drivers registering the same name: the newest serves, the other
-//     takes over when it goes;
+//     takes over when it goes; two example drivers with one name and one
+//     registry dir: the second replaces the first's socket;
 //   - a stale registration socket (nothing listens): logged, retried with
 //     backoff, other drivers unaffected, a driver later started on that
 //     path registers;
@@ -64,9 +65,9 @@ class Node {
     drivers.push(driver);
     return driver;
   }
-  exampleDriver(gpus) {
-    const child = new Child(`example-driver-${this.name}`, ['driver', 'example', '--node-name', this.name,
-      '--server', api.server, '--root', this.dir, '--gpus', String(gpus)], root);
+  exampleDriver(gpus, tag = 'example-driver', extra = []) {
+    const child = new Child(`${tag}-${this.name}`, ['driver', 'example', '--node-name', this.name,
+      '--server', api.server, '--root', this.dir, '--gpus', String(gpus), ...extra], root);
     children.push(child);
     return child;
   }
@@ -168,9 +169,9 @@ test('two drivers with the same name: the newest serves, the other takes over wh
   const [status] = await eventually('registration of the second gpu.example.com', () =>
     duplicate.statuses[0] && duplicate.statuses);
   assert.equal(status.plugin_registered, true, status.error);
-  assert.equal(node.agentLines(/registered DRA driver gpu\.example\.com /).length, 2,
-    'the agent logs each registration of the name, naming its socket');
-  assert.equal(node.agentLines(/gpu\.example\.com-js-reg\.sock/).length >= 1, true);
+  // The agent logs each registration of the name, naming its socket.
+  await node.agent.waitFor(/registered DRA driver gpu\.example\.com .*gpu\.example\.com-js-reg\.sock/);
+  assert.equal(node.agentLines(/registered DRA driver gpu\.example\.com /).length, 2);
 
   // The newest registration (the grpc-js one) serves.
   await createPod('dup-1', 'gpu.example.com');
@@ -201,6 +202,33 @@ test('two drivers with the same name: the newest serves, the other takes over wh
   assert.ok(duplicate.calls.prepare.some((c) => c.uid === third), 'the remaining registration prepared dup-3');
   assert.deepEqual(node.agentLines(/DRA driver gpu\.example\.com unregistered/), []);
   assert.ok(node.agent.running, 'the agent is still running');
+});
+
+test('two example drivers with one name and one registry dir: the second takes the socket over', async () => {
+  // `dralloc driver example` has no flag for distinct socket names (a
+  // rolling-update UID), so a second instance replaces the first's
+  // registration socket, as upstream plugins without RollingUpdate do.
+  const node = await startNode('takeover-node');
+  const name = 'takeover.example.com';
+  const flags = (instance) => ['--driver-name', name, '--plugins-dir', path.join(node.dir, `plugins-${instance}`),
+    '--state-dir', path.join(node.dir, `driver-state-${instance}`)];
+  const first = node.exampleDriver(2, 'first', flags('first'));
+  await first.waitFor(/^ready$/m);
+  await node.agent.waitFor(/registered DRA driver takeover\.example\.com .*plugins-first/);
+  await offerDevices(name, node.name);
+  const second = node.exampleDriver(2, 'second', flags('second'));
+  await second.waitFor(/^ready$/m);
+  await second.waitFor(/removing stale socket .*takeover\.example\.com-reg\.sock/);
+  // The agent sees the socket replaced: the first registration goes, the
+  // second comes (within the wiping delay, so no slice is deleted).
+  await node.agent.waitFor(/DRA driver takeover\.example\.com unregistered/);
+  await node.agent.waitFor(/registered DRA driver takeover\.example\.com .*plugins-second/);
+  await createPod('takeover-1', name);
+  await waitRunning('takeover-1');
+  const claim = (await podOf('takeover-1')).status.resourceClaimStatuses[0].resourceClaimName;
+  await second.waitFor(new RegExp(`prepared resourceclaim default/${claim} `));
+  assert.ok(!first.output.includes(claim), 'the replaced instance was not asked');
+  assert.ok(first.running && node.agent.running);
 });
 
 test('a stale registration socket is logged and retried; others are unaffected; a driver on that path registers', async () => {
