@@ -325,6 +325,7 @@ test('the agent killed with -9 during an unprepare: the claim is unprepared afte
   await createPod('slow-pod', 'slow.example.com');
   await waitRunning('slow-pod');
   const uid = await claimUidOf('slow-pod');
+  const claimName = (await podOf('slow-pod')).status.resourceClaimStatuses[0].resourceClaimName;
   assert.ok(fs.existsSync(driver.specPath(uid)));
   assert.deepEqual(node.checkpointClaims().map((c) => c.uid), [uid]);
 
@@ -348,4 +349,13 @@ test('the agent killed with -9 during an unprepare: the claim is unprepared afte
   assert.equal(driver.prepared.size, 0, 'no device stays prepared');
   assert.equal(fs.existsSync(driver.specPath(uid)), false, 'the CDI spec is gone');
   await eventually('an empty checkpoint', () => node.checkpointClaims().length === 0, 5000);
+  // The claim controller then frees the device: the pod's claim goes.
+  await eventually(`claim ${claimName} deallocated or deleted`, async () => {
+    try {
+      return !(await api.get(`${claimsPath}/${claimName}`)).status?.allocation;
+    } catch (error) {
+      if (error.code === 404) return true;
+      throw error;
+    }
+  });
 });
