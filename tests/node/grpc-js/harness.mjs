@@ -73,6 +73,13 @@ export class Child {
       return match ? (match[1] ?? match[0]) : undefined;
     }, timeoutMs);
   }
+  // SIGKILL: the process gets no chance to clean up (sockets, state).
+  async kill9() {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    this.process.kill('SIGKILL');
+    await this.exited;
+  }
+  get running() { return this.process.exitCode === null && this.process.signalCode === null; }
   async stop() {
     if (this.process.exitCode !== null || this.process.signalCode !== null) return;
     this.process.kill('SIGTERM');

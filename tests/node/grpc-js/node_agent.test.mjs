@@ -7,15 +7,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import grpc from '@grpc/grpc-js';
-import {
-  Api, Child, draApi, eventually, podsPath, registrationApi, tempDir, unixTarget,
-} from './harness.mjs';
+import { Api, Child, eventually, podsPath, tempDir } from './harness.mjs';
+import { TestDriver } from './test_driver.mjs';
 
 const driverName = 'js.example.com';
 const node = 'js-node';
 let root, server, agent, api;
-const servers = [];
+const drivers = [];
 
 before(async () => {
   root = tempDir('agent-wire');
@@ -26,77 +24,36 @@ before(async () => {
 });
 
 after(async () => {
-  for (const s of servers) s.forceShutdown();
+  for (const driver of drivers) await driver.stop();
   await agent?.stop();
   await server?.stop();
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-// Serves `services` ([[definition, implementation]...]) on a unix socket.
-async function serve(socket, services) {
-  fs.mkdirSync(path.dirname(socket), { recursive: true });
-  const grpcServer = new grpc.Server();
-  for (const [definition, implementation] of services) grpcServer.addService(definition, implementation);
-  await new Promise((resolve, reject) => grpcServer.bindAsync(unixTarget(socket),
-    grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
-  servers.push(grpcServer);
-  return grpcServer;
-}
-
-// Registers a driver: returns the statuses the node agent notifies.
-async function register(name, versions, endpoint) {
-  const statuses = [];
-  const Registration = registrationApi().Registration;
-  await serve(path.join(root, 'plugins_registry', `${name}-reg.sock`), [[Registration.service, {
-    GetInfo: (_call, reply) => reply(null, { type: 'DRAPlugin', name, endpoint, supported_versions: versions }),
-    NotifyRegistrationStatus: (call, reply) => { statuses.push(call.request); reply(null, {}); },
-  }]]);
-  return statuses;
+// Starts a grpc-js driver registering `name` (TestDriver options in
+// `options`); returns it once the agent has notified its status.
+async function startDriver(name, options = {}) {
+  const driver = new TestDriver({
+    name, pool: node, cdiDir: path.join(root, 'cdi'),
+    registrySocket: path.join(root, 'plugins_registry', `${name}-reg.sock`),
+    endpoint: path.join(root, 'plugins', name, 'dra.sock'), ...options,
+  });
+  drivers.push(driver);
+  await driver.start();
+  await eventually(`a registration status for ${name}`, () => driver.statuses.length > 0);
+  return driver;
 }
 
 test('a driver with no supported DRA version is rejected with a reason', async () => {
-  const statuses = await register('old.example.com', ['v1alpha2.Node'], path.join(root, 'none.sock'));
-  const [status] = await eventually('a registration status', () => statuses[0] && statuses);
+  const driver = await startDriver('old.example.com', { versions: ['v1alpha2.Node'] });
+  const [status] = driver.statuses;
   assert.equal(status.plugin_registered, false);
   assert.match(status.error, /version/i);
 });
 
 test('our node agent prepares through the grpc-js driver and the pod runs', async () => {
-  const calls = { prepare: [], unprepare: [] };
-  const cdiDir = path.join(root, 'cdi');
-  const endpoint = path.join(root, 'plugins', driverName, 'dra.sock');
-  const DRAPlugin = draApi('v1').DRAPlugin;
-  await serve(endpoint, [[DRAPlugin.service, {
-    NodePrepareResources: (call, reply) => {
-      const claims = {};
-      for (const claim of call.request.claims) {
-        calls.prepare.push(claim);
-        const device = `${claim.uid}-dev-0`;
-        fs.mkdirSync(cdiDir, { recursive: true });
-        fs.writeFileSync(path.join(cdiDir, `js.example.com-dev_${claim.uid}.json`), JSON.stringify({
-          cdiVersion: '0.5.0', kind: 'js.example.com/dev',
-          devices: [{ name: device, containerEdits: { env: ['JS_DEVICE=dev-0'] } }],
-        }));
-        claims[claim.uid] = {
-          devices: [{ request_names: ['dev'], pool_name: node, device_name: 'dev-0',
-            cdi_device_ids: [`js.example.com/dev=${device}`] }],
-          error: '',
-        };
-      }
-      reply(null, { claims });
-    },
-    NodeUnprepareResources: (call, reply) => {
-      const claims = {};
-      for (const claim of call.request.claims) {
-        calls.unprepare.push(claim);
-        fs.rmSync(path.join(cdiDir, `js.example.com-dev_${claim.uid}.json`), { force: true });
-        claims[claim.uid] = { error: '' };
-      }
-      reply(null, { claims });
-    },
-  }]]);
-  const statuses = await register(driverName, ['v1.DRAPlugin'], endpoint);
-  const [status] = await eventually('registration of the grpc-js driver', () => statuses[0] && statuses);
+  const driver = await startDriver(driverName);
+  const [status] = driver.statuses;
   assert.equal(status.plugin_registered, true, status.error);
 
   await api.post('/apis/resource.k8s.io/v1/deviceclasses', {
@@ -124,12 +81,13 @@ test('our node agent prepares through the grpc-js driver and the pod runs', asyn
     return p.status?.phase === 'Running' ? p : undefined;
   }, 30000);
   assert.equal(pod.spec.nodeName, node);
-  assert.equal(calls.prepare.length, 1);
-  const [claim] = calls.prepare;
+  assert.equal(driver.calls.prepare.length, 1);
+  const [claim] = driver.calls.prepare;
   assert.equal(claim.namespace, 'default');
   assert.equal(claim.name, pod.status.resourceClaimStatuses[0].resourceClaimName);
 
   await api.delete(`${podsPath}/js-pod`);
-  await eventually('NodeUnprepareResources for the claim', () => calls.unprepare.find((c) => c.uid === claim.uid), 30000);
-  assert.equal(fs.existsSync(path.join(cdiDir, `js.example.com-dev_${claim.uid}.json`)), false);
+  await eventually('NodeUnprepareResources for the claim',
+    () => driver.calls.unprepare.find((c) => c.uid === claim.uid && c.done), 30000);
+  assert.equal(fs.existsSync(driver.specPath(claim.uid)), false);
 });
