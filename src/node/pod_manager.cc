@@ -38,7 +38,11 @@ PodManager::PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
       options_(std::move(options)),
       runtime_(runtime),
       pods_(api, client::PodsResource()),
-      claims_(api, client::ResourceClaimsResource()) {
+      claims_(api, client::ResourceClaimsResource()),
+      status_writer_(api, options_.status_writers,
+                     [this](const std::string& key, const Status& error) {
+                       OnStatusWriteFailed(key, error);
+                     }) {
   if (runtime_ == nullptr) {
     own_runtime_ = std::make_unique<SimulatedRuntime>(options_.node_name,
                                                       options_.host_ip);
@@ -87,6 +91,7 @@ void PodManager::Stop() {
     if (worker.joinable()) worker.join();
   }
   workers_.clear();
+  status_writer_.Stop();
   pods_.Stop();
   claims_.Stop();
 }
@@ -243,16 +248,10 @@ bool PodManager::SyncRunningPod(const std::string& key, const api::Pod& pod) {
     MutexLock lock(mu_);
     if (records_[key].written_version == version) return true;
   }
-  std::string phase;
-  Status written = WriteStatus(pod, [&](const api::Pod& current) {
-    api::PodStatus status = runtime_->StatusOf(current);
-    phase = status.phase;
-    return status;
+  const std::string phase = runtime_->StatusOf(pod).phase;
+  SetStatus(key, pod, [this](const api::Pod& current) {
+    return runtime_->StatusOf(current);
   });
-  if (!written.ok()) {
-    log::Warn(kComponent, "pod {}: status: {}", key, written.message());
-    return false;
-  }
   if ((phase == "Succeeded" || phase == "Failed") && !ReleaseFinished(key, pod))
     return false;
   MutexLock lock(mu_);
@@ -308,13 +307,9 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
         !records_[key].creating_reported && pod.status.phase != "Running";
   }
   if (report_creating) {
-    Status written = WriteStatus(pod, [this](const api::Pod& current) {
+    SetStatus(key, pod, [this](const api::Pod& current) {
       return runtime_->CreatingStatus(current);
     });
-    if (!written.ok()) {
-      log::Warn(kComponent, "pod {}: status: {}", key, written.message());
-      return false;
-    }
     MutexLock lock(mu_);
     records_[key].creating_reported = true;
   }
@@ -352,13 +347,9 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
   }
   // Read before the status: a change after it is written again.
   const uint64_t version = runtime_->StateVersion(pod.metadata.uid);
-  Status written = WriteStatus(pod, [this](const api::Pod& current) {
+  SetStatus(key, pod, [this](const api::Pod& current) {
     return runtime_->StatusOf(current);
   });
-  if (!written.ok()) {
-    log::Warn(kComponent, "pod {}: status: {}", key, written.message());
-    return false;
-  }
   MutexLock lock(mu_);
   StopWaitingLocked(key);
   PodRecord& record = records_[key];
@@ -488,37 +479,34 @@ RunningPod PodManager::RunningPodOf(
   return out;
 }
 
-Status PodManager::WriteStatus(
-    const api::Pod& pod,
-    const std::function<api::PodStatus(const api::Pod&)>& status_of) {
-  const api::Pod* current = &pod;
-  client::ObjectPtr fresh;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    api::Pod update = *current;
-    update.status = status_of(*current);
-    if (options_.decorate_status)
-      options_.decorate_status(*current, update.status);
-    auto written = api_.UpdateStatus(update);
-    if (written.ok()) return OkStatus();
-    if (written.status().code() != StatusCode::kAborted)
-      return written.status();
-    auto got = api_.Get(client::PodsResource(), pod.metadata.namespace_,
-                        pod.metadata.name);
-    if (!got.ok()) return got.status();
-    fresh = *got;
-    current = AsPod(fresh);
-    if (current == nullptr || current->metadata.uid != pod.metadata.uid) {
-      return NotFoundError(
-          "pod " +
-          client::ObjectKey(pod.metadata.namespace_, pod.metadata.name) +
-          " was replaced");
-    }
+void PodManager::SetStatus(
+    const std::string& key, const api::Pod& pod,
+    std::function<api::PodStatus(const api::Pod&)> status_of) {
+  status_writer_.Set(
+      key, pod,
+      [this, status_of = std::move(status_of)](const api::Pod& current) {
+        api::PodStatus status = status_of(current);
+        if (options_.decorate_status) options_.decorate_status(current, status);
+        return status;
+      });
+}
+
+void PodManager::OnStatusWriteFailed(const std::string& key,
+                                     const Status& error) {
+  log::Warn(kComponent, "pod {}: status: {}", key, error.message());
+  if (error.code() == StatusCode::kNotFound || stopping_) return;
+  {
+    MutexLock lock(mu_);
+    auto it = records_.find(key);
+    if (it == records_.end()) return;
+    it->second.written_version = 0;  // written again when synced
   }
-  return Status(StatusCode::kAborted, "pod status: too many conflicts");
+  ScheduleRetry(key);
 }
 
 bool PodManager::TerminatePod(const std::string& key, const std::string& uid,
                               const api::Pod* pod) {
+  status_writer_.Forget(key);
   // Containers first (SIGTERM, SIGKILL after the grace period); retried
   // until none runs, and requeued by the runtime when they exit.
   const std::chrono::seconds grace(

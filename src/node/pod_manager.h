@@ -19,6 +19,9 @@
 //   5. the containers are started by the ContainerRuntime (simulated by
 //      default) and the pod's status is what the runtime reports; it is
 //      written again whenever the runtime's container states change.
+// Statuses are written in the background by a PodStatusWriter (the
+// kubelet's status manager): per pod the latest wins, so a ContainerCreating
+// status overtaken by Running before it was written is never sent.
 // Failures of 3 and 4 are Warning Events (FailedPrepareDynamicResources)
 // and retried with exponential backoff.
 //
@@ -47,6 +50,7 @@
 #include "common/mutex.h"
 #include "node/container_runtime.h"
 #include "node/dra_manager.h"
+#include "node/pod_status_writer.h"
 #include "node/simulated_runtime.h"
 
 namespace dralloc::node {
@@ -56,8 +60,10 @@ struct PodManagerOptions {
   std::string host_ip = "127.0.0.1";
   std::chrono::milliseconds backoff_initial{500};
   std::chrono::milliseconds backoff_max{60000};
-  // Pods synced at once (each blocks on driver calls and status writes).
+  // Pods synced at once (each blocks on driver calls).
   int workers = 16;
+  // Threads writing pod statuses (PodStatusWriter).
+  int status_writers = 4;
   // Applied to every pod status before it is written (device health:
   // DeviceHealthPodUpdater::Decorate); may be empty.
   std::function<void(const api::Pod&, api::PodStatus&)> decorate_status;
@@ -161,9 +167,11 @@ class PodManager {
   static RunningPod RunningPodOf(
       const api::Pod& pod,
       const std::vector<const api::ResourceClaim*>& claims);
-  Status WriteStatus(
-      const api::Pod& pod,
-      const std::function<api::PodStatus(const api::Pod&)>& status_of);
+  // Has `status_of` (then decorate_status) written in the background.
+  void SetStatus(const std::string& key, const api::Pod& pod,
+                 std::function<api::PodStatus(const api::Pod&)> status_of);
+  void OnStatusWriteFailed(const std::string& key, const Status& error)
+      EXCLUDES(mu_);
   void Warn(const std::string& key, const api::Pod& pod,
             const std::string& reason, const std::string& message)
       EXCLUDES(mu_);
@@ -178,6 +186,7 @@ class PodManager {
   client::Informer pods_;
   client::Informer claims_;
   client::WorkQueue queue_;
+  PodStatusWriter status_writer_;
 
   mutable Mutex mu_;
   std::map<std::string, PodRecord> records_ GUARDED_BY(mu_);
