@@ -1,0 +1,279 @@
+// The example driver's own time per prepare + unprepare of one claim
+// (bench/node/README.md, section 3).
+//
+// The driver (exampledriver::ExampleDriver) runs in-process against an
+// in-memory API (client::MemoryApiClient: the claim GET costs a map lookup)
+// with its CDI and state directories under a fresh temp dir in $TMPDIR
+// (default /tmp, i.e. the disk: its fdatasync latency is part of the
+// figure; TMPDIR=/dev/shm shows the time without it).
+//
+//   BM_DriverDirect/prepared:N/threads:T: ExampleDriver::PrepareClaims +
+//     UnprepareClaims called directly, with N other claims prepared and T
+//     callers at once (each on its own claims).
+//   BM_DriverGrpc/prepared:N/threads:T: the same through PluginServer and
+//     DRA v1 over its unix socket, as the kubelet calls it.
+//
+// Counters: prepare_p50_us / unprepare_p50_us = the median time of one call
+// (averaged over the callers' own medians); items_per_second = prepare +
+// unprepare pairs per second over all callers.
+//
+// Run: dralloc_driver_bench --benchmark_min_time=2
+// The project's headers come first: common/thread_annotations.h defines
+// GUARDED_BY etc. unconditionally, gRPC's headers only when undefined.
+#include "client/memory_api_client.h"
+#include "exampledriver/example_driver.h"
+#include "kubeletplugin/plugin_server.h"
+
+// Then the libraries.
+#include <benchmark/benchmark.h>
+#include <grpcpp/grpcpp.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "k8s.io/kubelet/pkg/apis/dra/v1/api.grpc.pb.h"
+
+namespace dralloc::exampledriver {
+namespace {
+
+namespace fs = std::filesystem;
+namespace drav1 = k8s::io::kubelet::pkg::apis::dra::v1;
+using Clock = std::chrono::steady_clock;
+using kubeletplugin::ClaimRef;
+
+constexpr char kDriver[] = "gpu.example.com";
+// Claims each caller cycles through (prepare, unprepare, next one).
+constexpr int kClaimsPerCaller = 64;
+constexpr int kMaxCallers = 8;
+
+// A driver with `prepared` claims prepared and kClaimsPerCaller unprepared
+// claims per caller, optionally behind a PluginServer; everything under a
+// temp dir removed on destruction.
+class BenchDriver {
+ public:
+  BenchDriver(int prepared, bool grpc) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") +
+        "/drdb-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) return;
+    dir_ = pattern;
+    ExampleDriverOptions options;
+    options.driver_name = kDriver;
+    options.node_name = "node-0";
+    options.cdi_dir = dir_ / "cdi";
+    options.state_dir = dir_ / "state";
+    auto driver = ExampleDriver::Create(options, &api_);
+    if (!driver.ok()) return;
+    driver_ = std::move(driver).value();
+    if (!PrepareHeld(prepared)) return;
+    for (int caller = 0; caller < kMaxCallers; ++caller) {
+      for (int i = 0; i < kClaimsPerCaller; ++i) {
+        work_[caller].push_back(AddClaim(
+            "work-" + std::to_string(caller) + "-" + std::to_string(i), i % 8));
+      }
+    }
+    if (grpc && !StartServer()) return;
+    ok_ = true;
+  }
+  ~BenchDriver() {
+    if (server_) server_->Stop();
+    server_.reset();
+    driver_.reset();
+    std::error_code ignored;
+    if (!dir_.empty()) fs::remove_all(dir_, ignored);
+  }
+
+  bool ok() const { return ok_; }
+  ExampleDriver& driver() { return *driver_; }
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  const ClaimRef& WorkClaim(int caller, int64_t n) const {
+    return work_[caller][static_cast<size_t>(n % kClaimsPerCaller)];
+  }
+
+ private:
+  ClaimRef AddClaim(const std::string& name, int gpu) {
+    api::ResourceClaim claim;
+    claim.metadata.namespace_ = "bench";
+    claim.metadata.name = name;
+    claim = std::get<api::ResourceClaim>(**api_.Create(claim));
+    api::AllocationResult allocation;
+    allocation.devices.results.push_back(
+        {"gpu", kDriver, "node-0", "gpu-" + std::to_string(gpu)});
+    claim.status.allocation = allocation;
+    (void)api_.UpdateStatus(claim);
+    return {"bench", claim.metadata.uid, name};
+  }
+
+  // Prepares `count` claims in batches of 100 (the set-up, untimed).
+  bool PrepareHeld(int count) {
+    std::vector<ClaimRef> batch;
+    for (int i = 0; i < count; ++i) {
+      batch.push_back(AddClaim("held-" + std::to_string(i), i % 8));
+      if (batch.size() == 100 || i + 1 == count) {
+        for (const auto& [uid, result] : driver_->PrepareClaims(batch)) {
+          if (!result.error.ok()) return false;
+        }
+        batch.clear();
+      }
+    }
+    return true;
+  }
+
+  bool StartServer() {
+    kubeletplugin::PluginServerOptions options;
+    options.driver_name = kDriver;
+    options.plugins_dir = dir_ / "plugins";
+    options.registry_dir = dir_ / "registry";
+    auto server = kubeletplugin::PluginServer::Start(options, driver_.get());
+    if (!server.ok()) return false;
+    server_ = std::move(server).value();
+    channel_ =
+        grpc::CreateChannel("unix://" + server_->dra_socket_path().string(),
+                            grpc::InsecureChannelCredentials());
+    return true;
+  }
+
+  fs::path dir_;
+  client::MemoryApiClient api_;
+  std::unique_ptr<ExampleDriver> driver_;
+  std::unique_ptr<kubeletplugin::PluginServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::vector<ClaimRef> work_[kMaxCallers];
+  bool ok_ = false;
+};
+
+// One driver per (prepared, grpc), made by the first caller before the
+// timed loop (Google Benchmark starts the callers' loops together) and kept
+// for the process: set-up with 1,000 prepared claims is slow.
+BenchDriver& SharedDriver(int prepared, bool grpc) {
+  static std::map<std::pair<int, bool>, std::unique_ptr<BenchDriver>> drivers;
+  auto& driver = drivers[{prepared, grpc}];
+  if (driver == nullptr) driver = std::make_unique<BenchDriver>(prepared, grpc);
+  return *driver;
+}
+
+double MedianMicros(std::vector<Clock::duration>& samples) {
+  if (samples.empty()) return 0;
+  auto middle = samples.begin() + static_cast<ptrdiff_t>(samples.size() / 2);
+  std::nth_element(samples.begin(), middle, samples.end());
+  return std::chrono::duration<double, std::micro>(*middle).count();
+}
+
+// Runs the timed loop: per iteration one prepare and one unprepare of the
+// caller's next claim through `prepare` / `unprepare` (each returns false
+// on failure), and reports the medians.
+template <typename Prepare, typename Unprepare>
+void RunLoop(benchmark::State& state, BenchDriver& bench, Prepare prepare,
+             Unprepare unprepare) {
+  const int caller = state.thread_index();
+  std::vector<Clock::duration> prepares, unprepares;
+  int64_t n = 0;
+  for (auto _ : state) {
+    const ClaimRef& claim = bench.WorkClaim(caller, n++);
+    const auto start = Clock::now();
+    const bool prepared = prepare(claim);
+    const auto middle = Clock::now();
+    const bool unprepared = unprepare(claim);
+    prepares.push_back(middle - start);
+    unprepares.push_back(Clock::now() - middle);
+    if (!prepared || !unprepared) {
+      state.SkipWithError("prepare or unprepare failed");
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["prepare_p50_us"] = benchmark::Counter(
+      MedianMicros(prepares), benchmark::Counter::kAvgThreads);
+  state.counters["unprepare_p50_us"] = benchmark::Counter(
+      MedianMicros(unprepares), benchmark::Counter::kAvgThreads);
+}
+
+void BM_DriverDirect(benchmark::State& state) {
+  BenchDriver& bench = SharedDriver(static_cast<int>(state.range(0)), false);
+  if (!bench.ok()) {
+    state.SkipWithError("set-up failed");
+    return;
+  }
+  ExampleDriver& driver = bench.driver();
+  RunLoop(
+      state, bench,
+      [&](const ClaimRef& claim) {
+        return driver.PrepareClaims(std::span(&claim, 1))
+            .at(claim.uid)
+            .error.ok();
+      },
+      [&](const ClaimRef& claim) {
+        return driver.UnprepareClaims(std::span(&claim, 1)).at(claim.uid).ok();
+      });
+}
+
+template <typename Request>
+void AddClaimTo(Request& request, const ClaimRef& claim) {
+  auto* out = request.add_claims();
+  out->set_namespace_(claim.namespace_);
+  out->set_uid(claim.uid);
+  out->set_name(claim.name);
+}
+
+void BM_DriverGrpc(benchmark::State& state) {
+  BenchDriver& bench = SharedDriver(static_cast<int>(state.range(0)), true);
+  if (!bench.ok()) {
+    state.SkipWithError("set-up failed");
+    return;
+  }
+  auto stub = drav1::DRAPlugin::NewStub(bench.channel());
+  auto deadline = [] {
+    return std::chrono::system_clock::now() + std::chrono::seconds(30);
+  };
+  RunLoop(
+      state, bench,
+      [&](const ClaimRef& claim) {
+        drav1::NodePrepareResourcesRequest request;
+        AddClaimTo(request, claim);
+        drav1::NodePrepareResourcesResponse response;
+        grpc::ClientContext context;
+        context.set_deadline(deadline());
+        return stub->NodePrepareResources(&context, request, &response).ok() &&
+               response.claims().at(claim.uid).error().empty();
+      },
+      [&](const ClaimRef& claim) {
+        drav1::NodeUnprepareResourcesRequest request;
+        AddClaimTo(request, claim);
+        drav1::NodeUnprepareResourcesResponse response;
+        grpc::ClientContext context;
+        context.set_deadline(deadline());
+        return stub->NodeUnprepareResources(&context, request, &response)
+                   .ok() &&
+               response.claims().at(claim.uid).error().empty();
+      });
+}
+
+void PreparedAndThreads(benchmark::internal::Benchmark* b) {
+  b->ArgName("prepared")->Arg(0)->Arg(1000);
+}
+
+BENCHMARK(BM_DriverDirect)
+    ->Apply(PreparedAndThreads)
+    ->Threads(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DriverGrpc)
+    ->Apply(PreparedAndThreads)
+    ->Threads(1)
+    ->Threads(kMaxCallers)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace dralloc::exampledriver
+
+BENCHMARK_MAIN();
