@@ -7,11 +7,13 @@
 // (default /tmp, i.e. the disk: its fdatasync latency is part of the
 // figure; TMPDIR=/dev/shm shows the time without it).
 //
-//   BM_DriverDirect/prepared:N/threads:T: ExampleDriver::PrepareClaims +
-//     UnprepareClaims called directly, with N other claims prepared and T
-//     callers at once (each on its own claims).
-//   BM_DriverGrpc/prepared:N/threads:T: the same through PluginServer and
-//     DRA v1 over its unix socket, as the kubelet calls it.
+//   BM_DriverDirect/prepared:N/sync:S/threads:T: ExampleDriver::PrepareClaims
+//     + UnprepareClaims called directly, with N other claims prepared, T
+//     callers at once (each on its own claims), S = 1: --state-sync always
+//     (fdatasync before answering, group committed), 0: never.
+//   BM_DriverGrpc/prepared:N/threads:T: the same (sync always) through
+//     PluginServer (serialize_calls = false, as `dralloc driver example`)
+//     and DRA v1 over its unix socket, as the kubelet calls it.
 //
 // Counters: prepare_p50_us / unprepare_p50_us = the median time of one call
 // (averaged over the callers' own medians); items_per_second = prepare +
@@ -21,6 +23,7 @@
 // The project's headers come first: common/thread_annotations.h defines
 // GUARDED_BY etc. unconditionally, gRPC's headers only when undefined.
 #include "client/memory_api_client.h"
+#include "common/log.h"
 #include "exampledriver/example_driver.h"
 #include "kubeletplugin/plugin_server.h"
 
@@ -36,6 +39,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -59,7 +63,7 @@ constexpr int kMaxCallers = 8;
 // temp dir removed on destruction.
 class BenchDriver {
  public:
-  BenchDriver(int prepared, bool grpc) {
+  BenchDriver(int prepared, bool grpc, SyncMode sync) {
     const char* tmpdir = std::getenv("TMPDIR");
     std::string pattern =
         std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") +
@@ -71,6 +75,7 @@ class BenchDriver {
     options.node_name = "node-0";
     options.cdi_dir = dir_ / "cdi";
     options.state_dir = dir_ / "state";
+    options.state_sync = sync;
     auto driver = ExampleDriver::Create(options, &api_);
     if (!driver.ok()) return;
     driver_ = std::move(driver).value();
@@ -133,6 +138,7 @@ class BenchDriver {
     options.driver_name = kDriver;
     options.plugins_dir = dir_ / "plugins";
     options.registry_dir = dir_ / "registry";
+    options.serialize_calls = false;
     auto server = kubeletplugin::PluginServer::Start(options, driver_.get());
     if (!server.ok()) return false;
     server_ = std::move(server).value();
@@ -151,13 +157,16 @@ class BenchDriver {
   bool ok_ = false;
 };
 
-// One driver per (prepared, grpc), made by the first caller before the
-// timed loop (Google Benchmark starts the callers' loops together) and kept
-// for the process: set-up with 1,000 prepared claims is slow.
-BenchDriver& SharedDriver(int prepared, bool grpc) {
-  static std::map<std::pair<int, bool>, std::unique_ptr<BenchDriver>> drivers;
-  auto& driver = drivers[{prepared, grpc}];
-  if (driver == nullptr) driver = std::make_unique<BenchDriver>(prepared, grpc);
+// One driver per (prepared, grpc, sync), made by the first caller before
+// the timed loop (Google Benchmark starts the callers' loops together) and
+// kept for the process: set-up with 1,000 prepared claims takes a while.
+BenchDriver& SharedDriver(int prepared, bool grpc, SyncMode sync) {
+  static std::map<std::tuple<int, bool, SyncMode>, std::unique_ptr<BenchDriver>>
+      drivers;
+  auto& driver = drivers[{prepared, grpc, sync}];
+  if (driver == nullptr) {
+    driver = std::make_unique<BenchDriver>(prepared, grpc, sync);
+  }
   return *driver;
 }
 
@@ -198,7 +207,9 @@ void RunLoop(benchmark::State& state, BenchDriver& bench, Prepare prepare,
 }
 
 void BM_DriverDirect(benchmark::State& state) {
-  BenchDriver& bench = SharedDriver(static_cast<int>(state.range(0)), false);
+  BenchDriver& bench =
+      SharedDriver(static_cast<int>(state.range(0)), false,
+                   state.range(1) != 0 ? SyncMode::kAlways : SyncMode::kNever);
   if (!bench.ok()) {
     state.SkipWithError("set-up failed");
     return;
@@ -225,7 +236,8 @@ void AddClaimTo(Request& request, const ClaimRef& claim) {
 }
 
 void BM_DriverGrpc(benchmark::State& state) {
-  BenchDriver& bench = SharedDriver(static_cast<int>(state.range(0)), true);
+  BenchDriver& bench =
+      SharedDriver(static_cast<int>(state.range(0)), true, SyncMode::kAlways);
   if (!bench.ok()) {
     state.SkipWithError("set-up failed");
     return;
@@ -257,17 +269,17 @@ void BM_DriverGrpc(benchmark::State& state) {
       });
 }
 
-void PreparedAndThreads(benchmark::internal::Benchmark* b) {
-  b->ArgName("prepared")->Arg(0)->Arg(1000);
-}
-
 BENCHMARK(BM_DriverDirect)
-    ->Apply(PreparedAndThreads)
+    ->ArgNames({"prepared", "sync"})
+    ->ArgsProduct({{0, 1000}, {1, 0}})
     ->Threads(1)
+    ->Threads(kMaxCallers)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DriverGrpc)
-    ->Apply(PreparedAndThreads)
+    ->ArgName("prepared")
+    ->Arg(0)
+    ->Arg(1000)
     ->Threads(1)
     ->Threads(kMaxCallers)
     ->UseRealTime()
@@ -276,4 +288,12 @@ BENCHMARK(BM_DriverGrpc)
 }  // namespace
 }  // namespace dralloc::exampledriver
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  // One info line per prepare would be part of the figures.
+  dralloc::log::SetLevel(dralloc::log::Level::kWarn);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
