@@ -55,6 +55,14 @@ StatusOr<std::optional<std::string>> ReadFile(const fs::path& file,
   return std::optional<std::string>(text.str());
 }
 
+// Flushes the directory's entries (a created or renamed file) to disk.
+void SyncDirectory(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
 // Replaces `file` with `text` atomically: temporary file, (fsync), rename,
 // (fsync of the directory).
 Status ReplaceFile(const fs::path& file, const std::string& text, SyncMode sync,
@@ -75,14 +83,7 @@ Status ReplaceFile(const fs::path& file, const std::string& text, SyncMode sync,
     ::unlink(temporary.c_str());
     return InternalError(what + ": " + ErrnoText(error));
   }
-  if (sync == SyncMode::kAlways) {
-    const int dir =
-        ::open(file.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-      ::fsync(dir);
-      ::close(dir);
-    }
-  }
+  if (sync == SyncMode::kAlways) SyncDirectory(file.parent_path());
   return OkStatus();
 }
 
@@ -141,6 +142,8 @@ StatusOr<std::unique_ptr<PreparedClaimsStore>> PreparedClaimsStore::Open(
   const int fd =
       ::open(journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return InternalError(journal_what + ": " + ErrnoText(errno));
+  // The journal's directory entry must outlive a machine crash too.
+  if (options.sync == SyncMode::kAlways) SyncDirectory(options.dir);
   std::unique_ptr<PreparedClaimsStore> store(
       new PreparedClaimsStore(std::move(options), claims, fd));
   if (journal_text && !journal_text->empty()) {
