@@ -149,9 +149,10 @@ std::map<std::string, PrepareResult> ExampleDriver::PrepareClaims(
   std::vector<std::string> recorded;
   for (const ClaimChange& change : changes) recorded.push_back(change.uid);
   if (Status saved = store_->Apply(std::move(changes)); !saved.ok()) {
-    for (const std::string& uid : recorded) {
-      results[uid].error = saved;
-      (void)spec_files_.Remove(uid);  // not prepared after all
+    for (const ClaimRef& claim : claims) {
+      if (std::ranges::find(recorded, claim.uid) == recorded.end()) continue;
+      results[claim.uid].error = saved.WithPrefix(Describe(claim));
+      (void)spec_files_.Remove(claim.uid);  // not prepared after all
     }
   }
   for (const ClaimRef& claim : claims) {
@@ -293,7 +294,10 @@ std::map<std::string, Status> ExampleDriver::UnprepareClaims(
   std::vector<std::string> recorded;
   for (const ClaimChange& change : changes) recorded.push_back(change.uid);
   if (Status saved = store_->Apply(std::move(changes)); !saved.ok()) {
-    for (const std::string& uid : recorded) results[uid] = saved;
+    for (const ClaimRef& claim : claims) {
+      if (std::ranges::find(recorded, claim.uid) == recorded.end()) continue;
+      results[claim.uid] = saved.WithPrefix(Describe(claim));
+    }
   }
   for (const ClaimRef& claim : claims) {
     const Status& result = results[claim.uid];
