@@ -20,15 +20,34 @@ Json DeviceToJson(const kubeletplugin::PreparedDevice& device) {
   return out;
 }
 
-kubeletplugin::PreparedDevice DeviceFromJson(const Json& in) {
-  kubeletplugin::PreparedDevice device;
-  device.request_names = in.at("requestNames").get<std::vector<std::string>>();
-  device.pool_name = in.at("poolName").get<std::string>();
-  device.device_name = in.at("deviceName").get<std::string>();
-  device.cdi_device_ids = in.at("cdiDeviceIds").get<std::vector<std::string>>();
-  if (in.contains("shareId")) {
-    device.share_id = in.at("shareId").get<std::string>();
+// Reads in[key] as T; a missing or mistyped field is kDataLoss naming
+// `path`.key.
+template <typename T>
+Status ReadField(const Json& in, const char* key, const std::string& path,
+                 T& out, bool optional = false) {
+  const std::string field = path.empty() ? key : path + "." + key;
+  if (!in.is_object() || !in.contains(key)) {
+    if (optional && in.is_object()) return OkStatus();
+    return DataLossError(field + ": Required value");
   }
+  try {
+    out = in.at(key).get<T>();
+  } catch (const Json::exception&) {
+    return DataLossError(field + ": Invalid value: " + in.at(key).dump());
+  }
+  return OkStatus();
+}
+
+StatusOr<kubeletplugin::PreparedDevice> DeviceFromJson(
+    const Json& in, const std::string& path) {
+  kubeletplugin::PreparedDevice device;
+  RETURN_IF_ERROR(ReadField(in, "requestNames", path, device.request_names));
+  RETURN_IF_ERROR(ReadField(in, "poolName", path, device.pool_name));
+  RETURN_IF_ERROR(ReadField(in, "deviceName", path, device.device_name));
+  RETURN_IF_ERROR(ReadField(in, "cdiDeviceIds", path, device.cdi_device_ids));
+  std::string share_id;
+  RETURN_IF_ERROR(ReadField(in, "shareId", path, share_id, true));
+  if (in.contains("shareId")) device.share_id = share_id;
   return device;
 }
 
@@ -61,16 +80,20 @@ Json PreparedClaimToJson(const PreparedClaim& claim) {
   return out;
 }
 
-PreparedClaim PreparedClaimFromJson(const Json& in) {
+StatusOr<PreparedClaim> PreparedClaimFromJson(const Json& in,
+                                              const std::string& path) {
   PreparedClaim claim;
-  claim.namespace_ = in.at("namespace").get<std::string>();
-  claim.name = in.at("name").get<std::string>();
-  for (const Json& device : in.at("devices")) {
-    claim.devices.push_back(DeviceFromJson(device));
+  RETURN_IF_ERROR(ReadField(in, "namespace", path, claim.namespace_));
+  RETURN_IF_ERROR(ReadField(in, "name", path, claim.name));
+  std::vector<Json> devices;
+  RETURN_IF_ERROR(ReadField(in, "devices", path, devices));
+  for (size_t i = 0; i < devices.size(); ++i) {
+    ASSIGN_OR_RETURN(kubeletplugin::PreparedDevice device,
+                     DeviceFromJson(devices[i], path + ".devices[" +
+                                                    std::to_string(i) + "]"));
+    claim.devices.push_back(std::move(device));
   }
-  if (in.contains("cdiSpec")) {
-    claim.cdi_spec = in.at("cdiSpec").get<std::string>();
-  }
+  RETURN_IF_ERROR(ReadField(in, "cdiSpec", path, claim.cdi_spec, true));
   return claim;
 }
 
@@ -87,21 +110,20 @@ StatusOr<PreparedClaims> DecodeSnapshot(const std::string& text,
   if (root.is_discarded() || !root.is_object()) {
     return DataLossError(what + ": not a JSON object");
   }
+  if (!root.contains("version") || root.at("version") != kSnapshotVersion) {
+    return DataLossError(
+        what + ": version: Unsupported value: " +
+        (root.contains("version") ? root.at("version").dump() : "none"));
+  }
+  if (!root.contains("claims") || !root.at("claims").is_object()) {
+    return DataLossError(what + ": claims: Required value: an object");
+  }
   PreparedClaims claims;
-  try {
-    if (root.at("version") != kSnapshotVersion) {
-      return DataLossError(
-          what + ": version: Unsupported value: " + root.at("version").dump());
-    }
-    for (const auto& [uid, entry] : root.at("claims").items()) {
-      try {
-        claims[uid] = PreparedClaimFromJson(entry);
-      } catch (const Json::exception& e) {
-        return DataLossError(what + ": claims[" + uid + "]: " + e.what());
-      }
-    }
-  } catch (const Json::exception& e) {
-    return DataLossError(what + ": " + e.what());
+  for (const auto& [uid, entry] : root.at("claims").items()) {
+    StatusOr<PreparedClaim> claim =
+        PreparedClaimFromJson(entry, "claims[" + uid + "]");
+    if (!claim.ok()) return claim.status().WithPrefix(what);
+    claims[uid] = std::move(claim).value();
   }
   return claims;
 }
@@ -130,18 +152,18 @@ StatusOr<ClaimChange> DecodeJournalRecord(std::string_view line) {
   if (record.is_discarded() || !record.is_object()) {
     return DataLossError("not a JSON object");
   }
-  try {
-    ClaimChange change;
-    if (record.contains("put")) {
-      change.uid = record.at("put").get<std::string>();
-      change.claim = PreparedClaimFromJson(record.at("claim"));
-    } else {
-      change.uid = record.at("erase").get<std::string>();
+  ClaimChange change;
+  if (record.contains("put")) {
+    RETURN_IF_ERROR(ReadField(record, "put", "", change.uid));
+    if (!record.contains("claim")) {
+      return DataLossError("claim: Required value");
     }
-    return change;
-  } catch (const Json::exception& e) {
-    return DataLossError(e.what());
+    ASSIGN_OR_RETURN(change.claim,
+                     PreparedClaimFromJson(record.at("claim"), "claim"));
+  } else {
+    RETURN_IF_ERROR(ReadField(record, "erase", "", change.uid));
   }
+  return change;
 }
 
 void ApplyChange(PreparedClaims& claims, ClaimChange change) {

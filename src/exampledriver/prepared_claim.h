@@ -41,9 +41,10 @@ struct ClaimChange {
 };
 
 nlohmann::json PreparedClaimToJson(const PreparedClaim& claim);
-// Throws nlohmann::json::exception on a missing or mistyped field (callers
-// catch it at the file's edge and name the file).
-PreparedClaim PreparedClaimFromJson(const nlohmann::json& in);
+// A missing or mistyped field is kDataLoss naming it under `path`
+// ("claims[<uid>].devices[0].poolName: Required value").
+StatusOr<PreparedClaim> PreparedClaimFromJson(const nlohmann::json& in,
+                                              const std::string& path);
 
 // Snapshot file text: {"version":1,"claims":{"<uid>": claim}} (compact).
 std::string EncodeSnapshot(const PreparedClaims& claims);

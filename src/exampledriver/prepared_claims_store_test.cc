@@ -193,8 +193,15 @@ TEST_F(PreparedClaimsStoreTest, CorruptSnapshotIsDataLoss) {
       {"{oops", "not a JSON object"},
       {R"({"version":2,"claims":{}})", "version: Unsupported value: 2"},
       {R"({"version":1,"claims":{"u":{"name":"n","devices":[]}}})",
-       "claims[u]: "},
-      {R"({"version":1})", "key 'claims' not found"},
+       "claims[u].namespace: Required value"},
+      {R"({"version":1,"claims":{"u":{"namespace":"d","name":"n",)"
+       R"("devices":[{"poolName":7}]}}})",
+       "claims[u].devices[0].requestNames: Required value"},
+      {R"({"version":1,"claims":{"u":{"namespace":"d","name":1,)"
+       R"("devices":[]}}})",
+       "claims[u].name: Invalid value: 1"},
+      {R"({"version":1})", "claims: Required value"},
+      {R"({"claims":{}})", "version: Unsupported value: none"},
   };
   WriteText(Snapshot(), valid);
   ASSERT_NE(Open(), nullptr);
