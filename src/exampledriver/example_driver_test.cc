@@ -75,7 +75,10 @@ class ExampleDriverTest : public ::testing::Test {
  protected:
   void SetUp() override { driver_ = NewDriver({}); }
 
+  // A driver on the test's directories; the previous driver_ is destroyed
+  // first (one driver per state dir at a time).
   std::unique_ptr<ExampleDriver> NewDriver(ExampleDriverOptions options) {
+    driver_.reset();
     options.node_name = "node-a";
     options.cdi_dir = dir_.path() / "cdi";
     options.state_dir = dir_.path() / "state";
@@ -223,6 +226,7 @@ TEST_F(ExampleDriverTest, FailKnobs) {
   EXPECT_TRUE(results.at(a.uid).error.ok());
   EXPECT_NE(results.at(b.uid).error.message().find("--fail-prepare-claim"),
             std::string::npos);
+  one.reset();
   auto all = NewDriver({.fail_prepare = true});
   EXPECT_NE(all->PrepareClaims(std::span(&a, 1))
                 .at(a.uid)
@@ -284,7 +288,23 @@ TEST_F(ExampleDriverTest, PrepareDelayEndsOnCancel) {
   EXPECT_TRUE(results.at(claim.uid).error.ok());
 }
 
+TEST_F(ExampleDriverTest, SecondDriverOnTheSameStateDirIsRefused) {
+  ExampleDriverOptions options;
+  options.node_name = "node-a";
+  options.cdi_dir = dir_.path() / "cdi";
+  options.state_dir = dir_.path() / "state";
+  auto second = ExampleDriver::Create(options, &api_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(second.status().message().find("prepared-claims.journal: in use"),
+            std::string::npos)
+      << second.status();
+  driver_.reset();
+  EXPECT_TRUE(ExampleDriver::Create(options, &api_).ok());
+}
+
 TEST_F(ExampleDriverTest, CorruptCheckpointIsAnError) {
+  driver_.reset();
   std::ofstream(dir_.path() / "state" / "prepared-claims.json") << "{oops";
   ExampleDriverOptions options;
   options.node_name = "node-a";

@@ -1,6 +1,7 @@
 #include "exampledriver/prepared_claims_store.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -142,6 +143,17 @@ StatusOr<std::unique_ptr<PreparedClaimsStore>> PreparedClaimsStore::Open(
   const int fd =
       ::open(journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return InternalError(journal_what + ": " + ErrnoText(errno));
+  // One store per state dir: two writers would compact away each other's
+  // records. The kernel drops the lock when the holder dies (kill -9).
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd);
+    return error == EWOULDBLOCK
+               ? FailedPreconditionError(
+                     journal_what +
+                     ": in use by another driver with this state directory")
+               : InternalError(journal_what + ": flock: " + ErrnoText(error));
+  }
   // The journal's directory entry must outlive a machine crash too.
   if (options.sync == SyncMode::kAlways) SyncDirectory(options.dir);
   std::unique_ptr<PreparedClaimsStore> store(

@@ -25,6 +25,10 @@
 // last synced writes a new snapshot (O(claims), so O(1) per change
 // amortized).
 //
+// One store per directory at a time (flock on the journal; a second Open,
+// in this or another process, is kFailedPrecondition until the first is
+// destroyed or its process dies).
+//
 // Thread-safe. Readers (Find, Claims) see the changes that are durable.
 // After a failed write or sync the store refuses further changes (the
 // journal's state is unknown); a restart recovers from the files.
