@@ -44,6 +44,8 @@ struct DriverFlags {
   bool fail_prepare = false;
   std::string fail_prepare_claim;
   int prepare_delay_ms = 0;
+  int unprepare_delay_ms = 0;
+  std::string state_sync = "always";
   std::vector<std::string> unhealthy;
   int resync_interval_ms = 3000;
   int startup_timeout_s = 30;
@@ -102,6 +104,9 @@ Status StartDriver(const DriverFlags& flags,
   server_options.plugins_dir = flags.plugins_dir;
   server_options.registry_dir = flags.registry_dir;
   server_options.serve_health = true;
+  // The driver is thread-safe and keeps calls on one claim apart itself:
+  // the kubelet's pod workers prepare different claims in parallel.
+  server_options.serialize_calls = false;
   // Bad socket paths fail before anything is published.
   RETURN_IF_ERROR(kubeletplugin::ResolveSocketPaths(server_options).status());
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
@@ -119,6 +124,10 @@ Status StartDriver(const DriverFlags& flags,
   options.fail_prepare = flags.fail_prepare;
   options.fail_prepare_claim = flags.fail_prepare_claim;
   options.prepare_delay = std::chrono::milliseconds(flags.prepare_delay_ms);
+  options.unprepare_delay = std::chrono::milliseconds(flags.unprepare_delay_ms);
+  options.state_sync = flags.state_sync == "never"
+                           ? exampledriver::SyncMode::kNever
+                           : exampledriver::SyncMode::kAlways;
   ASSIGN_OR_RETURN(running.driver, exampledriver::ExampleDriver::Create(
                                        options, running.api.get()));
   running.publisher = std::make_unique<exampledriver::SlicePublisher>(
@@ -183,7 +192,15 @@ void AddDriverFlags(CLI::App& command, DriverFlags& flags) {
                      "kubelet plugin registry directory");
   command.add_option("--cdi-dir", flags.cdi_dir, "CDI spec directory");
   command.add_option("--state-dir", flags.state_dir,
-                     "driver state (prepared-claims checkpoint)");
+                     "driver state (prepared-claims checkpoint and journal)");
+  command
+      .add_option("--state-sync", flags.state_sync,
+                  "always: a prepare or unprepare is fsynced before it is "
+                  "answered (survives a machine crash); never: written, not "
+                  "synced (survives kill -9 of the driver only; for tmpfs "
+                  "and benchmarks)")
+      ->check(CLI::IsMember({"always", "never"}))
+      ->capture_default_str();
 }
 
 void AddTestFlags(CLI::App& command, DriverFlags& flags) {
@@ -194,6 +211,10 @@ void AddTestFlags(CLI::App& command, DriverFlags& flags) {
   command
       .add_option("--prepare-delay", flags.prepare_delay_ms,
                   "test knob: milliseconds every prepare call waits")
+      ->check(CLI::Range(0, 600000));
+  command
+      .add_option("--unprepare-delay", flags.unprepare_delay_ms,
+                  "test knob: milliseconds every unprepare call waits")
       ->check(CLI::Range(0, 600000));
   command
       .add_option("--unhealthy", flags.unhealthy,

@@ -18,10 +18,16 @@ using kubeletplugin::PreparedDevice;
 using kubeletplugin::PrepareResult;
 
 constexpr char kComponent[] = "exampledriver";
-constexpr char kCheckpointFile[] = "prepared-claims.json";
 
 std::string Describe(const ClaimRef& claim) {
   return "resourceclaim " + claim.namespace_ + "/" + claim.name;
+}
+
+std::vector<std::string> UidsOf(std::span<const ClaimRef> claims) {
+  std::vector<std::string> uids;
+  uids.reserve(claims.size());
+  for (const ClaimRef& claim : claims) uids.push_back(claim.uid);
+  return uids;
 }
 
 // "GPU_DEVICE_0" for gpu-0, "GPU_DEVICE_1_PARTITION_0" for
@@ -67,11 +73,12 @@ OrderedConfigs(const api::DeviceAllocationResult& devices) {
 
 ExampleDriver::ExampleDriver(ExampleDriverOptions options,
                              client::ApiClient* client,
-                             PreparedClaimsCheckpoint checkpoint)
+                             std::unique_ptr<PreparedClaimsStore> store)
     : options_(std::move(options)),
       client_(client),
       cdi_kind_("k8s." + options_.driver_name + "/gpu"),
-      checkpoint_(std::move(checkpoint)) {}
+      spec_files_(options_.cdi_dir, cdi_kind_),
+      store_(std::move(store)) {}
 
 StatusOr<std::unique_ptr<ExampleDriver>> ExampleDriver::Create(
     ExampleDriverOptions options, client::ApiClient* client) {
@@ -82,12 +89,13 @@ StatusOr<std::unique_ptr<ExampleDriver>> ExampleDriver::Create(
       return InternalError("directory " + dir.string() + ": " + ec.message());
     }
   }
-  ASSIGN_OR_RETURN(
-      PreparedClaimsCheckpoint checkpoint,
-      PreparedClaimsCheckpoint::Load(options.state_dir / kCheckpointFile));
+  ASSIGN_OR_RETURN(std::unique_ptr<PreparedClaimsStore> store,
+                   PreparedClaimsStore::Open(
+                       {.dir = options.state_dir, .sync = options.state_sync}));
   std::unique_ptr<ExampleDriver> driver(
-      new ExampleDriver(std::move(options), client, std::move(checkpoint)));
+      new ExampleDriver(std::move(options), client, std::move(store)));
   RETURN_IF_ERROR(driver->WriteCommonSpec());
+  RETURN_IF_ERROR(driver->spec_files_.Reconcile(driver->store_->Claims()));
   return driver;
 }
 
@@ -100,11 +108,21 @@ void ExampleDriver::CancelDelays() {
 }
 
 fs::path ExampleDriver::ClaimSpecPath(const std::string& claim_uid) const {
-  return options_.cdi_dir / cdi::TransientSpecFileName(cdi_kind_, claim_uid);
+  return spec_files_.PathOf(claim_uid);
 }
 
 fs::path ExampleDriver::CommonSpecPath() const {
-  return options_.cdi_dir / cdi::TransientSpecFileName(cdi_kind_, "common");
+  return spec_files_.CommonPath();
+}
+
+void ExampleDriver::WaitDelay(std::chrono::milliseconds delay) {
+  if (delay.count() <= 0) return;
+  // A test knob: makes the driver slow so callers' deadlines (and crashes
+  // of the caller during a call) can be tested.
+  MutexLock lock(delay_mu_);
+  delay_cancelled_.WaitFor(delay_mu_, delay, [&]() REQUIRES(delay_mu_) {
+    return delays_cancelled_;
+  });
 }
 
 Status ExampleDriver::WriteCommonSpec() const {
@@ -121,24 +139,36 @@ Status ExampleDriver::WriteCommonSpec() const {
 
 std::map<std::string, PrepareResult> ExampleDriver::PrepareClaims(
     std::span<const ClaimRef> claims) {
-  if (options_.prepare_delay.count() > 0) {
-    // A test knob: makes the driver slow so callers' deadlines can be tested.
-    MutexLock lock(delay_mu_);
-    delay_cancelled_.WaitFor(
-        delay_mu_, options_.prepare_delay,
-        [&]() REQUIRES(delay_mu_) { return delays_cancelled_; });
-  }
+  WaitDelay(options_.prepare_delay);
+  const ClaimLocks::Held held = claim_locks_.LockAll(UidsOf(claims));
   std::map<std::string, PrepareResult> results;
+  std::vector<ClaimChange> changes;
   for (const ClaimRef& claim : claims) {
-    results[claim.uid] = PrepareClaim(claim);
-    if (!results[claim.uid].error.ok()) {
-      log::Warn(kComponent, "prepare: {}", results[claim.uid].error.message());
+    results[claim.uid] = PrepareClaim(claim, changes);
+  }
+  std::vector<std::string> recorded;
+  for (const ClaimChange& change : changes) recorded.push_back(change.uid);
+  if (Status saved = store_->Apply(std::move(changes)); !saved.ok()) {
+    for (const ClaimRef& claim : claims) {
+      if (std::ranges::find(recorded, claim.uid) == recorded.end()) continue;
+      results[claim.uid].error = saved.WithPrefix(Describe(claim));
+      (void)spec_files_.Remove(claim.uid);  // not prepared after all
+    }
+  }
+  for (const ClaimRef& claim : claims) {
+    const PrepareResult& result = results[claim.uid];
+    if (!result.error.ok()) {
+      log::Warn(kComponent, "prepare: {}", result.error.message());
+    } else {
+      log::Info(kComponent, "prepared {} ({} devices)", Describe(claim),
+                result.devices.size());
     }
   }
   return results;
 }
 
-PrepareResult ExampleDriver::PrepareClaim(const ClaimRef& claim) {
+PrepareResult ExampleDriver::PrepareClaim(const ClaimRef& claim,
+                                          std::vector<ClaimChange>& changes) {
   PrepareResult result;
   const std::string what = Describe(claim);
   if (options_.fail_prepare) {
@@ -152,8 +182,8 @@ PrepareResult ExampleDriver::PrepareClaim(const ClaimRef& claim) {
         what + ": prepare failed: the driver runs with --fail-prepare-claim");
     return result;
   }
-  if (const PreparedClaim* prepared = checkpoint_.Find(claim.uid)) {
-    result.devices = prepared->devices;
+  if (std::optional<PreparedClaim> prepared = store_->Find(claim.uid)) {
+    result.devices = std::move(prepared->devices);
     return result;
   }
   StatusOr<api::ResourceClaim> fetched = FetchClaim(claim);
@@ -167,8 +197,7 @@ PrepareResult ExampleDriver::PrepareClaim(const ClaimRef& claim) {
     return result;
   }
   result.devices = prepared->devices;
-  Status saved = checkpoint_.Put(claim.uid, std::move(prepared).value());
-  if (!saved.ok()) result.error = saved.WithPrefix(what);
+  changes.push_back({claim.uid, std::move(prepared).value()});
   return result;
 }
 
@@ -216,7 +245,8 @@ StatusOr<PreparedClaim> ExampleDriver::PrepareDevices(
   const std::string uid = claim.metadata.uid;
   cdi::Spec spec;
   spec.kind = cdi_kind_;
-  PreparedClaim prepared{claim.metadata.namespace_, claim.metadata.name, {}};
+  PreparedClaim prepared{
+      claim.metadata.namespace_, claim.metadata.name, {}, {}};
   for (const api::DeviceRequestAllocationResult& result : allocated.results) {
     if (result.driver != options_.driver_name) continue;
     const std::string prefix = EnvPrefix(result.device);
@@ -245,30 +275,49 @@ StatusOr<PreparedClaim> ExampleDriver::PrepareDevices(
         what + ": status.allocation.devices.results: no device of driver " +
         options_.driver_name + " is allocated");
   }
-  RETURN_IF_ERROR(
-      cdi::WriteSpecFile(spec, ClaimSpecPath(uid)).WithPrefix(what));
-  log::Info(kComponent, "prepared {} ({} devices)", what,
-            prepared.devices.size());
+  StatusOr<std::string> text = spec_files_.Render(spec, uid);
+  if (!text.ok()) return text.status().WithPrefix(what);
+  prepared.cdi_spec = std::move(text).value();
+  RETURN_IF_ERROR(spec_files_.Write(uid, prepared.cdi_spec).WithPrefix(what));
   return prepared;
 }
 
 std::map<std::string, Status> ExampleDriver::UnprepareClaims(
     std::span<const ClaimRef> claims) {
+  WaitDelay(options_.unprepare_delay);
+  const ClaimLocks::Held held = claim_locks_.LockAll(UidsOf(claims));
   std::map<std::string, Status> results;
+  std::vector<ClaimChange> changes;
   for (const ClaimRef& claim : claims) {
-    const std::string what = Describe(claim);
-    std::error_code ec;
-    fs::remove(ClaimSpecPath(claim.uid), ec);
-    if (ec) {
-      results[claim.uid] = InternalError(what + ": removing CDI spec " +
-                                         ClaimSpecPath(claim.uid).string() +
-                                         ": " + ec.message());
-      continue;
+    results[claim.uid] = UnprepareClaim(claim, changes);
+  }
+  std::vector<std::string> recorded;
+  for (const ClaimChange& change : changes) recorded.push_back(change.uid);
+  if (Status saved = store_->Apply(std::move(changes)); !saved.ok()) {
+    for (const ClaimRef& claim : claims) {
+      if (std::ranges::find(recorded, claim.uid) == recorded.end()) continue;
+      results[claim.uid] = saved.WithPrefix(Describe(claim));
     }
-    results[claim.uid] = checkpoint_.Erase(claim.uid).WithPrefix(what);
-    if (results[claim.uid].ok()) log::Info(kComponent, "unprepared {}", what);
+  }
+  for (const ClaimRef& claim : claims) {
+    const Status& result = results[claim.uid];
+    if (!result.ok()) {
+      log::Warn(kComponent, "unprepare: {}", result.message());
+    } else {
+      log::Info(kComponent, "unprepared {}", Describe(claim));
+    }
   }
   return results;
+}
+
+Status ExampleDriver::UnprepareClaim(const ClaimRef& claim,
+                                     std::vector<ClaimChange>& changes) {
+  // The file goes first: should the driver die before the record does,
+  // the restarted driver restores the file and a repeated unprepare
+  // removes both.
+  RETURN_IF_ERROR(spec_files_.Remove(claim.uid).WithPrefix(Describe(claim)));
+  if (store_->Find(claim.uid)) changes.push_back({claim.uid, std::nullopt});
+  return OkStatus();
 }
 
 }  // namespace dralloc::exampledriver

@@ -7,9 +7,14 @@
 // first, then claim; later ones win), write one CDI spec per claim
 // (`k8s.<driver>/gpu`, devices `<claimUID>-<device>` with GPU_DEVICE_<n>
 // env and the config's env) and return the CDI IDs of the common device and
-// the claim's devices. Prepared claims are checkpointed in the state
-// directory, so a repeated prepare gives the same answer, also after a
-// restart. Unprepare removes the claim's spec file and checkpoint entry.
+// the claim's devices. Prepared claims are recorded in a PreparedClaimsStore
+// in the state directory (a snapshot plus an append-only journal, group
+// committed), so a repeated prepare gives the same answer, also after a
+// restart (kill -9 included). Unprepare removes the claim's spec file and
+// record. The cost of a call does not grow with the claims prepared.
+//
+// Thread-safe: calls on different claims run in parallel; calls sharing a
+// claim run one after the other (ClaimLocks).
 #ifndef DRALLOC_EXAMPLEDRIVER_EXAMPLE_DRIVER_H_
 #define DRALLOC_EXAMPLEDRIVER_EXAMPLE_DRIVER_H_
 
@@ -23,7 +28,9 @@
 #include "common/mutex.h"
 #include "common/status.h"
 #include "common/thread_annotations.h"
-#include "exampledriver/prepared_claims_checkpoint.h"
+#include "exampledriver/claim_locks.h"
+#include "exampledriver/claim_spec_files.h"
+#include "exampledriver/prepared_claims_store.h"
 #include "kubeletplugin/driver_callbacks.h"
 
 namespace dralloc::exampledriver {
@@ -33,17 +40,21 @@ struct ExampleDriverOptions {
   std::string node_name;
   std::filesystem::path cdi_dir;
   std::filesystem::path state_dir;
+  // kAlways: a prepare or unprepare is on disk before it is answered.
+  SyncMode state_sync = SyncMode::kAlways;
   // Test knobs: fail every prepare, or those of claims with this name;
-  // wait this long at the start of every prepare call.
+  // wait this long at the start of every prepare (unprepare) call.
   bool fail_prepare = false;
   std::string fail_prepare_claim;
   std::chrono::milliseconds prepare_delay{0};
+  std::chrono::milliseconds unprepare_delay{0};
 };
 
 class ExampleDriver : public kubeletplugin::DriverCallbacks {
  public:
-  // Creates the directories, loads the checkpoint and writes the common CDI
-  // spec. `client` must outlive the driver.
+  // Creates the directories, opens the store (a corrupt one is kDataLoss
+  // naming the file), writes the common CDI spec and reconciles the claim
+  // spec files with the store. `client` must outlive the driver.
   static StatusOr<std::unique_ptr<ExampleDriver>> Create(
       ExampleDriverOptions options, client::ApiClient* client);
 
@@ -52,8 +63,8 @@ class ExampleDriver : public kubeletplugin::DriverCallbacks {
   std::map<std::string, Status> UnprepareClaims(
       std::span<const kubeletplugin::ClaimRef> claims) override;
 
-  // Ends a --prepare-delay wait early (then that prepare goes on), so that
-  // shutting down does not wait for the delay.
+  // Ends --prepare-delay / --unprepare-delay waits early (then those calls
+  // go on), so that shutting down does not wait for the delays.
   void CancelDelays();
 
   // "k8s.<driver>/gpu".
@@ -63,20 +74,29 @@ class ExampleDriver : public kubeletplugin::DriverCallbacks {
 
  private:
   ExampleDriver(ExampleDriverOptions options, client::ApiClient* client,
-                PreparedClaimsCheckpoint checkpoint);
+                std::unique_ptr<PreparedClaimsStore> store);
 
   Status WriteCommonSpec() const;
+  void WaitDelay(std::chrono::milliseconds delay);
+  // The result for one claim; a newly prepared claim (spec file written) is
+  // added to `changes`, to be recorded before the call answers.
   kubeletplugin::PrepareResult PrepareClaim(
-      const kubeletplugin::ClaimRef& claim);
+      const kubeletplugin::ClaimRef& claim, std::vector<ClaimChange>& changes);
   StatusOr<api::ResourceClaim> FetchClaim(
       const kubeletplugin::ClaimRef& claim) const;
   StatusOr<PreparedClaim> PrepareDevices(const api::ResourceClaim& claim,
                                          const std::string& what) const;
+  // One claim's unprepare: removes its spec file; adds its erase to
+  // `changes` when it is recorded as prepared.
+  Status UnprepareClaim(const kubeletplugin::ClaimRef& claim,
+                        std::vector<ClaimChange>& changes);
 
   const ExampleDriverOptions options_;
   client::ApiClient* const client_;
   const std::string cdi_kind_;
-  PreparedClaimsCheckpoint checkpoint_;
+  const ClaimSpecFiles spec_files_;
+  std::unique_ptr<PreparedClaimsStore> store_;
+  ClaimLocks claim_locks_;
 
   Mutex delay_mu_;
   CondVar delay_cancelled_;

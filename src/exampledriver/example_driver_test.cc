@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -51,6 +52,18 @@ api::DeviceAllocationConfiguration Config(std::string source,
   return config;
 }
 
+std::string ReadText(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The claim spec file name the driver uses for `uid`.
+std::string ExampleDriverTestSpecName(const std::string& uid) {
+  return "k8s.gpu.example.com-gpu_" + uid + ".json";
+}
+
 Json ReadJson(const fs::path& file) {
   std::ifstream in(file);
   std::stringstream text;
@@ -62,7 +75,10 @@ class ExampleDriverTest : public ::testing::Test {
  protected:
   void SetUp() override { driver_ = NewDriver({}); }
 
+  // A driver on the test's directories; the previous driver_ is destroyed
+  // first (one driver per state dir at a time).
   std::unique_ptr<ExampleDriver> NewDriver(ExampleDriverOptions options) {
+    driver_.reset();
     options.node_name = "node-a";
     options.cdi_dir = dir_.path() / "cdi";
     options.state_dir = dir_.path() / "state";
@@ -210,6 +226,7 @@ TEST_F(ExampleDriverTest, FailKnobs) {
   EXPECT_TRUE(results.at(a.uid).error.ok());
   EXPECT_NE(results.at(b.uid).error.message().find("--fail-prepare-claim"),
             std::string::npos);
+  one.reset();
   auto all = NewDriver({.fail_prepare = true});
   EXPECT_NE(all->PrepareClaims(std::span(&a, 1))
                 .at(a.uid)
@@ -247,13 +264,15 @@ TEST_F(ExampleDriverTest, IdempotentAcrossRestartsAndUnprepare) {
   EXPECT_TRUE(unprepared.at("never-prepared").ok());
   EXPECT_FALSE(fs::exists(restarted->ClaimSpecPath(claim.uid)));
   EXPECT_TRUE(fs::exists(restarted->CommonSpecPath()));
-  const Json checkpoint =
-      ReadJson(dir_.path() / "state" / "prepared-claims.json");
-  EXPECT_EQ(checkpoint["claims"], Json::object());
   // Unprepared and gone from the API: a new prepare now fails.
   EXPECT_EQ(
       restarted->PrepareClaims(std::span(&claim, 1)).at(claim.uid).error.code(),
       StatusCode::kNotFound);
+  // The state dir records no claim.
+  restarted.reset();
+  auto store = PreparedClaimsStore::Open({.dir = dir_.path() / "state"});
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE((*store)->Claims().empty());
 }
 
 TEST_F(ExampleDriverTest, PrepareDelayEndsOnCancel) {
@@ -269,7 +288,23 @@ TEST_F(ExampleDriverTest, PrepareDelayEndsOnCancel) {
   EXPECT_TRUE(results.at(claim.uid).error.ok());
 }
 
+TEST_F(ExampleDriverTest, SecondDriverOnTheSameStateDirIsRefused) {
+  ExampleDriverOptions options;
+  options.node_name = "node-a";
+  options.cdi_dir = dir_.path() / "cdi";
+  options.state_dir = dir_.path() / "state";
+  auto second = ExampleDriver::Create(options, &api_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(second.status().message().find("prepared-claims.journal: in use"),
+            std::string::npos)
+      << second.status();
+  driver_.reset();
+  EXPECT_TRUE(ExampleDriver::Create(options, &api_).ok());
+}
+
 TEST_F(ExampleDriverTest, CorruptCheckpointIsAnError) {
+  driver_.reset();
   std::ofstream(dir_.path() / "state" / "prepared-claims.json") << "{oops";
   ExampleDriverOptions options;
   options.node_name = "node-a";
@@ -279,6 +314,141 @@ TEST_F(ExampleDriverTest, CorruptCheckpointIsAnError) {
   ASSERT_FALSE(driver.ok());
   EXPECT_NE(driver.status().message().find("prepared-claims.json"),
             std::string::npos);
+}
+
+TEST_F(ExampleDriverTest, UnprepareDelayEndsOnCancel) {
+  const ClaimRef claim = AddClaim("slow", {"gpu-0"});
+  auto slow = NewDriver({.unprepare_delay = std::chrono::minutes(10)});
+  ASSERT_TRUE(
+      slow->PrepareClaims(std::span(&claim, 1)).at(claim.uid).error.ok());
+  const auto start = std::chrono::steady_clock::now();
+  std::map<std::string, Status> results;
+  std::thread unprepare(
+      [&] { results = slow->UnprepareClaims(std::span(&claim, 1)); });
+  slow->CancelDelays();
+  unprepare.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(1));
+  EXPECT_TRUE(results.at(claim.uid).ok());
+  EXPECT_FALSE(fs::exists(slow->ClaimSpecPath(claim.uid)));
+}
+
+// After a machine crash the page cache is gone: spec files written without
+// fsync may be missing or empty. A restarted driver restores them from its
+// records and removes the ones no prepared claim owns.
+TEST_F(ExampleDriverTest, RestartRestoresAndCleansSpecFiles) {
+  const ClaimRef kept = AddClaim("kept", {"gpu-1"});
+  const ClaimRef emptied = AddClaim("emptied", {"gpu-2"});
+  ASSERT_TRUE(driver_->PrepareClaims(std::vector<ClaimRef>{kept, emptied})
+                  .at(kept.uid)
+                  .error.ok());
+  const std::string kept_text = ReadText(driver_->ClaimSpecPath(kept.uid));
+  const std::string emptied_text =
+      ReadText(driver_->ClaimSpecPath(emptied.uid));
+  const fs::path orphan = driver_->ClaimSpecPath("orphan-uid");
+  const fs::path temporary =
+      dir_.path() / "cdi" / ("." + orphan.filename().string() + ".tmp-abc");
+  const fs::path foreign = dir_.path() / "cdi" / "vendor.com-thing_x.json";
+  driver_.reset();
+
+  fs::remove(dir_.path() / "cdi" / ExampleDriverTestSpecName(kept.uid));
+  std::ofstream(dir_.path() / "cdi" / ExampleDriverTestSpecName(emptied.uid),
+                std::ios::trunc);
+  for (const fs::path& file : {orphan, temporary, foreign}) {
+    std::ofstream(file) << "{}";
+  }
+  driver_ = NewDriver({});
+  ASSERT_NE(driver_, nullptr);
+  EXPECT_EQ(ReadText(driver_->ClaimSpecPath(kept.uid)), kept_text);
+  EXPECT_EQ(ReadText(driver_->ClaimSpecPath(emptied.uid)), emptied_text);
+  EXPECT_FALSE(fs::exists(orphan));
+  EXPECT_FALSE(fs::exists(temporary));
+  EXPECT_TRUE(fs::exists(foreign));  // not this driver's
+  EXPECT_TRUE(fs::exists(driver_->CommonSpecPath()));
+}
+
+// Claims recorded by the driver before the journal existed (no spec text)
+// are answered and unprepared as before.
+TEST_F(ExampleDriverTest, EarlierCheckpointIsAnsweredAndUnprepared) {
+  driver_.reset();
+  std::ofstream(dir_.path() / "state" / "prepared-claims.json") << R"({
+  "claims": {
+    "old-uid": {
+      "devices": [{"cdiDeviceIds": ["k8s.gpu.example.com/gpu=common",
+                                    "k8s.gpu.example.com/gpu=old-uid-gpu-4"],
+                   "deviceName": "gpu-4", "poolName": "node-a",
+                   "requestNames": ["gpu"]}],
+      "name": "old", "namespace": "default"
+    }
+  },
+  "version": 1
+})";
+  std::ofstream(dir_.path() / "cdi" / ExampleDriverTestSpecName("old-uid"))
+      << "{}";
+  driver_ = NewDriver({});
+  ASSERT_NE(driver_, nullptr);
+  const ClaimRef old = {"default", "old-uid", "old"};  // not in the API
+  auto prepared = driver_->PrepareClaims(std::span(&old, 1));
+  ASSERT_TRUE(prepared.at("old-uid").error.ok())
+      << prepared.at("old-uid").error;
+  EXPECT_EQ(prepared.at("old-uid").devices[0].device_name, "gpu-4");
+  EXPECT_TRUE(fs::exists(driver_->ClaimSpecPath("old-uid")));  // kept
+  EXPECT_TRUE(driver_->UnprepareClaims(std::span(&old, 1)).at("old-uid").ok());
+  EXPECT_FALSE(fs::exists(driver_->ClaimSpecPath("old-uid")));
+}
+
+// Eight callers at once: each prepares and unprepares its own claims and
+// all of them also prepare one shared claim. Every call succeeds, the shared
+// claim gets one answer, and the records match the files.
+TEST_F(ExampleDriverTest, ConcurrentCallsOnDifferentAndSameClaims) {
+  const ClaimRef shared = AddClaim("shared", {"gpu-7"});
+  std::vector<std::vector<ClaimRef>> own(8);
+  for (int t = 0; t < 8; ++t) {
+    for (int i = 0; i < 10; ++i) {
+      own[t].push_back(AddClaim(
+          "own-" + std::to_string(t) + "-" + std::to_string(i), {"gpu-1"}));
+    }
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::vector<std::string>> shared_ids(8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) {
+        const std::vector<ClaimRef> batch = {own[t][i], shared};
+        auto results = driver_->PrepareClaims(batch);
+        for (const auto& [uid, result] : results) {
+          if (!result.error.ok()) ++failures;
+        }
+        shared_ids[t].push_back(
+            results.at(shared.uid).devices.at(0).cdi_device_ids.at(1));
+        // Keep every second own claim prepared.
+        if (i % 2 == 0 && !driver_->UnprepareClaims(std::span(&own[t][i], 1))
+                               .at(own[t][i].uid)
+                               .ok()) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (const auto& ids : shared_ids) {
+    for (const std::string& id : ids) {
+      EXPECT_EQ(id, "k8s.gpu.example.com/gpu=" + shared.uid + "-gpu-7");
+    }
+  }
+  driver_.reset();
+  auto store = PreparedClaimsStore::Open({.dir = dir_.path() / "state"});
+  ASSERT_TRUE(store.ok()) << store.status();
+  const PreparedClaims claims = (*store)->Claims();
+  EXPECT_EQ(claims.size(), 1u + 8 * 5);
+  EXPECT_TRUE(claims.contains(shared.uid));
+  size_t spec_files = 0;
+  for (const auto& entry : fs::directory_iterator(dir_.path() / "cdi")) {
+    (void)entry;
+    ++spec_files;
+  }
+  EXPECT_EQ(spec_files, claims.size() + 1);  // + the common spec
 }
 
 }  // namespace

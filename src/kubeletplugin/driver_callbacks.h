@@ -2,8 +2,10 @@
 //
 // The server owns the node protocols (registration, DRA v1/v1beta1, health);
 // the driver only answers "prepare these claims" and "unprepare these
-// claims" in terms of the plain structs below. Calls are serialized by the
-// server: at most one PrepareClaims or UnprepareClaims runs at a time.
+// claims" in terms of the plain structs below. By default the server
+// serializes calls (at most one PrepareClaims or UnprepareClaims runs at a
+// time); with PluginServerOptions::serialize_calls = false they arrive
+// concurrently, from several kubelet pod workers.
 #ifndef DRALLOC_KUBELETPLUGIN_DRIVER_CALLBACKS_H_
 #define DRALLOC_KUBELETPLUGIN_DRIVER_CALLBACKS_H_
 
@@ -32,6 +34,9 @@ struct PreparedDevice {
   std::string device_name;
   std::vector<std::string> cdi_device_ids;  // fully-qualified CDI names
   std::optional<std::string> share_id;      // sent by DRA v1 only
+
+  friend bool operator==(const PreparedDevice&,
+                         const PreparedDevice&) = default;
 };
 
 // The outcome for one claim: devices, or a non-OK error (devices ignored).

@@ -89,7 +89,7 @@ class PluginServer::Impl {
   Impl(const PluginServerOptions& options, PluginSocketPaths paths,
        DriverCallbacks* callbacks)
       : paths_(std::move(paths)),
-        state_(callbacks),
+        state_(callbacks, options.serialize_calls),
         dra_v1_(&state_),
         dra_v1beta1_(&state_),
         health_v1_(&state_),

@@ -35,6 +35,11 @@ struct PluginServerOptions {
   bool serve_v1 = true;
   bool serve_v1beta1 = true;
   bool serve_health = false;
+  // True (upstream's default): at most one PrepareClaims or UnprepareClaims
+  // runs at a time. False: calls run as they arrive, in parallel; the
+  // callbacks must then be thread-safe and keep calls on the same claim
+  // apart themselves.
+  bool serialize_calls = true;
 };
 
 // Longest path a unix socket address holds (sun_path minus the NUL).

@@ -12,8 +12,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -434,6 +436,78 @@ TEST_F(PluginServerTest, DriverCallsAreSerialized) {
   for (auto& client : clients) client.join();
   EXPECT_EQ(ok.load(), 40);
   EXPECT_EQ(callbacks.max_active.load(), 1);
+}
+
+// Each call waits (bounded) inside the driver until `expected` calls are
+// inside at once: only calls that run in parallel meet.
+class RendezvousCallbacks : public DriverCallbacks {
+ public:
+  explicit RendezvousCallbacks(int expected) : expected_(expected) {}
+  std::map<std::string, PrepareResult> PrepareClaims(
+      std::span<const ClaimRef> claims) override {
+    Meet();
+    std::map<std::string, PrepareResult> out;
+    for (const ClaimRef& claim : claims) out[claim.uid] = {};
+    return out;
+  }
+  std::map<std::string, Status> UnprepareClaims(
+      std::span<const ClaimRef> claims) override {
+    Meet();
+    std::map<std::string, Status> out;
+    for (const ClaimRef& claim : claims) out[claim.uid] = Status();
+    return out;
+  }
+  int met() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return met_;
+  }
+
+ private:
+  void Meet() {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++inside_;
+    cv_.notify_all();
+    if (cv_.wait_for(lock, seconds(5), [&] { return inside_ >= expected_; })) {
+      ++met_;
+    }
+  }
+  const int expected_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int inside_ = 0;
+  int met_ = 0;
+};
+
+TEST_F(PluginServerTest, UnserializedCallsRunInParallel) {
+  RendezvousCallbacks callbacks(2);
+  PluginServerOptions options = Options();
+  options.serialize_calls = false;
+  auto server = PluginServer::Start(options, &callbacks);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto channel = Dial((*server)->dra_socket_path());
+  std::atomic<int> ok{0};
+  std::thread prepare([&] {
+    auto stub = drav1::DRAPlugin::NewStub(channel);
+    grpc::ClientContext context;
+    SetDeadline(context);
+    drav1::NodePrepareResourcesRequest request;
+    request.add_claims()->set_uid("a");
+    drav1::NodePrepareResourcesResponse response;
+    if (stub->NodePrepareResources(&context, request, &response).ok()) ++ok;
+  });
+  std::thread unprepare([&] {
+    auto stub = drav1beta1::DRAPlugin::NewStub(channel);
+    grpc::ClientContext context;
+    SetDeadline(context);
+    drav1beta1::NodeUnprepareResourcesRequest request;
+    request.add_claims()->set_uid("b");
+    drav1beta1::NodeUnprepareResourcesResponse response;
+    if (stub->NodeUnprepareResources(&context, request, &response).ok()) ++ok;
+  });
+  prepare.join();
+  unprepare.join();
+  EXPECT_EQ(ok.load(), 2);
+  EXPECT_EQ(callbacks.met(), 2);  // both were inside the driver at once
 }
 
 }  // namespace

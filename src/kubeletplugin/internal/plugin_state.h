@@ -1,8 +1,9 @@
 // PluginState: what the gRPC services of one PluginServer share.
 //
-// Holds the driver callbacks (called one at a time, as upstream's helper
-// does by default), the registration outcome the kubelet reported, and the
-// device health list with a generation counter that health streams wait on.
+// Holds the driver callbacks (called one at a time when `serialize_calls`,
+// as upstream's helper does by default; else concurrently), the
+// registration outcome the kubelet reported, and the device health list
+// with a generation counter that health streams wait on.
 #ifndef DRALLOC_KUBELETPLUGIN_INTERNAL_PLUGIN_STATE_H_
 #define DRALLOC_KUBELETPLUGIN_INTERNAL_PLUGIN_STATE_H_
 
@@ -22,14 +23,17 @@ namespace dralloc::kubeletplugin::internal {
 
 class PluginState {
  public:
-  explicit PluginState(DriverCallbacks* callbacks) : callbacks_(callbacks) {}
+  PluginState(DriverCallbacks* callbacks, bool serialize_calls)
+      : callbacks_(callbacks), serialize_calls_(serialize_calls) {}
 
   std::map<std::string, PrepareResult> Prepare(
       std::span<const ClaimRef> claims) {
+    if (!serialize_calls_) return callbacks_->PrepareClaims(claims);
     MutexLock lock(call_mu_);
     return callbacks_->PrepareClaims(claims);
   }
   std::map<std::string, Status> Unprepare(std::span<const ClaimRef> claims) {
+    if (!serialize_calls_) return callbacks_->UnprepareClaims(claims);
     MutexLock lock(call_mu_);
     return callbacks_->UnprepareClaims(claims);
   }
@@ -79,7 +83,8 @@ class PluginState {
 
  private:
   DriverCallbacks* const callbacks_;
-  Mutex call_mu_;  // serializes driver calls
+  const bool serialize_calls_;
+  Mutex call_mu_;  // serializes driver calls when serialize_calls_
 
   mutable Mutex mu_;
   CondVar changed_;
