@@ -125,7 +125,7 @@ sleep 0.7
 kill9 agent
 start_agent
 check "agent killed during prepare: the pod runs after restart" wait_for 60 phase_is midprepare-pod Running
-once_in_checkpoint() { [[ $(grep -o "$(claim_uid midprepare-pod)" "$root"/driver-state/*.json | wc -l) -ge 1 ]] && cdi_file_of "$(claim_uid midprepare-pod)"; }
+once_in_checkpoint() { [[ $(grep -o "$(claim_uid midprepare-pod)" "$root"/driver-state/prepared-claims.* | wc -l) -ge 1 ]] && cdi_file_of "$(claim_uid midprepare-pod)"; }
 check "agent killed during prepare: the claim is prepared, with its CDI spec" once_in_checkpoint
 
 # 5. The agent killed with -9, then a pod deleted while it is down: the

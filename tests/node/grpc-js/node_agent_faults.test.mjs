@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Api, Child, claimsPath, eventually, podsPath, tempDir } from './harness.mjs';
+import { Api, Child, claimsPath, dralloc, eventually, podsPath, tempDir } from './harness.mjs';
 import { TestDriver } from './test_driver.mjs';
 
 let root, server, api;
@@ -46,7 +46,6 @@ class Node {
     this.dir = path.join(root, name);
     this.registry = path.join(this.dir, 'plugins_registry');
     this.cdiDir = path.join(this.dir, 'cdi');
-    this.checkpoint = path.join(this.dir, 'state', 'dra_manager_state');
   }
   async startAgent() {
     this.agent = new Child(`agent-${this.name}`, ['node', '--node-name', this.name,
@@ -71,8 +70,12 @@ class Node {
     children.push(child);
     return child;
   }
+  // The claims the agent's checkpoint records (snapshot + journal).
   checkpointClaims() {
-    return JSON.parse(fs.readFileSync(this.checkpoint, 'utf8')).claims ?? [];
+    const out = spawnSync(dralloc, ['node-checkpoint', '--root', this.dir, '-o', 'json'],
+      { encoding: 'utf8' });
+    assert.equal(out.status, 0, `node-checkpoint: ${out.stderr}`);
+    return JSON.parse(out.stdout).claims ?? [];
   }
   // Lines of the agent's output (since its last start) matching `pattern`.
   agentLines(pattern) {
