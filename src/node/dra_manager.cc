@@ -111,19 +111,28 @@ std::map<std::string, Status> DraManager::RunPrepare(const Batches& batches) {
 }
 
 Status DraManager::UnprepareResources(const std::string& pod_uid) {
-  std::set<std::string> unused;
+  std::set<std::string> uids;
+  for (const ClaimInfo& info : cache_.ClaimsOfPod(pod_uid)) {
+    uids.insert(info.uid);
+  }
+  if (uids.empty()) return OkStatus();
+  ClaimLocks::Guard guard = locks_.Acquire(uids);
+  // Claims other pods still use just lose this pod; the pod stays on the
+  // claims only it uses until their drivers unprepared them (as the
+  // kubelet), so a crash meanwhile leaves them tied to the pod.
+  std::set<std::string> last;
   RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
-    std::vector<std::string> used_by_pod;
-    for (const auto& [uid, info] : tx.claims()) {
-      if (info.pod_uids.contains(pod_uid)) used_by_pod.push_back(uid);
-    }
-    for (const std::string& uid : used_by_pod) {
-      ClaimInfo& info = tx.Edit(uid);
-      info.pod_uids.erase(pod_uid);
-      if (info.pod_uids.empty()) unused.insert(uid);
+    for (const std::string& uid : uids) {
+      const ClaimInfo* info = tx.Find(uid);
+      if (info == nullptr || !info->pod_uids.contains(pod_uid)) continue;
+      if (info->pod_uids.size() > 1) {
+        tx.Edit(uid).pod_uids.erase(pod_uid);
+      } else {
+        last.insert(uid);
+      }
     }
   }));
-  return UnprepareClaims(std::move(unused));
+  return UnprepareLocked(last, pod_uid);
 }
 
 Status DraManager::RemovePodsExcept(const std::set<std::string>& active) {
@@ -152,11 +161,26 @@ Status DraManager::UnprepareUnused() {
 Status DraManager::UnprepareClaims(std::set<std::string> uids) {
   if (uids.empty()) return OkStatus();
   ClaimLocks::Guard guard = locks_.Acquire(uids);
+  return UnprepareLocked(uids, "");
+}
+
+namespace {
+
+// No pod but `owner` ("" = none) uses the claim.
+bool OnlyUsedBy(const ClaimInfo& info, const std::string& owner) {
+  return info.pod_uids.empty() ||
+         (info.pod_uids.size() == 1 && info.pod_uids.contains(owner));
+}
+
+}  // namespace
+
+Status DraManager::UnprepareLocked(const std::set<std::string>& uids,
+                                   const std::string& owner) {
   Batches batches;
   std::map<std::string, DraClaimRef> refs;
   for (const std::string& uid : uids) {
     std::optional<ClaimInfo> info = cache_.Get(uid);
-    if (!info || !info->pod_uids.empty()) continue;
+    if (!info || !OnlyUsedBy(*info, owner)) continue;
     refs[uid] = info->ref();
     // Drivers still "preparing" too: they may have prepared before a crash.
     for (const auto& [driver, state] : info->drivers) {
@@ -170,11 +194,12 @@ Status DraManager::UnprepareClaims(std::set<std::string> uids) {
       if (info != nullptr && info->drivers.empty()) tx.Erase(uid);
     }
   }));
-  std::map<std::string, Status> errors = RunUnprepare(batches);
+  std::map<std::string, Status> errors = RunUnprepare(batches, owner);
   return Summarize("unprepare dynamic resources", errors, refs);
 }
 
-std::map<std::string, Status> DraManager::RunUnprepare(const Batches& batches) {
+std::map<std::string, Status> DraManager::RunUnprepare(
+    const Batches& batches, const std::string& owner) {
   std::map<std::string, Status> errors;
   for (const auto& [driver_name, claim_refs] : batches) {
     const std::string& driver = driver_name;  // captured below (C++20 rule)
@@ -191,9 +216,9 @@ std::map<std::string, Status> DraManager::RunUnprepare(const Batches& batches) {
         if (!result.ok() || info == nullptr) continue;
         ClaimInfo& edited = tx.Edit(uid);
         edited.drivers.erase(driver);
-        // Claims are locked, so no pod can have come back meanwhile; the
+        // Claims are locked, so no other pod can have come meanwhile; the
         // check keeps the entry if one somehow did (prepare again).
-        if (edited.drivers.empty() && edited.pod_uids.empty()) tx.Erase(uid);
+        if (edited.drivers.empty() && OnlyUsedBy(edited, owner)) tx.Erase(uid);
       }
     });
     for (const auto& [uid, result] : results) {

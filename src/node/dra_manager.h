@@ -7,10 +7,11 @@
 //   "preparing"), calls each driver once with all of the pod's claims it
 //   has not prepared yet, then records what each driver returned. Claims
 //   already prepared (shared with another pod) are only referenced.
-// - UnprepareResources drops the pod from its claims and unprepares every
-//   claim no pod on this node uses any more, one call per driver. A claim
-//   leaves the checkpoint only when every driver has unprepared it, so a
-//   failed unprepare is retried (UnprepareUnused) and never forgotten.
+// - UnprepareResources drops the pod from the claims other pods on this
+//   node still use and unprepares the claims only it uses, one call per
+//   driver. Such a claim leaves the checkpoint (with the pod) only when
+//   every driver has unprepared it, so a failed or interrupted unprepare
+//   is retried when the pod is synced again and never forgotten.
 // - After a restart (kill -9 anywhere), RemovePodsExcept(active pods) and
 //   UnprepareUnused finish the job: claims of pods that are gone are
 //   unprepared, claims of pods that still run are prepared again (driver
@@ -72,9 +73,15 @@ class DraManager {
   using Batches = std::map<std::string, std::vector<DraClaimRef>>;
   // Unprepares those of `uids` that no pod uses (under their locks).
   Status UnprepareClaims(std::set<std::string> uids);
+  // Unprepares those of `uids` (locked by the caller) that no pod but
+  // `owner` ("" = none) uses; each leaves the checkpoint, owner and all,
+  // once every driver has unprepared it.
+  Status UnprepareLocked(const std::set<std::string>& uids,
+                         const std::string& owner);
   // Calls each driver; returns per claim UID the first error.
   std::map<std::string, Status> RunPrepare(const Batches& batches);
-  std::map<std::string, Status> RunUnprepare(const Batches& batches);
+  std::map<std::string, Status> RunUnprepare(const Batches& batches,
+                                             const std::string& owner);
 
   ClaimInfoCache& cache_;
   const ClientLookup clients_;

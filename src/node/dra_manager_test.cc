@@ -236,15 +236,21 @@ TEST_F(DraManagerTest, UnprepareFailureIsNeverForgotten) {
     gpu_.state().unprepare_errors["u"] = "busy";
   }
   EXPECT_FALSE(manager_->UnprepareResources("pod-1").ok());
+  // Still tied to the pod: the pod's next sync retries it.
+  ASSERT_TRUE(cache_->Get("u").has_value());
+  EXPECT_EQ(cache_->Get("u")->pod_uids, std::set<std::string>{"pod-1"});
+  EXPECT_FALSE(manager_->UnprepareResources("pod-1").ok());
   Restart();  // even across a restart
   ASSERT_TRUE(cache_->Get("u").has_value());
   {
     std::lock_guard lock(gpu_.state().mu);
     gpu_.state().unprepare_errors.clear();
   }
+  // The pod is gone by now: restart recovery forgets it and unprepares.
+  ASSERT_TRUE(manager_->RemovePodsExcept({}).ok());
   ASSERT_TRUE(manager_->UnprepareUnused().ok());
   EXPECT_FALSE(cache_->Get("u").has_value());
-  EXPECT_EQ(UnprepareCalls(gpu_).size(), 2u);
+  EXPECT_EQ(UnprepareCalls(gpu_).size(), 3u);
 }
 
 // kill -9 after the "preparing" record and before the driver answered
