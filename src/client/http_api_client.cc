@@ -191,7 +191,10 @@ class HttpWatchStream : public WatchStream {
     const Clock::time_point deadline = Clock::now() + timeout;
     while (true) {
       if (stopped_) return Status(StatusCode::kCancelled, "watch stopped");
-      if (!events_.empty()) return std::exchange(events_, {});
+      if (!events_.empty()) {
+        TakeArrived();
+        return std::exchange(events_, {});
+      }
       if (!broken_.ok()) return broken_;
       if (!reading_) StartRead();
       connection_->ClearInterrupt();
@@ -199,6 +202,17 @@ class HttpWatchStream : public WatchStream {
       if (!connection_->RunOneUntil(deadline) && Clock::now() >= deadline) {
         return std::vector<WatchEvent>{};
       }
+    }
+  }
+
+  // Reads on while data is already there: a read parses about one chunk
+  // (one event) of the stream, and a caller woken once per event could
+  // not keep up with a busy watch. Bounded, so a firehose still returns.
+  void TakeArrived() {
+    constexpr size_t kMaxBatch = 1024;
+    while (events_.size() < kMaxBatch && broken_.ok() && !stopped_) {
+      if (!reading_) StartRead();
+      if (!connection_->RunOneUntil(Clock::time_point::min())) break;
     }
   }
 

@@ -137,10 +137,6 @@ void Informer::Start() {
   thread_ = std::thread([this] {
     while (!stopping_) {
       auto pumped = Pump(std::chrono::milliseconds(500));
-      // While changes keep coming, take them in batches: one wake-up per
-      // event would cost more than the events' handling.
-      if (pumped.ok() && *pumped > 0)
-        std::this_thread::sleep_for(kBatchInterval);
       if (!pumped.ok() && !stopping_ &&
           pumped.status().code() != StatusCode::kOutOfRange) {
         log::Warn("informer", "{}: {}", resource_.plural,

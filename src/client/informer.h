@@ -50,12 +50,13 @@ class Informer {
   // retried on the next call (the informer re-lists or re-watches).
   StatusOr<size_t> Pump(std::chrono::milliseconds wait);
 
-  // Pumps on a thread of its own until Stop(); after a pump that applied
-  // changes it waits kBatchInterval, so that a stream of events is handled
-  // in batches.
+  // Pumps on a thread of its own until Stop(). Each pump takes every event
+  // that has arrived (the watch stream reads on while data is there), so
+  // a busy stream is handled in batches without waiting: a pause per pump
+  // would cap the informer at one batch per pause and delay every event
+  // behind it.
   void Start();
   void Stop() EXCLUDES(watch_mu_);
-  static constexpr std::chrono::milliseconds kBatchInterval{2};
   // True once the first list has been applied (waits up to `timeout`).
   bool WaitForSync(std::chrono::milliseconds timeout) EXCLUDES(sync_mu_);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 
 #include "client/informer.h"
@@ -39,6 +40,22 @@ void PodStatusWriter::Set(const std::string& key, const api::Pod& pod,
 void PodStatusWriter::Forget(const std::string& key) {
   MutexLock lock(mu_);
   pending_.erase(key);
+  last_written_.erase(key);
+}
+
+api::Pod PodStatusWriter::Base(const std::string& key, api::Pod pod) {
+  MutexLock lock(mu_);
+  auto it = last_written_.find(key);
+  if (it == last_written_.end()) return pod;
+  const auto* written = client::As<api::Pod>(it->second);
+  auto version = [](const api::Pod& p) {
+    return std::strtoll(p.metadata.resource_version.c_str(), nullptr, 10);
+  };
+  if (written == nullptr || written->metadata.uid != pod.metadata.uid ||
+      version(*written) <= version(pod)) {
+    return pod;
+  }
+  return *written;
 }
 
 void PodStatusWriter::Run() {
@@ -59,8 +76,13 @@ void PodStatusWriter::Run() {
       }
     }
     if (next) {
-      Status written = WriteNow(next->pod, next->status_of);
-      if (!written.ok() && on_failure_) on_failure_(*key, written);
+      auto written = Write(Base(*key, std::move(next->pod)), next->status_of);
+      if (written.ok()) {
+        MutexLock lock(mu_);
+        last_written_[*key] = *written;
+      } else if (on_failure_) {
+        on_failure_(*key, written.status());
+      }
     }
     queue_.Done(*key);
   }
@@ -68,13 +90,18 @@ void PodStatusWriter::Run() {
 
 Status PodStatusWriter::WriteNow(const api::Pod& pod,
                                  const StatusOf& status_of) {
+  return Write(pod, status_of).status();
+}
+
+StatusOr<client::ObjectPtr> PodStatusWriter::Write(const api::Pod& pod,
+                                                   const StatusOf& status_of) {
   const api::Pod* current = &pod;
   client::ObjectPtr fresh;
   for (int attempt = 0; attempt < 3; ++attempt) {
     api::Pod update = *current;
     update.status = status_of(*current);
     auto written = api_.UpdateStatus(update);
-    if (written.ok()) return OkStatus();
+    if (written.ok()) return *written;
     if (written.status().code() != StatusCode::kAborted) {
       return written.status();
     }

@@ -5,7 +5,8 @@
 // are never sent, and a pod worker does not wait for the API server.
 //
 // A status is a function evaluated at write time against the pod as the
-// API server has it (re-read on a conflict, up to 3 times), so it always
+// API server has it (the newer of the copy given and the one this writer
+// last stored; re-read on a conflict, up to 3 times), so it always
 // reflects the runtime's state when it is written. One pod's statuses are
 // written in order by one writer at a time. Thread-safe.
 #ifndef DRALLOC_NODE_POD_STATUS_WRITER_H_
@@ -56,12 +57,19 @@ class PodStatusWriter {
     StatusOf status_of;
   };
   void Run();
+  // Writes over `pod`, and returns the pod as stored after the write.
+  StatusOr<client::ObjectPtr> Write(const api::Pod& pod,
+                                    const StatusOf& status_of);
+  // The newer of `pod` and the pod this writer last stored for `key`: a
+  // status written from an older copy would only meet a conflict.
+  api::Pod Base(const std::string& key, api::Pod pod) EXCLUDES(mu_);
 
   client::ApiClient& api_;
   const FailureHandler on_failure_;
   client::WorkQueue queue_;
   Mutex mu_;
   std::map<std::string, Pending> pending_ GUARDED_BY(mu_);
+  std::map<std::string, client::ObjectPtr> last_written_ GUARDED_BY(mu_);
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> writers_;
 };
