@@ -335,6 +335,36 @@ TEST_F(HttpApiClientTest, WatchOnlySeesItsResource) {
   EXPECT_TRUE(std::holds_alternative<api::Node>(*events[0].object));
 }
 
+// A node agent's view: the server filters by spec.nodeName; a pod that
+// becomes bound to the node is ADDED to the selected watch.
+TEST_F(HttpApiClientTest, FieldSelectedListAndWatchSeeOnlyTheNodesPods) {
+  auto mine = client().Create(PodObject("mine"));
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  ASSERT_TRUE(client().Create(PodObject("other")).ok());
+  ASSERT_TRUE(
+      client().Bind("default", "mine", Meta(**mine).uid, "node-1").ok());
+  auto list = client().ListMatching(PodsResource(), "spec.nodeName=node-1");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(Meta(*list->items[0]).name, "mine");
+
+  auto watch = client().WatchMatching(PodsResource(), list->resource_version,
+                                      "spec.nodeName=node-1");
+  ASSERT_TRUE(watch.ok()) << watch.status();
+  auto late = client().Create(PodObject("late"));
+  ASSERT_TRUE(late.ok()) << late.status();
+  ASSERT_TRUE(client().Create(PodObject("elsewhere")).ok());
+  ASSERT_TRUE(
+      client().Bind("default", "late", Meta(**late).uid, "node-1").ok());
+  std::vector<WatchEvent> events = CollectEvents(**watch, 1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, WatchEvent::Type::kAdded);
+  EXPECT_EQ(Meta(*events[0].object).name, "late");
+
+  auto bad = client().ListMatching(PodsResource(), "spec.nope=x");
+  EXPECT_FALSE(bad.ok());
+}
+
 TEST_F(HttpApiClientTest, StopWakesABlockedNext) {
   auto watch = client().Watch(PodsResource(), 0);
   ASSERT_TRUE(watch.ok()) << watch.status();

@@ -80,6 +80,22 @@ class ApiClient {
   // bookmarks where the server sends them.
   virtual StatusOr<std::unique_ptr<WatchStream>> Watch(
       const api::ResourceInfo& resource, int64_t resource_version) = 0;
+  // As List / Watch, limited where the client can to objects whose fields
+  // match `field_selector` (the API's fieldSelector, e.g.
+  // "spec.nodeName=node-1"; an object that stops matching is DELETED). A
+  // client that cannot filter returns everything: callers filter again
+  // (the Informer's filter does).
+  virtual StatusOr<ObjectList> ListMatching(const api::ResourceInfo& resource,
+                                            std::string_view field_selector) {
+    (void)field_selector;
+    return List(resource);
+  }
+  virtual StatusOr<std::unique_ptr<WatchStream>> WatchMatching(
+      const api::ResourceInfo& resource, int64_t resource_version,
+      std::string_view field_selector) {
+    (void)field_selector;
+    return Watch(resource, resource_version);
+  }
   // Objects come back shared and immutable: a caller that wants to change
   // one copies it. Never null on success.
   virtual StatusOr<ObjectPtr> Get(const api::ResourceInfo& resource,

@@ -303,6 +303,22 @@ class HttpWatchStream : public WatchStream {
   std::unique_ptr<Connection> connection_;
 };
 
+// `text` as a URL query value: unreserved characters kept, the rest %XX.
+std::string QueryEscape(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char kHex[] = "0123456789ABCDEF";
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 class HttpApiClient : public ApiClient {
  public:
   HttpApiClient(Endpoint endpoint, std::unique_ptr<TlsContext> tls,
@@ -313,8 +329,16 @@ class HttpApiClient : public ApiClient {
         options_(std::move(options)) {}
 
   StatusOr<ObjectList> List(const api::ResourceInfo& info) override {
-    ASSIGN_OR_RETURN(std::string body,
-                     Call(http::verb::get, CollectionPath(info, ""), ""));
+    return ListMatching(info, "");
+  }
+
+  StatusOr<ObjectList> ListMatching(const api::ResourceInfo& info,
+                                    std::string_view field_selector) override {
+    std::string target = CollectionPath(info, "");
+    if (!field_selector.empty()) {
+      target += "?fieldSelector=" + QueryEscape(field_selector);
+    }
+    ASSIGN_OR_RETURN(std::string body, Call(http::verb::get, target, ""));
     simdjson::dom::parser parser;
     simdjson::dom::element root;
     if (auto error = parser.parse(body).get(root)) {
@@ -339,11 +363,20 @@ class HttpApiClient : public ApiClient {
 
   StatusOr<std::unique_ptr<WatchStream>> Watch(
       const api::ResourceInfo& info, int64_t resource_version) override {
-    const std::string target =
+    return WatchMatching(info, resource_version, "");
+  }
+
+  StatusOr<std::unique_ptr<WatchStream>> WatchMatching(
+      const api::ResourceInfo& info, int64_t resource_version,
+      std::string_view field_selector) override {
+    std::string target =
         CollectionPath(info, "") +
         "?watch=true&allowWatchBookmarks=true&resourceVersion=" +
         std::to_string(resource_version) +
         "&timeoutSeconds=" + std::to_string(kWatchTimeoutSeconds);
+    if (!field_selector.empty()) {
+      target += "&fieldSelector=" + QueryEscape(field_selector);
+    }
     ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection, Connect());
     auto stream =
         std::make_unique<HttpWatchStream>(info, std::move(connection));

@@ -20,8 +20,9 @@ std::string ObjectKey(const api::Object& object) {
   return ObjectKey(meta.namespace_, meta.name);
 }
 
-Informer::Informer(ApiClient& client, const api::ResourceInfo& resource)
-    : client_(client), resource_(resource) {}
+Informer::Informer(ApiClient& client, const api::ResourceInfo& resource,
+                   Filter filter)
+    : client_(client), resource_(resource), filter_(std::move(filter)) {}
 
 Informer::~Informer() { Stop(); }
 
@@ -34,6 +35,7 @@ void Informer::Notify(const ObjectPtr& old, const ObjectPtr& now) {
 }
 
 void Informer::Apply(std::string key, ObjectPtr now) {
+  if (now && filter_.keep && !filter_.keep(*now)) now = nullptr;
   ObjectPtr old;
   {
     WriterMutexLock lock(cache_mu_);
@@ -53,10 +55,15 @@ void Informer::Apply(std::string key, ObjectPtr now) {
 }
 
 Status Informer::Relist() {
-  ASSIGN_OR_RETURN(ObjectList listed, client_.List(resource_));
+  ASSIGN_OR_RETURN(
+      ObjectList listed,
+      filter_.field_selector.empty()
+          ? client_.List(resource_)
+          : client_.ListMatching(resource_, filter_.field_selector));
   std::unordered_map<std::string, ObjectPtr> fresh;
   fresh.reserve(listed.items.size());
   for (ObjectPtr& item : listed.items) {
+    if (filter_.keep && !filter_.keep(*item)) continue;
     std::string key = ObjectKey(*item);
     fresh.emplace(std::move(key), std::move(item));
   }
@@ -98,7 +105,10 @@ StatusOr<size_t> Informer::Pump(std::chrono::milliseconds wait) {
     changes = size();
   }
   if (!watch_) {
-    auto watch = client_.Watch(resource_, revision_.load());
+    auto watch = filter_.field_selector.empty()
+                     ? client_.Watch(resource_, revision_.load())
+                     : client_.WatchMatching(resource_, revision_.load(),
+                                             filter_.field_selector);
     if (!watch.ok()) {
       if (watch.status().code() == StatusCode::kOutOfRange) listed_ = false;
       return watch.status();

@@ -37,7 +37,17 @@ class Informer {
   using Handler =
       std::function<void(const ObjectPtr& old, const ObjectPtr& now)>;
 
-  Informer(ApiClient& client, const api::ResourceInfo& resource);
+  // Limits the cache to some objects: `field_selector` goes to the server
+  // (ApiClient::ListMatching/WatchMatching) and `keep` decides on this
+  // side (a client may not filter); an object `keep` rejects is absent,
+  // and one that stops matching is seen as deleted.
+  struct Filter {
+    std::string field_selector;
+    std::function<bool(const api::Object&)> keep;
+  };
+
+  Informer(ApiClient& client, const api::ResourceInfo& resource,
+           Filter filter = {});
   ~Informer();
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
@@ -76,6 +86,7 @@ class Informer {
 
   ApiClient& client_;
   const api::ResourceInfo& resource_;
+  const Filter filter_;
   std::vector<Handler> handlers_;
 
   mutable SharedMutex cache_mu_;

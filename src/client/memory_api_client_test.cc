@@ -164,6 +164,52 @@ TEST(MemoryApiClientTest, InformerFindsObjectsByNamespaceAndName) {
   EXPECT_EQ(informer.Get("other", "short"), nullptr);
 }
 
+// A client that cannot filter returns everything; the informer's keep
+// filter still limits its cache, and an object that stops matching is
+// seen as deleted.
+TEST(MemoryApiClientTest, InformerFilterKeepsOnlyMatchingObjects) {
+  MemoryApiClient client;
+  Informer::Filter filter{"spec.nodeName=node-1", [](const api::Object& o) {
+                            const auto* pod = std::get_if<api::Pod>(&o);
+                            return pod != nullptr &&
+                                   pod->spec.node_name == "node-1";
+                          }};
+  Informer informer(client, PodsResource(), filter);
+  std::vector<std::pair<std::string, std::string>> seen;  // old/now names
+  informer.AddHandler([&](const ObjectPtr& old, const ObjectPtr& now) {
+    seen.emplace_back(old ? api::MetaOf(*old).name : "-",
+                      now ? api::MetaOf(*now).name : "-");
+  });
+  auto make = [&](const std::string& name, const std::string& node) {
+    api::Pod pod;
+    pod.metadata.namespace_ = "default";
+    pod.metadata.name = name;
+    pod.spec.node_name = node;
+    api::Container container;
+    container.name = "c";
+    container.image = "busybox";
+    pod.spec.containers.push_back(container);
+    auto created = client.Create(pod);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? std::get<api::Pod>(**created) : pod;
+  };
+  make("a", "node-1");
+  make("b", "node-2");
+  ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(0)).ok());
+  EXPECT_EQ(informer.size(), 1u);
+  EXPECT_NE(informer.Get("default", "a"), nullptr);
+  EXPECT_EQ(informer.Get("default", "b"), nullptr);
+  api::Pod moved = std::get<api::Pod>(*informer.Get("default", "a"));
+  moved.spec.node_name = "node-3";
+  ASSERT_TRUE(client.Update(moved).ok());
+  for (int i = 0; i < 20 && informer.size() > 0; ++i) {
+    ASSERT_TRUE(informer.Pump(std::chrono::milliseconds(50)).ok());
+  }
+  EXPECT_EQ(informer.size(), 0u);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1], (std::pair<std::string, std::string>{"a", "-"}));
+}
+
 TEST(MemoryApiClientTest, InformerSeesEveryChangeInOrder) {
   MemoryApiClient api;
   ASSERT_TRUE(api.Create(MakeClaim("before")).ok());

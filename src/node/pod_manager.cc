@@ -37,7 +37,14 @@ PodManager::PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
       cdi_(std::move(cdi)),
       options_(std::move(options)),
       runtime_(runtime),
-      pods_(api, client::PodsResource()),
+      // Only this node's pods, as the kubelet watches them: the server
+      // filters (fieldSelector), the informer checks again.
+      pods_(api, client::PodsResource(),
+            {"spec.nodeName=" + options_.node_name,
+             [node = options_.node_name](const api::Object& object) {
+               const auto* pod = std::get_if<api::Pod>(&object);
+               return pod != nullptr && pod->spec.node_name == node;
+             }}),
       claims_(api, client::ResourceClaimsResource()),
       status_writer_(api, options_.status_writers,
                      [this](const std::string& key, const Status& error) {

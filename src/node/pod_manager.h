@@ -1,7 +1,8 @@
 // PodManager: the node agent's pod lifecycle (the kubelet's pod workers, as
 // far as DRA needs them), without a container runtime.
 //
-// It lists and watches pods and ResourceClaims; every pod bound to this
+// It lists and watches this node's pods (fieldSelector spec.nodeName) and
+// all ResourceClaims; every pod bound to this
 // node is synced by one of `workers` threads (one pod is never synced by
 // two at once; different pods are, as the kubelet's per-pod workers), in
 // the kubelet's order:
