@@ -204,8 +204,9 @@ TEST_F(DeviceHealthTest, DriverWithoutHealthServiceIsNotWatched) {
   StartAgent();
   CreatePodWithClaim();
   ASSERT_TRUE(WaitFor([&] { return agent_->pods().IsRunning("default/p1"); }));
-  // Nothing reported: the pod lists its device as Unknown, as the kubelet.
-  EXPECT_EQ(PodHealth(), Expected("Unknown"));
+  // Nothing reported: the pod lists its device as Unknown, as the kubelet
+  // (the status is written in the background: wait for it).
+  EXPECT_TRUE(PodShows(Expected("Unknown"))) << PodHealth().dump();
   EXPECT_EQ(agent_->health().StreamsEstablished(kDriver), 0);
 }
 

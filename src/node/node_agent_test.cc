@@ -85,7 +85,7 @@ TEST(NodeAgent, DriverRegistersAndPodRuns) {
     auto got = api.Get(client::PodsResource(), "default", "p1");
     return got.ok() && std::get<api::Pod>(**got).status.phase == "Running";
   }));
-  // The status write comes just before the agent's own record says so.
+  // The agent records the pod as running as it queues the Running status.
   ASSERT_TRUE(WaitFor([&] { return agent.pods().IsRunning("default/p1"); }));
   auto devices = agent.pods().DevicesOf("default/p1");
   ASSERT_EQ(devices.size(), 1u);
