@@ -28,7 +28,7 @@
 #include "common/mutex.h"
 #include "common/status.h"
 #include "common/thread_annotations.h"
-#include "exampledriver/claim_locks.h"
+#include "common/claim_locks.h"
 #include "exampledriver/claim_spec_files.h"
 #include "exampledriver/prepared_claims_store.h"
 #include "kubeletplugin/driver_callbacks.h"

@@ -48,7 +48,7 @@ Status DraManager::PrepareResources(
   for (const api::ResourceClaim* claim : claims) {
     uids.insert(claim->metadata.uid);
   }
-  ClaimLocks::Guard guard = locks_.Acquire(uids);
+  const ClaimLocks::Held held = locks_.LockAll({uids.begin(), uids.end()});
   // 1. Record the pod's claims (new drivers as "preparing") first.
   RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
     for (const api::ResourceClaim* claim : claims) {
@@ -116,7 +116,7 @@ Status DraManager::UnprepareResources(const std::string& pod_uid) {
     uids.insert(info.uid);
   }
   if (uids.empty()) return OkStatus();
-  ClaimLocks::Guard guard = locks_.Acquire(uids);
+  const ClaimLocks::Held held = locks_.LockAll({uids.begin(), uids.end()});
   // Claims other pods still use just lose this pod; the pod stays on the
   // claims only it uses until their drivers unprepared them (as the
   // kubelet), so a crash meanwhile leaves them tied to the pod.
@@ -160,7 +160,7 @@ Status DraManager::UnprepareUnused() {
 
 Status DraManager::UnprepareClaims(std::set<std::string> uids) {
   if (uids.empty()) return OkStatus();
-  ClaimLocks::Guard guard = locks_.Acquire(uids);
+  const ClaimLocks::Held held = locks_.LockAll({uids.begin(), uids.end()});
   return UnprepareLocked(uids, "");
 }
 

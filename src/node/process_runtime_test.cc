@@ -61,13 +61,16 @@ std::string ReadFile(const std::filesystem::path& path) {
 class ProcessRuntimeTest : public ::testing::Test {
  protected:
   ProcessRuntimeTest() {
+    runtime_ = std::make_unique<ProcessRuntime>(Options());
+  }
+  ProcessRuntimeOptions Options() const {
     ProcessRuntimeOptions options;
     options.node_name = "node-a";
     options.logs_root = dir_.path();
     options.restart_backoff_initial = 1s;
     options.restart_backoff_max = 2s;
     options.poll_interval = 5ms;
-    runtime_ = std::make_unique<ProcessRuntime>(options);
+    return options;
   }
 
   void Start(const api::Pod& pod, std::vector<ContainerDevices> devices = {}) {
@@ -94,13 +97,7 @@ class ProcessRuntimeTest : public ::testing::Test {
   // A new runtime over the same directory: the agent restarted.
   void RestartRuntime() {
     runtime_.reset();
-    ProcessRuntimeOptions options;
-    options.node_name = "node-a";
-    options.logs_root = dir_.path();
-    options.restart_backoff_initial = 1s;
-    options.restart_backoff_max = 2s;
-    options.poll_interval = 5ms;
-    runtime_ = std::make_unique<ProcessRuntime>(options);
+    runtime_ = std::make_unique<ProcessRuntime>(Options());
   }
   void StopAll(const api::Pod& pod) {
     EXPECT_TRUE(

@@ -1,9 +1,9 @@
-#include "exampledriver/claim_locks.h"
+#include "common/claim_locks.h"
 
 #include <algorithm>
 #include <utility>
 
-namespace dralloc::exampledriver {
+namespace dralloc {
 
 ClaimLocks::Held::Held(Held&& other) noexcept
     : locks_(std::exchange(other.locks_, nullptr)),
@@ -39,4 +39,4 @@ void ClaimLocks::Release(const std::vector<std::string>& uids) {
   released_.SignalAll();
 }
 
-}  // namespace dralloc::exampledriver
+}  // namespace dralloc

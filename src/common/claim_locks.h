@@ -1,12 +1,13 @@
-// ClaimLocks: per-claim mutual exclusion for the example driver's calls.
+// ClaimLocks: per-claim mutual exclusion, for the node agent's prepares and
+// unprepares and for the example driver's calls.
 //
 // The kubelet may prepare and unprepare different claims at once (one call
-// per pod worker); those run in parallel. Two calls naming a common claim
-// UID run one after the other, so a claim is never prepared twice or
-// unprepared while it is being prepared. A call takes all its claims at
-// once (waiting until none is held), which cannot deadlock.
-#ifndef DRALLOC_EXAMPLEDRIVER_CLAIM_LOCKS_H_
-#define DRALLOC_EXAMPLEDRIVER_CLAIM_LOCKS_H_
+// per pod worker); those run in parallel. Two operations naming a common
+// claim UID run one after the other, so a claim is never prepared twice or
+// unprepared while it is being prepared. An operation takes all its claims
+// at once (waiting until none is held), which cannot deadlock.
+#ifndef DRALLOC_COMMON_CLAIM_LOCKS_H_
+#define DRALLOC_COMMON_CLAIM_LOCKS_H_
 
 #include <set>
 #include <string>
@@ -15,7 +16,7 @@
 #include "common/mutex.h"
 #include "common/thread_annotations.h"
 
-namespace dralloc::exampledriver {
+namespace dralloc {
 
 class ClaimLocks {
  public:
@@ -51,6 +52,6 @@ class ClaimLocks {
   std::set<std::string> held_ GUARDED_BY(mu_);
 };
 
-}  // namespace dralloc::exampledriver
+}  // namespace dralloc
 
-#endif  // DRALLOC_EXAMPLEDRIVER_CLAIM_LOCKS_H_
+#endif  // DRALLOC_COMMON_CLAIM_LOCKS_H_

@@ -1,6 +1,6 @@
 // ClaimLocks: different claims do not wait for each other, a common claim
 // does, duplicates in one call are fine.
-#include "exampledriver/claim_locks.h"
+#include "common/claim_locks.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <optional>
 #include <thread>
 
-namespace dralloc::exampledriver {
+namespace dralloc {
 namespace {
 
 using std::chrono::seconds;
@@ -68,4 +68,4 @@ TEST(ClaimLocksTest, ManyThreadsOnOverlappingClaims) {
 }
 
 }  // namespace
-}  // namespace dralloc::exampledriver
+}  // namespace dralloc
