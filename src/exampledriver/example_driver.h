@@ -25,10 +25,10 @@
 
 #include "api/types/resource_claim.h"
 #include "client/api_client.h"
+#include "common/claim_locks.h"
 #include "common/mutex.h"
 #include "common/status.h"
 #include "common/thread_annotations.h"
-#include "common/claim_locks.h"
 #include "exampledriver/claim_spec_files.h"
 #include "exampledriver/prepared_claims_store.h"
 #include "kubeletplugin/driver_callbacks.h"

@@ -34,9 +34,9 @@
 #include <vector>
 
 #include "api/types/resource_claim.h"
+#include "common/claim_locks.h"
 #include "common/status.h"
 #include "node/claim_info_cache.h"
-#include "common/claim_locks.h"
 #include "node/dra_plugin_client.h"
 
 namespace dralloc::node {
