@@ -300,10 +300,16 @@ TEST(CodecUnknownFieldsTest, PodRoundTripsLosslessly) {
   std::vector<std::string> kept;
   for (const auto& [key, raw] : container.unknown_fields) kept.push_back(key);
   EXPECT_EQ(kept,
-            (std::vector<std::string>{"command", "args", "ports", "env",
-                                      "volumeMounts", "securityContext"}));
+            (std::vector<std::string>{"command", "args", "env", "volumeMounts",
+                                      "securityContext"}));
+  ASSERT_EQ(container.ports.size(), 1u);
+  EXPECT_EQ(container.ports[0].container_port, 8080);
   ASSERT_TRUE(decoded.spec.affinity.has_value());
-  EXPECT_EQ(decoded.spec.affinity->unknown_fields.size(), 1u);
+  ASSERT_TRUE(decoded.spec.affinity->pod_anti_affinity.has_value());
+  EXPECT_EQ(decoded.spec.affinity->pod_anti_affinity
+                ->required_during_scheduling_ignored_during_execution.at(0)
+                .topology_key,
+            "kubernetes.io/hostname");
 
   StatusOr<Json> encoded = EncodeObject(*result.object, kCoreV1);
   ASSERT_TRUE(encoded.ok()) << encoded.status();

@@ -15,19 +15,12 @@
 
 #include "allocator/allocated_state.h"
 #include "allocator/device_inventory.h"
-#include "allocator/node_info.h"
 #include "client/assume_cache.h"
 #include "client/informer.h"
 #include "common/string_hash.h"
+#include "scheduler/node_entry.h"
 
 namespace dralloc::scheduler {
-
-// One node as the Filter plugins see it.
-struct NodeEntry {
-  client::ObjectPtr object;  // keeps `node` alive
-  const api::Node* node = nullptr;
-  allocator::NodeInfo info;
-};
 
 // The informers the snapshot is built from.
 struct SnapshotSources {

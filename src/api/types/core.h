@@ -18,6 +18,7 @@
 #include "api/reflect.h"
 #include "api/types/node_selector.h"
 #include "api/types/object_meta.h"
+#include "api/types/pod_affinity.h"
 #include "common/quantity.h"
 
 namespace dralloc::api {
@@ -155,10 +156,30 @@ constexpr auto FieldsOf(const ResourceRequirements*) {
                     Field("claims", &T::claims).Proto(3).ListMap("name")};
 }
 
+struct ContainerPort {
+  std::string name;
+  int32_t host_port = 0;
+  int32_t container_port = 0;
+  std::string protocol;  // TCP (default), UDP, SCTP
+  std::string host_ip;
+  friend bool operator==(const ContainerPort&, const ContainerPort&) = default;
+};
+constexpr auto FieldsOf(const ContainerPort*) {
+  using T = ContainerPort;
+  return std::tuple{Field("name", &T::name).Proto(1),
+                    Field("hostPort", &T::host_port).Proto(2),
+                    Field("containerPort", &T::container_port, kAlways).Proto(3),
+                    Field("protocol", &T::protocol).Proto(4),
+                    Field("hostIP", &T::host_ip).Proto(5)};
+}
+
 struct Container {
   std::string name;
   std::string image;
   ResourceRequirements resources;
+  std::vector<ContainerPort> ports;
+  // "Always" on an init container makes it a sidecar.
+  std::optional<std::string> restart_policy;
   UnknownFields unknown_fields;
   friend bool operator==(const Container&, const Container&) = default;
 };
@@ -166,12 +187,16 @@ constexpr auto FieldsOf(const Container*) {
   using T = Container;
   return std::tuple{Field("name", &T::name, kAlways).Proto(1),
                     Field("image", &T::image).Proto(2),
-                    Field("resources", &T::resources).Proto(8)};
+                    Field("resources", &T::resources).Proto(8),
+                    Field("ports", &T::ports)
+                        .Proto(6)
+                        .ListMap("containerPort", "protocol")
+                        .PatchMerge(),
+                    Field("restartPolicy", &T::restart_policy).Proto(24)};
 }
 constexpr auto KeptFieldsOf(const Container*) {
   using Items = std::vector<RawJson>;
   return std::tuple{
-      Kept<Items>("ports").ListMap("containerPort", "protocol").PatchMerge(),
       Kept<Items>("env").ListMap("name").PatchMerge(),
       Kept<Items>("volumeMounts").ListMap("mountPath").PatchMerge(),
       Kept<Items>("volumeDevices").ListMap("devicePath").PatchMerge()};
@@ -194,18 +219,11 @@ constexpr auto FieldsOf(const PodResourceClaim*) {
           .Proto(4)};
 }
 
-// The shape of a preferred scheduling term, which NodeAffinity keeps as
-// RawJson: its facts for protobuf bodies.
-struct PreferredSchedulingTerm {};
-constexpr auto KeptFieldsOf(const PreferredSchedulingTerm*) {
-  return std::tuple{Kept<int32_t>("weight", kAlways).Proto(1),
-                    Kept<NodeSelectorTerm>("preference").Proto(2)};
-}
-
 struct NodeAffinity {
   std::optional<NodeSelector>
       required_during_scheduling_ignored_during_execution;
-  std::vector<RawJson> preferred_during_scheduling_ignored_during_execution;
+  std::vector<PreferredSchedulingTerm>
+      preferred_during_scheduling_ignored_during_execution;
   friend bool operator==(const NodeAffinity&, const NodeAffinity&) = default;
 };
 constexpr auto FieldsOf(const NodeAffinity*) {
@@ -217,16 +235,20 @@ constexpr auto FieldsOf(const NodeAffinity*) {
       Field("preferredDuringSchedulingIgnoredDuringExecution",
             &T::preferred_during_scheduling_ignored_during_execution)
           .Proto(2)
-          .ShapedAs<std::vector<PreferredSchedulingTerm>>()};
+          .ListAtomic()};
 }
 
 struct Affinity {
   std::optional<NodeAffinity> node_affinity;
-  UnknownFields unknown_fields;  // podAffinity, podAntiAffinity
+  std::optional<PodAffinity> pod_affinity;
+  std::optional<PodAntiAffinity> pod_anti_affinity;
   friend bool operator==(const Affinity&, const Affinity&) = default;
 };
 constexpr auto FieldsOf(const Affinity*) {
-  return std::tuple{Field("nodeAffinity", &Affinity::node_affinity).Proto(1)};
+  using T = Affinity;
+  return std::tuple{Field("nodeAffinity", &T::node_affinity).Proto(1),
+                    Field("podAffinity", &T::pod_affinity).Proto(2),
+                    Field("podAntiAffinity", &T::pod_anti_affinity).Proto(3)};
 }
 
 struct PodSpec {
@@ -238,6 +260,10 @@ struct PodSpec {
   std::vector<Container> init_containers;
   std::vector<Container> containers;
   std::vector<PodResourceClaim> resource_claims;
+  std::optional<int32_t> priority;
+  std::string priority_class_name;
+  std::map<std::string, Quantity> overhead;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
   UnknownFields unknown_fields;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
@@ -260,6 +286,13 @@ constexpr auto FieldsOf(const PodSpec*) {
       Field("resourceClaims", &T::resource_claims)
           .Proto(39)
           .ListMap("name")
+          .PatchMerge(),
+      Field("priority", &T::priority).Proto(25),
+      Field("priorityClassName", &T::priority_class_name).Proto(24),
+      Field("overhead", &T::overhead).Proto(32),
+      Field("topologySpreadConstraints", &T::topology_spread_constraints)
+          .Proto(33)
+          .ListMap("topologyKey", "whenUnsatisfiable")
           .PatchMerge()};
 }
 constexpr auto KeptFieldsOf(const PodSpec*) {

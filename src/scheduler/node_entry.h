@@ -1,0 +1,38 @@
+// NodeEntry: one node as the scheduling plugins see it: the Node, its
+// labels for selectors, the pods bound or assumed to it, and what they use.
+#ifndef DRALLOC_SCHEDULER_NODE_ENTRY_H_
+#define DRALLOC_SCHEDULER_NODE_ENTRY_H_
+
+#include <vector>
+
+#include "allocator/node_info.h"
+#include "api/object.h"
+#include "client/api_client.h"
+#include "scheduler/node_usage.h"
+
+namespace dralloc::scheduler {
+
+// A pod on a node; `object` keeps `pod` alive.
+struct NodePod {
+  client::ObjectPtr object;
+  const api::Pod* pod = nullptr;
+};
+
+struct NodeEntry {
+  client::ObjectPtr object;  // keeps `node` alive
+  const api::Node* node = nullptr;
+  allocator::NodeInfo info;
+  // Pods bound to the node (spec.nodeName) or assumed there by the
+  // scheduler, not finished; in no particular order.
+  std::vector<NodePod> pods;
+  // The subset of `pods` with any pod affinity or anti-affinity term, and
+  // with a required anti-affinity term (upstream's PodsWithAffinity and
+  // PodsWithRequiredAntiAffinity), so that plugins need not scan every pod.
+  std::vector<NodePod> pods_with_affinity;
+  std::vector<NodePod> pods_with_required_anti_affinity;
+  NodeUsage usage;
+};
+
+}  // namespace dralloc::scheduler
+
+#endif  // DRALLOC_SCHEDULER_NODE_ENTRY_H_
