@@ -42,7 +42,7 @@ ResourceAmounts NodeAllocatable(const api::Node& node);
 
 // A host port a container binds (hostPort != 0), for NodePorts.
 struct HostPort {
-  std::string ip;  // "0.0.0.0" when unset
+  std::string ip;        // "0.0.0.0" when unset
   std::string protocol;  // "TCP" when unset
   int32_t port = 0;
   friend auto operator<=>(const HostPort&, const HostPort&) = default;

@@ -166,11 +166,12 @@ struct ContainerPort {
 };
 constexpr auto FieldsOf(const ContainerPort*) {
   using T = ContainerPort;
-  return std::tuple{Field("name", &T::name).Proto(1),
-                    Field("hostPort", &T::host_port).Proto(2),
-                    Field("containerPort", &T::container_port, kAlways).Proto(3),
-                    Field("protocol", &T::protocol).Proto(4),
-                    Field("hostIP", &T::host_ip).Proto(5)};
+  return std::tuple{
+      Field("name", &T::name).Proto(1),
+      Field("hostPort", &T::host_port).Proto(2),
+      Field("containerPort", &T::container_port, kAlways).Proto(3),
+      Field("protocol", &T::protocol).Proto(4),
+      Field("hostIP", &T::host_ip).Proto(5)};
 }
 
 struct Container {
