@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 #include <thread>
 
 #include "api/claim_helpers.h"
@@ -17,25 +19,29 @@ using client::ObjectPtr;
 
 constexpr int kWriteAttempts = 5;
 constexpr std::string_view kFinalizer = api::kDeleteProtectionFinalizer;
+// Upstream's limit on the subrequests of a prioritized list; scores count
+// down from it.
+constexpr int64_t kMaxSubrequests = 8;
 
-// KEP-4816 scoring: for each result of a prioritized list, 8 - the index of
-// the chosen subrequest.
+// KEP-4816 scoring of one claim, as upstream's computeScore: each request
+// with a prioritized list adds 8 - the index of its chosen subrequest, once,
+// however many devices that subrequest got. The chosen subrequest is the
+// first of the list that appears among the results' request names.
 int64_t PrioritizedListScore(const api::ResourceClaim& claim,
                              const api::AllocationResult& allocation) {
-  int64_t score = 0;
+  std::set<std::string_view> allocated_subrequests;
   for (const auto& result : allocation.devices.results) {
-    const size_t slash = result.request.find('/');
-    if (slash == std::string::npos) continue;
-    const std::string_view parent =
-        std::string_view(result.request).substr(0, slash);
-    const std::string_view sub =
-        std::string_view(result.request).substr(slash + 1);
-    for (const api::DeviceRequest& request : claim.spec.devices.requests) {
-      if (request.name != parent) continue;
-      for (size_t i = 0; i < request.first_available.size(); ++i) {
-        if (request.first_available[i].name == sub) {
-          score += std::max<int64_t>(0, 8 - static_cast<int64_t>(i));
-        }
+    allocated_subrequests.insert(result.request);
+  }
+  int64_t score = 0;
+  for (const api::DeviceRequest& request : claim.spec.devices.requests) {
+    for (size_t i = 0; i < request.first_available.size(); ++i) {
+      const std::string name =
+          request.name + "/" + request.first_available[i].name;
+      if (allocated_subrequests.contains(name)) {
+        score +=
+            std::max<int64_t>(0, kMaxSubrequests - static_cast<int64_t>(i));
+        break;
       }
     }
   }
@@ -188,29 +194,42 @@ Status DraPlugin::Deallocate(const ObjectPtr& claim_object) const {
   return client_.UpdateStatus(api::Object(std::move(claim))).status();
 }
 
+int64_t DraPlugin::ScoreNode(const DraCycleState& state,
+                             const Candidate& candidate) const {
+  int64_t score = 0;
+  const size_t n = std::min(state.to_allocate.size(), candidate.results.size());
+  for (size_t r = 0; r < n; ++r) {
+    score += PrioritizedListScore(*state.to_allocate[r], candidate.results[r]);
+  }
+  return score;
+}
+
+void DraPlugin::NormalizeScores(std::span<int64_t> scores) {
+  int64_t max_score = 0;
+  for (const int64_t score : scores) max_score = std::max(max_score, score);
+  for (int64_t& score : scores) {
+    score = max_score > 0 ? score * kMaxNodeScore / max_score : 0;
+  }
+}
+
 size_t DraPlugin::Score(const DraCycleState& state,
                         const std::vector<Candidate>& feasible) const {
   if (feasible.size() <= 1) return 0;
   std::vector<int64_t> dra(feasible.size(), 0);
   std::vector<int64_t> placement(feasible.size(), 0);
-  int64_t max_dra = 0;
   for (size_t c = 0; c < feasible.size(); ++c) {
-    for (size_t r = 0; r < feasible[c].results.size(); ++r) {
-      dra[c] +=
-          PrioritizedListScore(*state.to_allocate[r], feasible[c].results[r]);
-    }
-    max_dra = std::max(max_dra, dra[c]);
+    dra[c] = ScoreNode(state, feasible[c]);
     if (options_.placement != Placement::kDefault) {
       const int64_t fill =
           snapshot_.DeviceFillPercent(snapshot_.nodes()[feasible[c].node].info);
       placement[c] = options_.placement == Placement::kPack ? fill : 100 - fill;
     }
   }
+  NormalizeScores(dra);
   size_t best = 0;
   int64_t best_score = -1;
   for (size_t c = 0; c < feasible.size(); ++c) {
-    const int64_t normalized = max_dra > 0 ? dra[c] * 100 / max_dra : 0;
-    const int64_t score = 2 * normalized + placement[c];
+    const int64_t score = kScoreWeight * dra[c] + placement[c];
     if (score > best_score) {
       best_score = score;
       best = c;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -127,8 +128,24 @@ class DraPlugin final {
   // PostFilter's write: clears the claim's allocation and reservations.
   Status Deallocate(const client::ObjectPtr& claim) const;
 
-  // Index of the best of `feasible` (not empty): KEP-4816 prioritized-list
-  // scores, normalised, then the placement preference; the first best
+  // Upstream's score range and this plugin's weight in the weighted sum of
+  // the default profile.
+  static constexpr int64_t kMaxNodeScore = 100;
+  static constexpr int64_t kScoreWeight = 2;
+
+  // The raw KEP-4816 score of `candidate` (upstream's computeScore summed
+  // over the pod's claims to allocate): per claim, each request with a
+  // prioritized list adds 8 - the index of the subrequest it got, once,
+  // however many devices that subrequest allocated. 0 for a pod without
+  // prioritized lists.
+  int64_t ScoreNode(const DraCycleState& state,
+                    const Candidate& candidate) const;
+  // Upstream's default normalization (DefaultNormalizeScore): each score
+  // becomes score * 100 / max; all 0 when max is 0.
+  static void NormalizeScores(std::span<int64_t> scores);
+
+  // Index of the best of `feasible` (not empty): kScoreWeight times the
+  // normalized ScoreNode, plus the placement preference; the first best
   // wins.
   size_t Score(const DraCycleState& state,
                const std::vector<Candidate>& feasible) const;

@@ -1,5 +1,6 @@
 #include "scheduler/dra_plugin.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "api/well_known.h"
@@ -295,6 +296,103 @@ TEST_F(DraPluginTest, ScorePrefersByPlacement) {
     EXPECT_EQ(plugin.Score(state, feasible), best)
         << static_cast<int>(placement);
   }
+}
+
+// A claim whose requests are prioritized lists: {request, {subrequests}}.
+api::ResourceClaim PrioritizedClaim(
+    std::string name,
+    std::vector<std::pair<std::string, std::vector<std::string>>> requests) {
+  api::ResourceClaim claim;
+  claim.metadata.name = std::move(name);
+  claim.metadata.namespace_ = "ns";
+  for (auto& [request, subrequests] : requests) {
+    api::DeviceRequest r{.name = request};
+    for (std::string& sub : subrequests) {
+      r.first_available.push_back(
+          {.name = std::move(sub), .device_class_name = "gpu", .count = 1});
+    }
+    claim.spec.devices.requests.push_back(std::move(r));
+  }
+  return claim;
+}
+
+// An allocation with one device per entry, each for request `names[i]`
+// ("req/sub" or a plain request).
+api::AllocationResult AllocatedTo(std::vector<std::string> names) {
+  api::AllocationResult allocation;
+  for (size_t i = 0; i < names.size(); ++i) {
+    allocation.devices.results.push_back({.request = std::move(names[i]),
+                                          .driver = "gpu.example.com",
+                                          .pool = "node-b",
+                                          .device = fmt::format("gpu-{}", i)});
+  }
+  return allocation;
+}
+
+TEST_F(DraPluginTest, ScoreNodeCountsEachChosenSubrequestOnce) {
+  const api::ResourceClaim one =
+      PrioritizedClaim("one", {{"gpu", {"big", "small"}}});
+  const api::ResourceClaim two =
+      PrioritizedClaim("two", {{"a", {"x", "y", "z"}}, {"b", {"p", "q"}}});
+  const api::ResourceClaim plain = Claim("plain");
+  struct Case {
+    std::string name;
+    std::vector<const api::ResourceClaim*> claims;
+    std::vector<std::vector<std::string>> results;  // per claim
+    int64_t score;
+  };
+  const std::vector<Case> cases = {
+      {"first choice, one device", {&one}, {{"gpu/big"}}, 8},
+      {"second choice, two devices", {&one}, {{"gpu/small", "gpu/small"}}, 7},
+      {"second choice, four devices",
+       {&one},
+       {{"gpu/small", "gpu/small", "gpu/small", "gpu/small"}},
+       7},
+      {"two requests: first and second", {&two}, {{"a/x", "b/q"}}, 8 + 7},
+      {"two requests: third (twice) and first",
+       {&two},
+       {{"a/z", "a/z", "b/p"}},
+       6 + 8},
+      {"several claims add up",
+       {&one, &plain, &two},
+       {{"gpu/small"}, {"gpu"}, {"a/y", "b/p", "b/p"}},
+       7 + 0 + 7 + 8},
+      {"no prioritized list", {&plain}, {{"gpu", "gpu"}}, 0},
+  };
+  const api::Pod pod = Pod({});
+  for (const Case& c : cases) {
+    DraCycleState state(pod);
+    state.to_allocate = c.claims;
+    Candidate candidate{1, {}};
+    for (const auto& names : c.results) {
+      candidate.results.push_back(AllocatedTo(names));
+    }
+    EXPECT_EQ(plugin_.ScoreNode(state, candidate), c.score) << c.name;
+  }
+}
+
+TEST_F(DraPluginTest, ScorePrefersOneDeviceFirstChoiceOverTwoDeviceSecond) {
+  const api::ResourceClaim claim =
+      PrioritizedClaim("claim", {{"gpu", {"big", "small"}}});
+  const api::Pod pod = Pod({});
+  DraCycleState state(pod);
+  state.to_allocate = {&claim};
+  // Per device, the second choice would score 7 + 7 = 14 against 8.
+  const std::vector<Candidate> feasible = {
+      {0, {AllocatedTo({"gpu/small", "gpu/small"})}},
+      {1, {AllocatedTo({"gpu/big"})}}};
+  EXPECT_EQ(plugin_.ScoreNode(state, feasible[0]), 7);
+  EXPECT_EQ(plugin_.ScoreNode(state, feasible[1]), 8);
+  EXPECT_EQ(plugin_.Score(state, feasible), 1u);
+}
+
+TEST(DraPluginNormalizeScores, ScalesToMaxNodeScoreOrZero) {
+  std::vector<int64_t> scores = {7, 8, 0, 4};
+  DraPlugin::NormalizeScores(scores);
+  EXPECT_EQ(scores, (std::vector<int64_t>{87, 100, 0, 50}));
+  std::vector<int64_t> zeros = {0, 0};
+  DraPlugin::NormalizeScores(zeros);
+  EXPECT_EQ(zeros, (std::vector<int64_t>{0, 0}));
 }
 
 TEST_F(DraPluginTest, ReserveAssumesAllocationAndReservation) {
