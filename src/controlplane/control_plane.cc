@@ -17,6 +17,7 @@ ControlPlane::ControlPlane(client::ApiClient& client,
   classes_ = make(client::DeviceClassesResource());
   slice_patches_ = make(client::ResourceSlicePatchesResource());
   taint_rules_ = make(client::DeviceTaintRulesResource());
+  namespaces_ = make(client::ResourceFor<api::Namespace>());
   pipeline_batch_ = options.pipeline_batch;
   if (options.run_controller) {
     client::Informer* pods = pods_.get();
@@ -42,9 +43,9 @@ ControlPlane::ControlPlane(client::ApiClient& client,
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(
         client,
-        scheduler::SchedulerInformers{{*nodes_, *claims_, *slices_, *classes_,
-                                       *slice_patches_, *taint_rules_},
-                                      *pods_},
+        scheduler::SchedulerInformers{*pods_, *nodes_, *claims_, *slices_,
+                                      *classes_, *slice_patches_, *taint_rules_,
+                                      namespaces_.get()},
         options.scheduler);
   }
 }
@@ -71,9 +72,9 @@ std::vector<client::Informer*> ControlPlane::informers() const {
 
 std::vector<client::Informer*> ControlPlane::SchedulerSideInformers() const {
   // Device sources first, so that the first pods see the whole inventory.
-  return {classes_.get(),     slices_.get(), slice_patches_.get(),
-          taint_rules_.get(), nodes_.get(),  templates_.get(),
-          claims_.get(),      pods_.get()};
+  return {classes_.get(),     slices_.get(),     slice_patches_.get(),
+          taint_rules_.get(), namespaces_.get(), nodes_.get(),
+          templates_.get(),   claims_.get(),     pods_.get()};
 }
 
 std::vector<client::Informer*> ControlPlane::ControllerInformers() const {

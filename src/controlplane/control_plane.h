@@ -94,7 +94,7 @@ class ControlPlane {
   bool binders_started_ = false;
 
   std::unique_ptr<client::Informer> pods_, nodes_, claims_, templates_, slices_,
-      classes_, slice_patches_, taint_rules_;
+      classes_, slice_patches_, taint_rules_, namespaces_;
   // The pipelined controller's own caches (null otherwise).
   std::unique_ptr<client::Informer> controller_pods_, controller_claims_,
       controller_templates_;

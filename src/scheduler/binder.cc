@@ -5,11 +5,12 @@
 namespace dralloc::scheduler {
 
 Binder::Binder(client::ApiClient& client, const DraPlugin& dra, int threads,
-               FailureHandler on_failure)
+               FailureHandler on_failure, SuccessHandler on_success)
     : client_(client),
       dra_(dra),
       threads_(threads),
-      on_failure_(std::move(on_failure)) {}
+      on_failure_(std::move(on_failure)),
+      on_success_(std::move(on_success)) {}
 
 Binder::~Binder() { Stop(); }
 
@@ -60,6 +61,7 @@ void Binder::Run(BindTask task) {
                           pod.metadata.uid, task.node);
   }
   if (status.ok()) {
+    if (on_success_) on_success_(task);
     MutexLock lock(bound_mu_);
     bound_.push_back(std::move(done));
   } else {

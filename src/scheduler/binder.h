@@ -32,11 +32,13 @@ class Binder {
  public:
   // Called on the binding thread after a failed binding was unreserved.
   using FailureHandler = std::function<void(const BindTask& task)>;
+  // Called on the binding thread after a pod was bound.
+  using SuccessHandler = std::function<void(const BindTask& task)>;
 
   // `threads` 0 binds inline in Submit. `client` and `dra` must outlive
   // the binder.
   Binder(client::ApiClient& client, const DraPlugin& dra, int threads,
-         FailureHandler on_failure);
+         FailureHandler on_failure, SuccessHandler on_success = nullptr);
   ~Binder();
   Binder(const Binder&) = delete;
   Binder& operator=(const Binder&) = delete;
@@ -68,6 +70,7 @@ class Binder {
   const DraPlugin& dra_;
   const int threads_;
   const FailureHandler on_failure_;
+  const SuccessHandler on_success_;
 
   Mutex mu_;
   CondVar work_cv_;

@@ -79,17 +79,159 @@ void ClusterSnapshot::Refresh() {
   }
   if (nodes_dirty_) {
     nodes_.clear();
+    node_index_.clear();
     for (ObjectPtr& o : sources_.nodes.List()) {
       const auto* node = As<api::Node>(o);
       if (node == nullptr) continue;
-      nodes_.push_back({o, node, allocator::NodeInfo::FromNode(*node)});
+      NodeEntry entry;
+      entry.object = o;
+      entry.node = node;
+      entry.info = allocator::NodeInfo::FromNode(*node);
+      entry.usage.Reset(*node);
+      nodes_.push_back(std::move(entry));
     }
     std::sort(nodes_.begin(), nodes_.end(),
               [](const NodeEntry& a, const NodeEntry& b) {
                 return a.info.name < b.info.name;
               });
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      node_index_.emplace(nodes_[i].info.name, i);
+    }
+    for (const auto& [key, pod] : placed_pods_) AttachPod(pod);
     nodes_dirty_ = false;
   }
+}
+
+std::optional<size_t> ClusterSnapshot::NodeIndex(std::string_view name) const {
+  auto it = node_index_.find(name);
+  if (it == node_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+ClusterView ClusterSnapshot::View() const {
+  ClusterView view;
+  view.nodes = nodes_;
+  if (sources_.namespaces != nullptr) {
+    // Listed on first use and kept alive by the view, so that the labels
+    // stay valid while the informer moves on.
+    auto listed = std::make_shared<std::vector<ObjectPtr>>();
+    client::Informer* namespaces = sources_.namespaces;
+    view.namespace_labels = [listed, namespaces](std::string_view name)
+        -> const std::map<std::string, std::string>* {
+      if (listed->empty()) *listed = namespaces->List();
+      for (const ObjectPtr& o : *listed) {
+        const auto* ns = As<api::Namespace>(o);
+        if (ns != nullptr && ns->metadata.name == name) {
+          return &ns->metadata.labels;
+        }
+      }
+      return nullptr;
+    };
+  } else {
+    view.namespace_labels = [](std::string_view) { return nullptr; };
+  }
+  return view;
+}
+
+// ---- pods ------------------------------------------------------------------
+
+namespace {
+
+// A pod takes room on its node from binding until it finishes.
+bool CountsOnNode(const ObjectPtr& object) {
+  const auto* pod = As<api::Pod>(object);
+  return pod != nullptr && !pod->spec.node_name.empty() &&
+         pod->status.phase != "Succeeded" && pod->status.phase != "Failed";
+}
+
+bool HasPodAffinity(const api::Pod& pod) {
+  const auto& affinity = pod.spec.affinity;
+  return affinity && (affinity->pod_affinity || affinity->pod_anti_affinity);
+}
+
+bool HasRequiredAntiAffinity(const api::Pod& pod) {
+  const auto& affinity = pod.spec.affinity;
+  return affinity && affinity->pod_anti_affinity &&
+         !affinity->pod_anti_affinity
+              ->required_during_scheduling_ignored_during_execution.empty();
+}
+
+bool EraseObject(std::vector<NodePod>& pods, const ObjectPtr& object) {
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (pods[i].object == object) {
+      pods[i] = std::move(pods.back());
+      pods.pop_back();
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void ClusterSnapshot::ObservePod(const std::string& key, const ObjectPtr& now) {
+  if (assumed_pods_.contains(key)) {
+    // The informer's unbound versions (our own status updates) do not end
+    // the assumption; its bound version or the deletion does.
+    const auto* pod = As<api::Pod>(now);
+    if (pod != nullptr && pod->spec.node_name.empty()) return;
+    assumed_pods_.erase(key);
+  }
+  PlacePod(key, CountsOnNode(now) ? now : nullptr);
+}
+
+void ClusterSnapshot::AssumePod(const std::string& key, ObjectPtr pod) {
+  assumed_pods_.insert(key);
+  PlacePod(key, std::move(pod));
+}
+
+void ClusterSnapshot::ForgetPod(const std::string& key) {
+  if (assumed_pods_.erase(key) == 0) return;
+  ObjectPtr now = sources_.pods.Get(key);
+  PlacePod(key, CountsOnNode(now) ? now : nullptr);
+}
+
+void ClusterSnapshot::PlacePod(const std::string& key, ObjectPtr now) {
+  auto it = placed_pods_.find(key);
+  if (it != placed_pods_.end()) {
+    if (it->second == now) return;
+    DetachPod(it->second);
+    if (now == nullptr) {
+      placed_pods_.erase(it);
+      return;
+    }
+    it->second = now;
+  } else {
+    if (now == nullptr) return;
+    placed_pods_.emplace(key, now);
+  }
+  AttachPod(now);
+}
+
+void ClusterSnapshot::AttachPod(const ObjectPtr& object) {
+  const api::Pod& pod = std::get<api::Pod>(*object);
+  auto index = NodeIndex(pod.spec.node_name);
+  // A pod on a node not listed yet is attached when the node appears.
+  if (!index || nodes_dirty_) return;
+  NodeEntry& node = nodes_[*index];
+  const NodePod entry{object, &pod};
+  node.pods.push_back(entry);
+  if (HasPodAffinity(pod)) node.pods_with_affinity.push_back(entry);
+  if (HasRequiredAntiAffinity(pod)) {
+    node.pods_with_required_anti_affinity.push_back(entry);
+  }
+  node.usage.AddPod(pod);
+}
+
+void ClusterSnapshot::DetachPod(const ObjectPtr& object) {
+  const api::Pod& pod = std::get<api::Pod>(*object);
+  auto index = NodeIndex(pod.spec.node_name);
+  if (!index || nodes_dirty_) return;
+  NodeEntry& node = nodes_[*index];
+  if (!EraseObject(node.pods, object)) return;
+  EraseObject(node.pods_with_affinity, object);
+  EraseObject(node.pods_with_required_anti_affinity, object);
+  node.usage.RemovePod(pod);
 }
 
 int64_t ClusterSnapshot::DeviceFillPercent(

@@ -10,6 +10,7 @@
 #define DRALLOC_SCHEDULER_CLUSTER_SNAPSHOT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,17 +20,21 @@
 #include "client/informer.h"
 #include "common/string_hash.h"
 #include "scheduler/node_entry.h"
+#include "scheduler/node_plugin.h"
 
 namespace dralloc::scheduler {
 
 // The informers the snapshot is built from.
 struct SnapshotSources {
+  client::Informer& pods;
   client::Informer& nodes;
   client::Informer& claims;
   client::Informer& slices;
   client::Informer& classes;
   client::Informer& slice_patches;
   client::Informer& taint_rules;
+  // Optional: namespace labels for pod affinity namespaceSelectors.
+  client::Informer* namespaces = nullptr;
 };
 
 class ClusterSnapshot {
@@ -60,7 +65,20 @@ class ClusterSnapshot {
   // The write failed: back to the informer's version.
   void RestoreClaim(const std::string& key);
 
+  // Pods: the informer delivered `now` for `key` (null: deleted). A pod
+  // counts on its node while spec.nodeName is set and it has not finished.
+  void ObservePod(const std::string& key, const client::ObjectPtr& now);
+  // The scheduler placed `pod` (spec.nodeName set) on its node; it counts
+  // there until the informer's bound version replaces it or ForgetPod.
+  void AssumePod(const std::string& key, client::ObjectPtr pod);
+  // The binding failed: back to the informer's version of the pod.
+  void ForgetPod(const std::string& key);
+
   const std::vector<NodeEntry>& nodes() const { return nodes_; }
+  // Index into nodes() of the node named `name`, or nullopt.
+  std::optional<size_t> NodeIndex(std::string_view name) const;
+  // The view the node plugins get.
+  ClusterView View() const;
   const allocator::DeviceInventory& inventory() const { return inventory_; }
   const allocator::AllocatedState& allocated() const { return allocated_; }
   // Percentage (0-100) of the node's devices in use; 0 without devices.
@@ -69,6 +87,11 @@ class ClusterSnapshot {
  private:
   // Makes allocated_ count the allocation of the claim's current view.
   void Recount(const std::string& claim_key);
+  // Moves the pod counted under `key` to `now` (null or unbound: off its
+  // node).
+  void PlacePod(const std::string& key, client::ObjectPtr now);
+  void AttachPod(const client::ObjectPtr& pod);
+  void DetachPod(const client::ObjectPtr& pod);
 
   SnapshotSources sources_;
   client::AssumeCache claims_;
@@ -79,6 +102,11 @@ class ClusterSnapshot {
   bool inventory_dirty_ = true;
   bool nodes_dirty_ = true;
   std::vector<NodeEntry> nodes_;
+  StringKeyedMap<size_t> node_index_;
+  // The pods counted on nodes (bound or assumed), by pod key, and the keys
+  // of those that are assumed.
+  StringKeyedMap<client::ObjectPtr> placed_pods_;
+  StringSet assumed_pods_;
 };
 
 }  // namespace dralloc::scheduler

@@ -20,15 +20,6 @@ bool PodPending(const api::Pod& pod) {
          pod.status.phase != "Succeeded" && pod.status.phase != "Failed";
 }
 
-// Upstream's numFeasibleNodesToFind with the default adaptive percentage.
-size_t FeasibleNodesToFind(size_t nodes) {
-  constexpr size_t kMinFeasible = 100;
-  if (nodes < kMinFeasible) return nodes;
-  int64_t percentage = 50 - static_cast<int64_t>(nodes) / 125;
-  percentage = std::max<int64_t>(percentage, 5);
-  return std::max(kMinFeasible, nodes * percentage / 100);
-}
-
 }  // namespace
 
 struct Scheduler::Outcome {
@@ -46,11 +37,16 @@ Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
       informers_(informers),
       options_(std::move(options)),
       queue_(BackoffOptions{options_.initial_backoff, options_.max_backoff}),
-      snapshot_(static_cast<const SnapshotSources&>(informers)),
+      snapshot_(informers),
       dra_(client, snapshot_,
            DraPluginOptions{options_.placement, options_.max_steps}),
-      binder_(client, dra_, options_.binders,
-              [this](const BindTask& task) { OnBindFailed(task); }) {
+      framework_(
+          snapshot_, dra_, DefaultProfile(),
+          FrameworkOptions{options_.evaluate_all_nodes, options_.placement}),
+      binder_(
+          client, dra_, options_.binders,
+          [this](const BindTask& task) { OnBindFailed(task); },
+          [this](const BindTask& task) { ReportScheduled(task); }) {
   informers_.pods.AddHandler(
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnPod(o, n); });
   informers_.claims.AddHandler(
@@ -79,8 +75,16 @@ bool Scheduler::Responsible(const api::Pod& pod) const {
 
 void Scheduler::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
   const api::Pod* pod = As<api::Pod>(now);
+  const api::Pod* before_pod = As<api::Pod>(old);
   const std::string key = client::ObjectKey(*(now ? now : old));
   MutexLock lock(mu_);
+  snapshot_.ObservePod(key, now);
+  // A pod leaving a node (deleted or finished) may make room for others.
+  if (before_pod != nullptr && !before_pod->spec.node_name.empty() &&
+      (pod == nullptr || pod->status.phase == "Succeeded" ||
+       pod->status.phase == "Failed")) {
+    queue_.MoveAllUnschedulable();
+  }
   if (pod == nullptr || !PodPending(*pod) || !Responsible(*pod)) {
     queue_.Forget(key);
     return;
@@ -96,6 +100,7 @@ void Scheduler::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
       return;
     }
   }
+  queue_.SetPriority(key, pod->spec.priority.value_or(0));
   queue_.Activate(key);
 }
 
@@ -129,7 +134,8 @@ void Scheduler::OnNode(const ObjectPtr& old, const ObjectPtr& now) {
   if (after != nullptr &&
       (before == nullptr || before->metadata.labels != after->metadata.labels ||
        before->spec.taints != after->spec.taints ||
-       before->spec.unschedulable != after->spec.unschedulable)) {
+       before->spec.unschedulable != after->spec.unschedulable ||
+       before->status.allocatable != after->status.allocatable)) {
     queue_.MoveAllUnschedulable();
   }
 }
@@ -142,7 +148,10 @@ bool Scheduler::Idle() const {
 SchedulerStats Scheduler::stats() {
   MutexLock lock(mu_);
   BookBound();
-  return stats_;
+  SchedulerStats stats = stats_;
+  stats.nodes_evaluated = framework_.stats().nodes_evaluated;
+  stats.allocator_calls = framework_.stats().allocator_calls;
+  return stats;
 }
 
 void Scheduler::WarmUp() {
@@ -155,81 +164,34 @@ void Scheduler::WarmUp() {
 Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
   const api::Pod& pod = std::get<api::Pod>(*pod_object);
   snapshot_.Refresh();
-  Outcome out;
-  // A rejection before Filter is reported for all nodes at once, as
-  // upstream.
-  auto reject = [&](std::string_view message) REQUIRES(mu_) {
-    out.kind = Outcome::Kind::kUnschedulable;
-    out.message = fmt::format("0/{} nodes are available: {}.",
-                              snapshot_.nodes().size(), message);
-    return std::move(out);
-  };
-
   DraCycleState state(pod);
-  PreEnqueueResult ready = dra_.PreEnqueue(state);
-  if (!ready.missing_claim.empty()) {
-    queue_.WaitForClaim(
-        ready.missing_claim,
-        client::ObjectKey(pod.metadata.namespace_, pod.metadata.name));
+  CycleVerdict verdict = framework_.Schedule(state, next_start_node_);
+  const std::string pod_key =
+      client::ObjectKey(pod.metadata.namespace_, pod.metadata.name);
+  if (!verdict.missing_claim.empty()) {
+    queue_.WaitForClaim(verdict.missing_claim, pod_key);
   }
-  switch (ready.code) {
-    case PreEnqueueResult::Code::kGated:
+  Outcome out;
+  switch (verdict.kind) {
+    case CycleVerdict::Kind::kGated:
       out.kind = Outcome::Kind::kGated;
       return out;
-    case PreEnqueueResult::Code::kUnschedulable:
-      return reject(ready.message);
-    case PreEnqueueResult::Code::kReady:
+    case CycleVerdict::Kind::kUnschedulable:
+      out.kind = Outcome::Kind::kUnschedulable;
+      out.message = std::move(verdict.message);
+      out.deallocate = std::move(verdict.deallocate);
+      return out;
+    case CycleVerdict::Kind::kFeasible:
       break;
   }
-  dra_.PreFilter(state);
-
-  UnschedulableReasons reasons;
-  std::vector<Candidate> feasible;
-  if (!FilterNodes(state, reasons, feasible)) return reject(state.error);
-  if (feasible.empty()) {
-    out.kind = Outcome::Kind::kUnschedulable;
-    out.message = reasons.Message(snapshot_.nodes().size());
-    out.deallocate = dra_.PostFilter(state);
-    return out;
-  }
-
-  const size_t best = dra_.Score(state, feasible);
   out.kind = Outcome::Kind::kReserved;
-  out.task = dra_.Reserve(state, pod_object, feasible[best]);
+  out.task = dra_.Reserve(state, pod_object, *verdict.chosen);
+  // The pod counts on its node from now on, as upstream's assumed pod.
+  api::Pod assumed = pod;
+  assumed.spec.node_name = out.task->node;
+  snapshot_.AssumePod(pod_key,
+                      std::make_shared<const api::Object>(std::move(assumed)));
   return out;
-}
-
-bool Scheduler::FilterNodes(DraCycleState& state, UnschedulableReasons& reasons,
-                            std::vector<Candidate>& feasible) {
-  const std::vector<NodeEntry>& nodes = snapshot_.nodes();
-  const size_t n = nodes.size();
-  const size_t want = (state.wants_scores || options_.evaluate_all_nodes)
-                          ? FeasibleNodesToFind(n)
-                          : 1;
-  size_t evaluated = 0;
-  for (; evaluated < n && feasible.size() < want; ++evaluated) {
-    const size_t index = (next_start_node_ + evaluated) % n;
-    const NodeEntry& node = nodes[index];
-    ++stats_.nodes_evaluated;
-    if (node_unschedulable_.Filter(state.pod, node, reasons) !=
-            FilterCode::kFits ||
-        taint_toleration_.Filter(state.pod, node, reasons) !=
-            FilterCode::kFits ||
-        node_affinity_.Filter(state.pod, node, reasons) != FilterCode::kFits) {
-      continue;
-    }
-    Candidate candidate{index, {}};
-    const FilterCode code =
-        dra_.Filter(state, node, reasons, candidate.results);
-    if (code == FilterCode::kError) {
-      stats_.allocator_calls += state.allocator_calls;
-      return false;
-    }
-    if (code == FilterCode::kFits) feasible.push_back(std::move(candidate));
-  }
-  stats_.allocator_calls += state.allocator_calls;
-  if (n > 0) next_start_node_ = (next_start_node_ + evaluated) % n;
-  return true;
 }
 
 bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
@@ -292,6 +254,7 @@ void Scheduler::BookBound() {
 void Scheduler::OnBindFailed(const BindTask& task) {
   MutexLock lock(mu_);
   dra_.RestoreAssumed(task);
+  snapshot_.ForgetPod(client::ObjectKey(*task.pod));
   ++stats_.bind_failures;
   queue_.BindFailed(client::ObjectKey(*task.pod));
 }
@@ -312,6 +275,21 @@ void Scheduler::ReportUnschedulable(const api::Pod& pod,
   }
   api::Event event = client::PodWarningEvent(pod, "FailedScheduling", message,
                                              options_.scheduler_name);
+  if (Status created = client_.CreateEvent(event); !created.ok()) {
+    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
+              pod.metadata.name, created.message());
+  }
+}
+
+void Scheduler::ReportScheduled(const BindTask& task) {
+  const api::Pod& pod = std::get<api::Pod>(*task.pod);
+  api::Event event = client::PodWarningEvent(
+      pod, "Scheduled",
+      fmt::format("Successfully assigned {}/{} to {}", pod.metadata.namespace_,
+                  pod.metadata.name, task.node),
+      options_.scheduler_name);
+  event.type = "Normal";
+  event.action = "Binding";
   if (Status created = client_.CreateEvent(event); !created.ok()) {
     log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
               pod.metadata.name, created.message());

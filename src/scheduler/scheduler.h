@@ -34,7 +34,7 @@
 #include "scheduler/binder.h"
 #include "scheduler/cluster_snapshot.h"
 #include "scheduler/dra_plugin.h"
-#include "scheduler/node_plugins.h"
+#include "scheduler/scheduling_framework.h"
 #include "scheduler/scheduling_queue.h"
 
 namespace dralloc::scheduler {
@@ -51,8 +51,8 @@ struct SchedulerOptions {
   std::chrono::milliseconds max_backoff{10000};
   // Allocator search budget per node.
   uint64_t max_steps = 2'000'000;
-  // Evaluate every node instead of stopping at the first feasible one when
-  // scores cannot differ (results then do not depend on the start node).
+  // Evaluate every node instead of upstream's numFeasibleNodesToFind
+  // (results then do not depend on the start node).
   bool evaluate_all_nodes = false;
 };
 
@@ -65,10 +65,8 @@ struct SchedulerStats {
   uint64_t deallocations = 0;  // PostFilter deallocations
 };
 
-// The snapshot's informers and the pods'.
-struct SchedulerInformers : SnapshotSources {
-  client::Informer& pods;
-};
+// The informers the scheduler reads: the snapshot's (pods included).
+using SchedulerInformers = SnapshotSources;
 
 class Scheduler {
  public:
@@ -113,10 +111,6 @@ class Scheduler {
 
   // The scheduling cycle: the plugins in upstream's order.
   Outcome Cycle(const client::ObjectPtr& pod_object) REQUIRES(mu_);
-  // Filter from the rotating start node until enough nodes fit; false when
-  // the DRA plugin found an error no node can fix (state.error).
-  bool FilterNodes(DraCycleState& state, UnschedulableReasons& reasons,
-                   std::vector<Candidate>& feasible) REQUIRES(mu_);
   // Confirms the claims the finished bindings wrote and counts their pods.
   void BookBound() REQUIRES(mu_);
   // The binder's failure handler (binder thread).
@@ -124,6 +118,8 @@ class Scheduler {
   // PodScheduled=False and a FailedScheduling event.
   void ReportUnschedulable(const api::Pod& pod, const std::string& message)
       EXCLUDES(mu_);
+  // The binder's success handler (binder thread): the Scheduled event.
+  void ReportScheduled(const BindTask& task);
 
   client::ApiClient& client_;
   SchedulerInformers informers_;
@@ -141,12 +137,10 @@ class Scheduler {
   size_t next_start_node_ GUARDED_BY(mu_) = 0;
   SchedulerStats stats_ GUARDED_BY(mu_);
 
-  // The Filter plugins: stateless, or (dra_) stateful only through the
-  // snapshot above.
-  NodeUnschedulable node_unschedulable_;
-  TaintToleration taint_toleration_;
-  NodeAffinity node_affinity_;
+  // The plugins: stateless, or (dra_) stateful only through the snapshot
+  // above; framework_ runs them (under mu_).
   DraPlugin dra_;
+  SchedulingFramework framework_ GUARDED_BY(mu_);
   // Its own locks (binder.h); takes mu_ only through OnBindFailed.
   Binder binder_;
 

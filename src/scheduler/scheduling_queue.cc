@@ -4,6 +4,27 @@
 
 namespace dralloc::scheduler {
 
+void SchedulingQueue::SetPriority(const std::string& key, int32_t priority) {
+  int32_t& stored = priority_[key];
+  if (stored == priority) return;
+  stored = priority;
+  if (in_active_.contains(key)) {
+    active_.erase(in_active_[key]);
+    in_active_.erase(key);
+    PushActive(key);
+  }
+}
+
+void SchedulingQueue::PushActive(const std::string& key) {
+  auto [stamp, first] = timestamp_.try_emplace(key, next_timestamp_);
+  if (first) ++next_timestamp_;
+  auto priority = priority_.find(key);
+  ActiveEntry entry{priority == priority_.end() ? 0 : priority->second,
+                    stamp->second, key};
+  active_.insert(entry);
+  in_active_.emplace(key, std::move(entry));
+}
+
 void SchedulingQueue::Activate(const std::string& key) {
   unschedulable_.erase(key);
   gated_.erase(key);
@@ -21,8 +42,7 @@ void SchedulingQueue::Activate(const std::string& key) {
     in_backoff_[key] = when;
     return;
   }
-  active_.push_back(key);
-  in_active_.insert(key);
+  PushActive(key);
   ready_cv_.Signal();
 }
 
@@ -38,7 +58,12 @@ void SchedulingQueue::Forget(const std::string& key) {
   binding_.erase(key);
   attempts_.erase(key);
   last_message_.erase(key);
-  if (in_active_.erase(key) > 0) std::erase(active_, key);
+  timestamp_.erase(key);
+  priority_.erase(key);
+  if (auto it = in_active_.find(key); it != in_active_.end()) {
+    active_.erase(it->second);
+    in_active_.erase(it);
+  }
   if (auto it = in_backoff_.find(key); it != in_backoff_.end()) {
     auto [first, last] = backoff_.equal_range(it->second);
     for (auto b = first; b != last; ++b) {
@@ -57,14 +82,11 @@ std::optional<std::string> SchedulingQueue::Pop() {
     std::string key = backoff_.begin()->second;
     backoff_.erase(backoff_.begin());
     in_backoff_.erase(key);
-    if (!in_active_.contains(key)) {
-      active_.push_back(key);
-      in_active_.insert(key);
-    }
+    if (!in_active_.contains(key)) PushActive(key);
   }
   if (active_.empty()) return std::nullopt;
-  std::string key = std::move(active_.front());
-  active_.pop_front();
+  std::string key = active_.begin()->key;
+  active_.erase(active_.begin());
   in_active_.erase(key);
   return key;
 }
@@ -80,6 +102,7 @@ void SchedulingQueue::WaitForWork(Mutex& mu, std::chrono::milliseconds wait,
 bool SchedulingQueue::MarkUnschedulable(const std::string& key,
                                         const std::string& message) {
   ++attempts_[key];
+  timestamp_[key] = next_timestamp_++;  // re-queued: a new timestamp
   unschedulable_.insert(key);
   std::string& last = last_message_[key];
   const bool changed = last != message;
@@ -112,6 +135,7 @@ void SchedulingQueue::Bound(const std::string& key) {
 void SchedulingQueue::BindFailed(const std::string& key) {
   binding_.erase(key);
   ++attempts_[key];
+  timestamp_[key] = next_timestamp_++;
   Activate(key);
 }
 

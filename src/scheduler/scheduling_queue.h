@@ -2,7 +2,9 @@
 // wait (upstream's internal/queue).
 //
 // Every pod key is in at most one of these places:
-// - active: ready now, popped in FIFO order;
+// - active: ready now, popped in upstream's PrioritySort order: higher
+//   spec.priority first, then the earlier queue timestamp (set when the pod
+//   was first queued, refreshed when it failed an attempt);
 // - backoff: ready at a time (exponential in its failed attempts);
 // - unschedulable: failed, waits for a cluster change (MoveAllUnschedulable)
 //   or for a claim it is waiting for (ClaimAdded);
@@ -17,9 +19,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -45,6 +47,8 @@ class SchedulingQueue {
   SchedulingQueue(const SchedulingQueue&) = delete;
   SchedulingQueue& operator=(const SchedulingQueue&) = delete;
 
+  // The pod's spec.priority (0 when never set), for the active order.
+  void SetPriority(const std::string& key, int32_t priority);
   // Makes `key` ready: it leaves unschedulable/gated and joins the active
   // queue, or backoff if it has failed before. No-op while it is active,
   // backing off or binding.
@@ -96,8 +100,24 @@ class SchedulingQueue {
   const BackoffOptions backoff_options_;
   CondVar ready_cv_;  // with the caller's lock
 
-  std::deque<std::string> active_;
-  StringSet in_active_;  // the keys of active_
+  // The active order: priority descending, then timestamp ascending.
+  struct ActiveEntry {
+    int32_t priority = 0;
+    uint64_t timestamp = 0;
+    std::string key;
+    friend bool operator<(const ActiveEntry& a, const ActiveEntry& b) {
+      if (a.priority != b.priority) return a.priority > b.priority;
+      if (a.timestamp != b.timestamp) return a.timestamp < b.timestamp;
+      return a.key < b.key;
+    }
+  };
+  void PushActive(const std::string& key);
+  std::set<ActiveEntry> active_;
+  StringKeyedMap<ActiveEntry> in_active_;  // the entries of active_ by key
+  // Queue timestamps: a counter, so that equal times cannot tie.
+  uint64_t next_timestamp_ = 1;
+  StringKeyedMap<uint64_t> timestamp_;
+  StringKeyedMap<int32_t> priority_;
   std::multimap<Clock::time_point, std::string> backoff_;
   std::unordered_map<std::string, Clock::time_point> in_backoff_;
   StringSet unschedulable_;

@@ -26,7 +26,7 @@ struct TestCluster {
   client::Informer taint_rules{api, client::DeviceTaintRulesResource()};
 
   SnapshotSources sources() {
-    return {nodes, claims, slices, classes, slice_patches, taint_rules};
+    return {pods, nodes, claims, slices, classes, slice_patches, taint_rules};
   }
 
   // Creates every object of the YAML stream (with its status, for claims).

@@ -1,0 +1,167 @@
+#include "scheduler/scheduling_framework.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace dralloc::scheduler {
+
+// The DynamicResources plugin's weight in the profile.
+constexpr int64_t kDynamicResourcesWeight = 2;
+
+size_t FeasibleNodesToFind(size_t nodes) {
+  constexpr size_t kMinFeasible = 100;
+  if (nodes < kMinFeasible) return nodes;
+  int64_t percentage = 50 - static_cast<int64_t>(nodes) / 125;
+  percentage = std::max<int64_t>(percentage, 5);
+  return std::max(kMinFeasible, nodes * percentage / 100);
+}
+
+SchedulingFramework::SchedulingFramework(
+    ClusterSnapshot& snapshot, DraPlugin& dra,
+    std::vector<std::unique_ptr<NodePlugin>> profile, FrameworkOptions options)
+    : snapshot_(snapshot),
+      dra_(dra),
+      profile_(std::move(profile)),
+      options_(options) {}
+
+CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
+                                           size_t& next_start_node) {
+  const size_t all_nodes = snapshot_.nodes().size();
+  CycleVerdict verdict;
+  // A rejection before Filter is reported for all nodes at once, as
+  // upstream.
+  auto reject = [&](std::string_view message) {
+    verdict.kind = CycleVerdict::Kind::kUnschedulable;
+    verdict.message =
+        fmt::format("0/{} nodes are available: {}.", all_nodes, message);
+    return std::move(verdict);
+  };
+
+  const PreEnqueueResult ready = dra_.PreEnqueue(state);
+  verdict.missing_claim = ready.missing_claim;
+  switch (ready.code) {
+    case PreEnqueueResult::Code::kGated:
+      verdict.kind = CycleVerdict::Kind::kGated;
+      return verdict;
+    case PreEnqueueResult::Code::kUnschedulable:
+      return reject(ready.message);
+    case PreEnqueueResult::Code::kReady:
+      break;
+  }
+
+  const ClusterView view = snapshot_.View();
+  CycleState cycle(state.pod);
+  for (const auto& plugin : profile_) {
+    std::string message;
+    const FilterCode code = plugin->PreFilter(cycle, view, message);
+    if (code != FilterCode::kFits) return reject(message);
+  }
+  dra_.PreFilter(state);
+
+  UnschedulableReasons reasons;
+  std::vector<Candidate> feasible;
+  std::string error;
+  if (!FilterNodes(state, cycle, reasons, feasible, next_start_node, error)) {
+    return reject(error);
+  }
+  verdict.feasible_nodes = feasible.size();
+  if (feasible.empty()) {
+    verdict.kind = CycleVerdict::Kind::kUnschedulable;
+    verdict.message = reasons.Message(all_nodes);
+    verdict.deallocate = dra_.PostFilter(state);
+    return verdict;
+  }
+  const size_t best = SelectNode(state, cycle, view, feasible, verdict.score);
+  verdict.kind = CycleVerdict::Kind::kFeasible;
+  verdict.chosen = std::move(feasible[best]);
+  return verdict;
+}
+
+bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
+                                      UnschedulableReasons& reasons,
+                                      std::vector<Candidate>& feasible,
+                                      size_t& next_start_node,
+                                      std::string& error) {
+  const std::vector<NodeEntry>& nodes = snapshot_.nodes();
+  const size_t n = nodes.size();
+  const size_t want = options_.evaluate_all_nodes ? n : FeasibleNodesToFind(n);
+  size_t evaluated = 0;
+  bool ok = true;
+  for (; evaluated < n && feasible.size() < want; ++evaluated) {
+    const size_t index = (next_start_node + evaluated) % n;
+    const NodeEntry& node = nodes[index];
+    ++stats_.nodes_evaluated;
+    bool fits = true;
+    for (const auto& plugin : profile_) {
+      if (plugin->Filter(cycle, node, reasons) != FilterCode::kFits) {
+        fits = false;
+        break;
+      }
+    }
+    if (!fits) continue;
+    Candidate candidate{index, {}};
+    const FilterCode code =
+        dra_.Filter(state, node, reasons, candidate.results);
+    if (code == FilterCode::kError) {
+      error = state.error;
+      ok = false;
+      ++evaluated;
+      break;
+    }
+    if (code == FilterCode::kFits) feasible.push_back(std::move(candidate));
+  }
+  stats_.allocator_calls += state.allocator_calls;
+  state.allocator_calls = 0;
+  if (n > 0) next_start_node = (next_start_node + evaluated) % n;
+  return ok;
+}
+
+size_t SchedulingFramework::SelectNode(const DraCycleState& state,
+                                       CycleState& cycle,
+                                       const ClusterView& view,
+                                       const std::vector<Candidate>& feasible,
+                                       int64_t& score) {
+  score = 0;
+  if (feasible.size() == 1) return 0;  // upstream skips scoring
+  const std::vector<NodeEntry>& nodes = snapshot_.nodes();
+  std::vector<const NodeEntry*> entries;
+  entries.reserve(feasible.size());
+  for (const Candidate& c : feasible) entries.push_back(&nodes[c.node]);
+
+  std::vector<int64_t> total(feasible.size(), 0);
+  std::vector<int64_t> scores(feasible.size());
+  for (const auto& plugin : profile_) {
+    const int64_t weight = plugin->ScoreWeight();
+    if (weight == 0) continue;
+    plugin->PreScore(cycle, view, entries);
+    for (size_t i = 0; i < entries.size(); ++i) {
+      scores[i] = plugin->Score(cycle, *entries[i]);
+    }
+    plugin->NormalizeScore(cycle, scores);
+    for (size_t i = 0; i < entries.size(); ++i) total[i] += weight * scores[i];
+  }
+  if (!state.to_allocate.empty()) {
+    for (size_t i = 0; i < feasible.size(); ++i) {
+      scores[i] = dra_.ScoreNode(state, feasible[i]);
+    }
+    DefaultNormalizeScore(scores, /*reverse=*/false);
+    for (size_t i = 0; i < feasible.size(); ++i) {
+      total[i] += kDynamicResourcesWeight * scores[i];
+    }
+  }
+  if (options_.placement != Placement::kDefault) {
+    for (size_t i = 0; i < feasible.size(); ++i) {
+      const int64_t fill = snapshot_.DeviceFillPercent(entries[i]->info);
+      total[i] += options_.placement == Placement::kPack ? fill : 100 - fill;
+    }
+  }
+  // Upstream picks at random among the best; dralloc takes the first in
+  // evaluation order, so that the same input gives the same answer.
+  const size_t best = static_cast<size_t>(
+      std::max_element(total.begin(), total.end()) - total.begin());
+  score = total[best];
+  return best;
+}
+
+}  // namespace dralloc::scheduler

@@ -1,0 +1,105 @@
+// SchedulingFramework: one scheduling cycle for one pod over a
+// ClusterSnapshot, as kube-scheduler's framework runs its default profile
+// with the DynamicResources plugin: PreEnqueue (claims), PreFilter of every
+// plugin, Filter of every plugin per node from a rotating start until
+// numFeasibleNodesToFind nodes fit, PreScore/Score/NormalizeScore of every
+// scoring plugin over those nodes, the weighted sum, and the best node.
+//
+// The live Scheduler and the autoscaler simulation run the same cycle; only
+// what they do with the verdict (bind through the API, or assume in a
+// simulation) differs. Thread-compatible: the caller serialises cycles and
+// snapshot changes.
+#ifndef DRALLOC_SCHEDULER_SCHEDULING_FRAMEWORK_H_
+#define DRALLOC_SCHEDULER_SCHEDULING_FRAMEWORK_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler/cluster_snapshot.h"
+#include "scheduler/dra_plugin.h"
+#include "scheduler/node_plugin.h"
+
+namespace dralloc::scheduler {
+
+// The node plugins of upstream's default profile that dralloc implements, in
+// upstream's order, with upstream's weights.
+std::vector<std::unique_ptr<NodePlugin>> DefaultProfile();
+
+struct FrameworkOptions {
+  // Evaluate every node instead of numFeasibleNodesToFind.
+  bool evaluate_all_nodes = false;
+  // Device placement preference added to the score (not upstream).
+  Placement placement = Placement::kDefault;
+};
+
+// What the framework counts, summed over cycles.
+struct FrameworkStats {
+  uint64_t nodes_evaluated = 0;  // nodes given to Filter
+  uint64_t allocator_calls = 0;
+};
+
+// The verdict of one cycle.
+struct CycleVerdict {
+  enum class Kind {
+    kGated,          // a claim is not there yet (missing_claim says which)
+    kUnschedulable,  // no node fits: `message`
+    kFeasible,       // `chosen` is the best node
+  };
+  Kind kind = Kind::kGated;
+  std::string message;
+  // PreEnqueue: the key of a claim the pod waits for (also when
+  // unschedulable because it is missing).
+  std::string missing_claim;
+  // PostFilter: an allocated claim to release so the pod can go elsewhere.
+  client::ObjectPtr deallocate;
+  std::optional<Candidate> chosen;
+  // Nodes that passed Filter, and the weighted score of the chosen one.
+  size_t feasible_nodes = 0;
+  int64_t score = 0;
+};
+
+class SchedulingFramework {
+ public:
+  // `dra` and `snapshot` must outlive the framework.
+  SchedulingFramework(ClusterSnapshot& snapshot, DraPlugin& dra,
+                      std::vector<std::unique_ptr<NodePlugin>> profile,
+                      FrameworkOptions options = {});
+
+  // Runs the cycle for `state.pod` (the snapshot must be refreshed). Filter
+  // starts at node `next_start_node` (rotating, as upstream) and advances it
+  // past the nodes it evaluated.
+  CycleVerdict Schedule(DraCycleState& state, size_t& next_start_node);
+
+  const FrameworkStats& stats() const { return stats_; }
+  const std::vector<std::unique_ptr<NodePlugin>>& profile() const {
+    return profile_;
+  }
+
+ private:
+  // Filter from the start node until enough nodes fit; false when a plugin
+  // found an error no node can fix (`error`).
+  bool FilterNodes(DraCycleState& state, CycleState& cycle,
+                   UnschedulableReasons& reasons,
+                   std::vector<Candidate>& feasible, size_t& next_start_node,
+                   std::string& error);
+  // Index into `feasible` of the node with the highest weighted score.
+  size_t SelectNode(const DraCycleState& state, CycleState& cycle,
+                    const ClusterView& view,
+                    const std::vector<Candidate>& feasible, int64_t& score);
+
+  ClusterSnapshot& snapshot_;
+  DraPlugin& dra_;
+  std::vector<std::unique_ptr<NodePlugin>> profile_;
+  const FrameworkOptions options_;
+  FrameworkStats stats_;
+};
+
+// Upstream's numFeasibleNodesToFind with the default adaptive percentage.
+size_t FeasibleNodesToFind(size_t nodes);
+
+}  // namespace dralloc::scheduler
+
+#endif  // DRALLOC_SCHEDULER_SCHEDULING_FRAMEWORK_H_
