@@ -44,6 +44,10 @@ class ClusterSnapshotTest : public testing::Test {
         [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
           snapshot_.ObserveClaim(client::ObjectKey(*(now ? now : old)), now);
         });
+    cluster_.pods.AddHandler(
+        [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
+          snapshot_.ObservePod(client::ObjectKey(*(now ? now : old)), now);
+        });
     cluster_.Load(ClusterManifests());
     cluster_.Pump();
     snapshot_.Refresh();
@@ -105,6 +109,65 @@ TEST_F(ClusterSnapshotTest, RefreshRebuildsOnlyWhatWasInvalidated) {
   snapshot_.InvalidateInventory();
   snapshot_.Refresh();
   EXPECT_EQ(snapshot_.inventory().devices().size(), 2u);
+}
+
+client::ObjectPtr PodOn(std::string name, std::string node,
+                        std::string cpu = "500m") {
+  api::Pod pod;
+  pod.metadata.name = std::move(name);
+  pod.metadata.namespace_ = "ns";
+  pod.spec.node_name = std::move(node);
+  api::Container container;
+  container.name = "main";
+  container.resources.requests["cpu"] = *Quantity::Parse(cpu);
+  pod.spec.containers.push_back(std::move(container));
+  return std::make_shared<const api::Object>(std::move(pod));
+}
+
+TEST_F(ClusterSnapshotTest, BoundPodsCountOnTheirNodeUntilTheyFinish) {
+  ASSERT_TRUE(cluster_.api.Create(*PodOn("p1", "node-a")).ok());
+  ASSERT_TRUE(cluster_.api.Create(*PodOn("p2", "node-a", "1")).ok());
+  ASSERT_TRUE(cluster_.api.Create(*PodOn("pending", "")).ok());
+  cluster_.Pump();
+  const NodeEntry& a = snapshot_.nodes()[0];
+  EXPECT_EQ(a.pods.size(), 2u);
+  EXPECT_EQ(a.usage.requested().milli_cpu, 1500);
+  EXPECT_EQ(snapshot_.nodes()[1].pods.size(), 0u);
+
+  api::Pod finished = std::get<api::Pod>(*PodOn("p2", "node-a", "1"));
+  auto stored = cluster_.api.Get(client::PodsResource(), "ns", "p2");
+  ASSERT_TRUE(stored.ok());
+  finished.metadata = api::MetaOf(**stored);
+  finished.status.phase = "Succeeded";
+  ASSERT_TRUE(cluster_.api.UpdateStatus(api::Object(finished)).ok());
+  cluster_.Pump();
+  EXPECT_EQ(snapshot_.nodes()[0].pods.size(), 1u);
+  EXPECT_EQ(snapshot_.nodes()[0].usage.requested().milli_cpu, 500);
+
+  // A node rebuild keeps the pods.
+  snapshot_.InvalidateNodes();
+  snapshot_.Refresh();
+  EXPECT_EQ(snapshot_.nodes()[0].pods.size(), 1u);
+  EXPECT_EQ(snapshot_.nodes()[0].usage.requested().milli_cpu, 500);
+}
+
+TEST_F(ClusterSnapshotTest, AssumedPodCountsUntilForgottenOrBound) {
+  ASSERT_TRUE(cluster_.api.Create(*PodOn("web", "")).ok());
+  cluster_.Pump();
+  snapshot_.AssumePod("ns/web", PodOn("web", "node-b"));
+  EXPECT_EQ(snapshot_.nodes()[1].pods.size(), 1u);
+  EXPECT_EQ(snapshot_.nodes()[1].usage.requested().milli_cpu, 500);
+  snapshot_.ForgetPod("ns/web");
+  EXPECT_EQ(snapshot_.nodes()[1].pods.size(), 0u);
+  EXPECT_EQ(snapshot_.nodes()[1].usage.requested().milli_cpu, 0);
+
+  snapshot_.AssumePod("ns/web", PodOn("web", "node-b"));
+  ASSERT_TRUE(cluster_.api.Bind("ns", "web", "", "node-b").ok());
+  cluster_.Pump();  // the informer's bound version replaces the assumption
+  EXPECT_EQ(snapshot_.nodes()[1].pods.size(), 1u);
+  EXPECT_EQ(snapshot_.nodes()[1].usage.requested().milli_cpu, 500);
+  snapshot_.ForgetPod("ns/web");  // no longer assumed: no effect
+  EXPECT_EQ(snapshot_.nodes()[1].pods.size(), 1u);
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ struct Scheduler::Outcome {
 Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
                      SchedulerOptions options)
     : client_(client),
+      events_(client),
       informers_(informers),
       options_(std::move(options)),
       queue_(BackoffOptions{options_.initial_backoff, options_.max_backoff}),
@@ -223,7 +224,7 @@ bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
         ++stats_.deallocations;
         outcome.message += " deallocation of ResourceClaim completed";
       }
-      if (changed) ReportUnschedulable(*pod, outcome.message);
+      ReportUnschedulable(*pod, outcome.message, changed);
       return true;
     }
     case Outcome::Kind::kReserved:
@@ -262,7 +263,15 @@ void Scheduler::OnBindFailed(const BindTask& task) {
 void Scheduler::WaitForBinds() { binder_.WaitForBinds(); }
 
 void Scheduler::ReportUnschedulable(const api::Pod& pod,
-                                    const std::string& message) {
+                                    const std::string& message, bool changed) {
+  api::Event event = client::PodWarningEvent(pod, "FailedScheduling", message,
+                                             options_.scheduler_name);
+  event.action = "Scheduling";
+  if (Status created = events_.Record(std::move(event)); !created.ok()) {
+    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
+              pod.metadata.name, created.message());
+  }
+  if (!changed) return;
   api::Pod updated = pod;
   api::PodCondition& condition = api::ConditionOf(updated, "PodScheduled");
   const std::string now = NowRfc3339();
@@ -272,12 +281,6 @@ void Scheduler::ReportUnschedulable(const api::Pod& pod,
   condition.message = message;
   if (!(updated.status == pod.status)) {
     (void)client_.UpdateStatus(api::Object(std::move(updated)));
-  }
-  api::Event event = client::PodWarningEvent(pod, "FailedScheduling", message,
-                                             options_.scheduler_name);
-  if (Status created = client_.CreateEvent(event); !created.ok()) {
-    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
-              pod.metadata.name, created.message());
   }
 }
 
@@ -290,7 +293,7 @@ void Scheduler::ReportScheduled(const BindTask& task) {
       options_.scheduler_name);
   event.type = "Normal";
   event.action = "Binding";
-  if (Status created = client_.CreateEvent(event); !created.ok()) {
+  if (Status created = events_.Record(std::move(event)); !created.ok()) {
     log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
               pod.metadata.name, created.message());
   }

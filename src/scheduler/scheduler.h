@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "client/api_client.h"
+#include "client/event_recorder.h"
 #include "client/informer.h"
 #include "common/mutex.h"
 #include "scheduler/binder.h"
@@ -115,13 +116,15 @@ class Scheduler {
   void BookBound() REQUIRES(mu_);
   // The binder's failure handler (binder thread).
   void OnBindFailed(const BindTask& task) EXCLUDES(mu_);
-  // PodScheduled=False and a FailedScheduling event.
-  void ReportUnschedulable(const api::Pod& pod, const std::string& message)
-      EXCLUDES(mu_);
+  // A FailedScheduling event (every attempt, as upstream; the recorder
+  // counts repeats) and, when the message `changed`, PodScheduled=False.
+  void ReportUnschedulable(const api::Pod& pod, const std::string& message,
+                           bool changed) EXCLUDES(mu_);
   // The binder's success handler (binder thread): the Scheduled event.
   void ReportScheduled(const BindTask& task);
 
   client::ApiClient& client_;
+  client::EventRecorder events_;
   SchedulerInformers informers_;
   const SchedulerOptions options_;
 

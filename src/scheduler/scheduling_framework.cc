@@ -156,12 +156,17 @@ size_t SchedulingFramework::SelectNode(const DraCycleState& state,
       total[i] += options_.placement == Placement::kPack ? fill : 100 - fill;
     }
   }
-  // Upstream picks at random among the best; dralloc takes the first in
-  // evaluation order, so that the same input gives the same answer.
-  const size_t best = static_cast<size_t>(
-      std::max_element(total.begin(), total.end()) - total.begin());
-  score = total[best];
-  return best;
+  // Upstream picks at random among the best nodes. dralloc takes them in
+  // turn (the k-th selection with ties takes the (k mod ties)-th best in
+  // evaluation order): as even a spread, and the same input gives the same
+  // answer.
+  score = *std::max_element(total.begin(), total.end());
+  std::vector<size_t> best;
+  for (size_t i = 0; i < total.size(); ++i) {
+    if (total[i] == score) best.push_back(i);
+  }
+  if (best.size() == 1) return best[0];
+  return best[tie_breaks_++ % best.size()];
 }
 
 }  // namespace dralloc::scheduler

@@ -95,6 +95,7 @@ class SchedulingFramework {
   std::vector<std::unique_ptr<NodePlugin>> profile_;
   const FrameworkOptions options_;
   FrameworkStats stats_;
+  uint64_t tie_breaks_ = 0;  // selections that had ties
 };
 
 // Upstream's numFeasibleNodesToFind with the default adaptive percentage.

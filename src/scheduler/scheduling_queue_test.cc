@@ -31,7 +31,9 @@ TEST(SchedulingQueueTest, PopsActivePodsInOrderOnce) {
   EXPECT_TRUE(queue.Idle());
 }
 
-TEST(SchedulingQueueTest, UnschedulablePodsMoveInKeyOrder) {
+// Upstream refreshes a pod's queue timestamp when it is re-queued after a
+// failed attempt; PrioritySort then orders by that timestamp.
+TEST(SchedulingQueueTest, UnschedulablePodsMoveInTimestampOrder) {
   SchedulingQueue queue = NoBackoff();
   for (const char* key : {"ns/c", "ns/a", "ns/b"}) {
     EXPECT_TRUE(queue.MarkUnschedulable(key, "no nodes"));
@@ -41,7 +43,36 @@ TEST(SchedulingQueueTest, UnschedulablePodsMoveInKeyOrder) {
   EXPECT_TRUE(queue.WaitsUngated("ns/a"));
   EXPECT_EQ(queue.Pop(), std::nullopt);
   queue.MoveAllUnschedulable();
-  EXPECT_EQ(Drain(queue), (std::vector<std::string>{"ns/a", "ns/b", "ns/c"}));
+  EXPECT_EQ(Drain(queue), (std::vector<std::string>{"ns/c", "ns/b", "ns/a"}));
+}
+
+TEST(SchedulingQueueTest, HigherPriorityFirstThenEarlierTimestamp) {
+  SchedulingQueue queue = NoBackoff();
+  queue.Activate("ns/low-early");
+  queue.SetPriority("ns/high", 100);
+  queue.Activate("ns/high");
+  queue.Activate("ns/default");
+  queue.SetPriority("ns/negative", -5);
+  queue.Activate("ns/negative");
+  // A priority learned while active re-sorts the pod.
+  queue.SetPriority("ns/default", 100);
+  EXPECT_EQ(Drain(queue),
+            (std::vector<std::string>{"ns/high", "ns/default", "ns/low-early",
+                                      "ns/negative"}));
+}
+
+TEST(SchedulingQueueTest, GatedPodKeepsItsPlaceWhenItsClaimArrives) {
+  SchedulingQueue queue = NoBackoff();
+  queue.Activate("ns/first");
+  ASSERT_EQ(queue.Pop(), "ns/first");
+  queue.MarkGated("ns/first");
+  queue.WaitForClaim("ns/first-gpu", "ns/first");
+  queue.Activate("ns/second");
+  queue.ClaimAdded("ns/first-gpu");
+  // Queued before "second": the wait for its generated claim does not
+  // cost it its place.
+  EXPECT_EQ(Drain(queue),
+            (std::vector<std::string>{"ns/first", "ns/second"}));
 }
 
 TEST(SchedulingQueueTest, FailedPodsBackOff) {
