@@ -345,7 +345,8 @@ std::string AllocationSearch::AlternativePhrase(
   const std::string needs = d.all_mode ? std::string("needs all devices")
                                        : fmt::format("needs {}", d.num_devices);
   if (facts.enough) {
-    return fmt::format("{}: {}, {} usable, but {}", d.name, needs,
+    return fmt::format("{}: {} of class \"{}\", {} usable, but {}", d.name,
+                       needs, d.device_class->metadata.name,
                        facts.usable.size(), blocked_by);
   }
   const size_t examined = view_.num_devices - facts.tally.in_bad_pools;
