@@ -23,6 +23,63 @@ bool Enough(const RequestData& d, const std::vector<uint32_t>& usable) {
                     : static_cast<int>(usable.size()) >= d.num_devices;
 }
 
+// Usable devices by value of `attribute` (for matchAttribute, each value of
+// a list on its own), and how many lack it.
+struct ValueCounts {
+  std::map<std::string, size_t> by_value;
+  size_t missing = 0;
+
+  // The most devices sharing one value.
+  size_t Most() const {
+    size_t most = 0;
+    for (const auto& [value, n] : by_value) most = std::max(most, n);
+    return most;
+  }
+  // "\"a\": 2 devices, without the attribute: 1", or "none".
+  std::string Text() const {
+    std::vector<std::string> parts;
+    for (const auto& [value, n] : by_value) {
+      parts.push_back(
+          fmt::format("{}: {}", value, Plural(n, "device", "devices")));
+    }
+    if (missing > 0) {
+      parts.push_back(fmt::format("without the attribute: {}", missing));
+    }
+    return parts.empty() ? std::string("none")
+                         : fmt::format("{}", fmt::join(parts, ", "));
+  }
+};
+
+// "requests [a, b]" or "all requests".
+std::string ScopeText(const ClaimConstraint& constraint) {
+  return constraint.requests().empty()
+             ? std::string("all requests")
+             : fmt::format("requests [{}]",
+                           fmt::join(constraint.requests(), ", "));
+}
+
+ValueCounts CountValues(const DeviceInventory& inventory,
+                        const std::string& attribute, bool match,
+                        const std::set<uint32_t>& devices) {
+  ValueCounts counts;
+  for (uint32_t device : devices) {
+    auto value = LookupAttribute(inventory.devices()[device], attribute);
+    if (!value) {
+      ++counts.missing;
+      continue;
+    }
+    if (!match) {
+      ++counts.by_value[value->ToString()];
+      continue;
+    }
+    for (const std::string& v : value->values) {
+      AttributeSet one{value->type, {v}};
+      ++counts.by_value[one.ToString()];
+    }
+  }
+  return counts;
+}
+
 }  // namespace
 
 // Why the devices of the node that request alternative `d` cannot use are
@@ -254,52 +311,19 @@ AllocationSearch::ConstraintVerdict AllocationSearch::JudgeConstraint(
   verdict.per_alternative = !chosen.empty();
   const bool match =
       constraint.kind() == ClaimConstraint::Kind::kMatchAttribute;
-  // Usable devices by attribute value (each value of a matchAttribute list
-  // on its own).
-  std::map<std::string, size_t> by_value;
-  size_t missing = 0;
-  for (uint32_t device : devices) {
-    auto value =
-        LookupAttribute(inventory_.devices()[device], constraint.subject());
-    if (!value) {
-      ++missing;
-      continue;
-    }
-    if (match) {
-      for (const std::string& v : value->values) {
-        AttributeSet one{value->type, {v}};
-        ++by_value[one.ToString()];
-      }
-    } else {
-      ++by_value[value->ToString()];
-    }
-  }
-  size_t most = 0;
-  std::vector<std::string> parts;
-  for (const auto& [value, n] : by_value) most = std::max(most, n);
-  for (const auto& [value, n] : by_value) {
-    parts.push_back(
-        fmt::format("{}: {}", value, Plural(n, "device", "devices")));
-  }
-  if (missing > 0) {
-    parts.push_back(fmt::format("without the attribute: {}", missing));
-  }
-  verdict.impossible = match ? most < static_cast<size_t>(demand)
-                             : by_value.size() < static_cast<size_t>(demand);
+  const ValueCounts counts =
+      CountValues(inventory_, constraint.subject(), match, devices);
+  verdict.impossible =
+      match ? counts.Most() < static_cast<size_t>(demand)
+            : counts.by_value.size() < static_cast<size_t>(demand);
   const std::string kind = fmt::format(
       "constraint #{} ({} \"{}\")", index,
       match ? "matchAttribute" : "distinctAttribute", constraint.subject());
   const std::string needs =
       fmt::format("needs {} with {}", Plural(demand, "device", "devices"),
                   match ? "one common value" : "pairwise distinct values");
-  const std::string values = parts.empty()
-                                 ? std::string("none")
-                                 : fmt::format("{}", fmt::join(parts, ", "));
-  const std::string scope =
-      constraint.requests().empty()
-          ? std::string("all requests")
-          : fmt::format("requests [{}]",
-                        fmt::join(constraint.requests(), ", "));
+  const std::string values = counts.Text();
+  const std::string scope = ScopeText(constraint);
   const std::string with =
       chosen.empty() ? "" : fmt::format(" with {}", fmt::join(chosen, ", "));
   verdict.line =
@@ -326,10 +350,7 @@ void AllocationSearch::ExplainConstraint(const ClaimState& cs, size_t index,
     devices.insert(ok.begin(), ok.end());
     return true;
   });
-  std::string scope = constraint.requests().empty()
-                          ? std::string("all requests")
-                          : fmt::format("requests [{}]",
-                                        fmt::join(constraint.requests(), ", "));
+  const std::string scope = ScopeText(constraint);
   out.cel.push_back(fmt::format(
       "claim {} constraint #{} (cel '{}') over {}: no combination of "
       "the {} usable devices satisfies it ({} complete sets checked, "
@@ -392,6 +413,11 @@ bool NextChoice(const std::vector<RequestSlot>& slots,
   return false;
 }
 
+void Append(std::vector<std::string>& into, std::vector<std::string>& from) {
+  into.insert(into.end(), std::make_move_iterator(from.begin()),
+              std::make_move_iterator(from.end()));
+}
+
 size_t NumChoices(const std::vector<RequestSlot>& slots) {
   size_t n = 1;
   for (const RequestSlot& slot : slots) {
@@ -403,81 +429,108 @@ size_t NumChoices(const std::vector<RequestSlot>& slots) {
 
 }  // namespace
 
-std::optional<std::vector<std::string>> AllocationSearch::ExplainChoices(
-    const ClaimState& cs, const UsableDevices& usable,
-    ExplanationLines& constraint_lines,
-    std::vector<std::string>& slot_reasons) const {
+struct AllocationSearch::ChoiceOutcomes {
   // Per alternative: whether some choice with it has every request enough
-  // and no constraint that applies to it impossible, else the first
+  // and no constraint that applies to it impossible; else the first such
   // constraint that ruled it out.
-  std::map<const RequestData*, std::pair<bool, std::string>> fate;
+  struct Fate {
+    bool possible = false;
+    std::string blocked_by;
+  };
+  std::map<const RequestData*, Fate> fates;
+  // The alternatives of the first choice that can be met on its own.
   std::optional<std::vector<std::string>> feasible;
-  std::set<std::string> emitted;
-  const bool judge_choices = NumChoices(cs.slots) <= kMaxExplainedChoices;
-  std::vector<int> choice(cs.slots.size(), 0);
-  do {
-    bool all_enough = true;
-    std::vector<const RequestData*> chosen;
-    for (size_t s = 0; s < cs.slots.size(); ++s) {
-      chosen.push_back(&cs.slots[s].alternatives[choice[s]]);
-      all_enough = all_enough && usable.at(chosen.back()).enough;
+  std::set<std::string> emitted;  // constraint lines written so far
+};
+
+void AllocationSearch::JudgeChoice(const ClaimState& cs,
+                                   const UsableDevices& usable,
+                                   const std::vector<int>& choice,
+                                   bool per_choice, ChoiceOutcomes& outcomes,
+                                   ExplanationLines& constraint_lines) const {
+  std::vector<ConstraintVerdict> verdicts(cs.constraints.size());
+  for (size_t i = 0; i < cs.constraints.size(); ++i) {
+    if (cs.constraints[i]->kind() == ClaimConstraint::Kind::kCel) continue;
+    verdicts[i] =
+        JudgeConstraint(cs, i, usable, per_choice ? &choice : nullptr);
+    if (!verdicts[i].in_effect ||
+        !outcomes.emitted.insert(verdicts[i].line).second) {
+      continue;
     }
-    std::vector<ConstraintVerdict> verdicts(cs.constraints.size());
-    for (size_t i = 0; i < cs.constraints.size(); ++i) {
-      if (cs.constraints[i]->kind() == ClaimConstraint::Kind::kCel) continue;
-      verdicts[i] =
-          JudgeConstraint(cs, i, usable, judge_choices ? &choice : nullptr);
-      if (!verdicts[i].in_effect || !emitted.insert(verdicts[i].line).second) {
-        continue;
-      }
-      (verdicts[i].impossible && !verdicts[i].per_alternative
-           ? constraint_lines.reasons
-           : constraint_lines.details)
-          .push_back(verdicts[i].line);
+    // A constraint impossible for the whole claim blocks it; one judged on
+    // some alternatives only rules those out.
+    (verdicts[i].impossible && !verdicts[i].per_alternative
+         ? constraint_lines.reasons
+         : constraint_lines.details)
+        .push_back(verdicts[i].line);
+  }
+  for (size_t s = 0; s < cs.slots.size(); ++s) {
+    if (!usable.at(&cs.slots[s].alternatives[choice[s]]).enough) return;
+  }
+  bool any_impossible = false;
+  for (size_t s = 0; s < cs.slots.size(); ++s) {
+    const RequestData& d = cs.slots[s].alternatives[choice[s]];
+    ChoiceOutcomes::Fate& fate = outcomes.fates[&d];
+    bool blocked = false;
+    for (size_t i = 0; i < verdicts.size(); ++i) {
+      if (!verdicts[i].impossible) continue;
+      any_impossible = true;
+      if (!cs.constraints[i]->AppliesTo({d.base_name, d.sub_name})) continue;
+      blocked = true;
+      if (fate.blocked_by.empty()) fate.blocked_by = verdicts[i].summary;
     }
-    if (!all_enough) continue;
-    bool any_impossible = false;
-    for (size_t s = 0; s < cs.slots.size(); ++s) {
-      const RequestData& d = *chosen[s];
-      auto& [possible, blocked_by] = fate[&d];
-      bool blocked = false;
-      for (size_t i = 0; i < verdicts.size(); ++i) {
-        if (!verdicts[i].impossible) continue;
-        any_impossible = true;
-        if (!cs.constraints[i]->AppliesTo({d.base_name, d.sub_name})) continue;
-        blocked = true;
-        if (blocked_by.empty()) blocked_by = verdicts[i].summary;
-      }
-      possible = possible || !blocked;
-    }
-    if (!any_impossible && !feasible) {
-      feasible.emplace();
-      for (size_t s = 0; s < cs.slots.size(); ++s) {
-        if (cs.slots[s].has_subrequests) feasible->push_back(chosen[s]->name);
-      }
-    }
-  } while (judge_choices && NextChoice(cs.slots, choice));
+    fate.possible = fate.possible || !blocked;
+  }
+  if (any_impossible || outcomes.feasible) return;
+  outcomes.feasible.emplace();
+  for (size_t s = 0; s < cs.slots.size(); ++s) {
+    if (!cs.slots[s].has_subrequests) continue;
+    outcomes.feasible->push_back(cs.slots[s].alternatives[choice[s]].name);
+  }
+}
+
+void AllocationSearch::NoAlternativeReasons(
+    const ClaimState& cs, const UsableDevices& usable,
+    const ChoiceOutcomes& outcomes,
+    std::vector<std::string>& slot_reasons) const {
   for (size_t s = 0; s < cs.slots.size(); ++s) {
     const RequestSlot& slot = cs.slots[s];
     if (!slot.has_subrequests) continue;
     std::vector<std::string> phrases;
     for (const RequestData& d : slot.alternatives) {
       const RequestFacts& facts = usable.at(&d);
-      auto it = fate.find(&d);
-      // Enough devices, and no constraint ruled it out (or no choice with it
-      // got as far as the constraints): not this request's fault.
-      if (facts.enough &&
-          (it == fate.end() || it->second.first || it->second.second.empty())) {
+      auto it = outcomes.fates.find(&d);
+      const std::string no_block;
+      const std::string& blocked_by =
+          it == outcomes.fates.end() ? no_block : it->second.blocked_by;
+      // Enough devices and no constraint ruled it out (or no choice with it
+      // got as far as the constraints): this request does not block.
+      if (facts.enough && (blocked_by.empty() || it->second.possible)) {
         phrases.clear();
         break;
       }
-      phrases.push_back(AlternativePhrase(
-          d, facts, it == fate.end() ? "" : it->second.second));
+      phrases.push_back(AlternativePhrase(d, facts, blocked_by));
     }
-    if (!phrases.empty())
+    if (!phrases.empty()) {
       slot_reasons[s] = NoAlternativeLine(cs, slot, phrases);
+    }
   }
-  return feasible;
+}
+
+std::optional<std::vector<std::string>> AllocationSearch::ExplainChoices(
+    const ClaimState& cs, const UsableDevices& usable,
+    ExplanationLines& constraint_lines,
+    std::vector<std::string>& slot_reasons) const {
+  ChoiceOutcomes outcomes;
+  // Too many choices: one pass over the first alternatives, with the
+  // constraints judged on all alternatives together.
+  const bool per_choice = NumChoices(cs.slots) <= kMaxExplainedChoices;
+  std::vector<int> choice(cs.slots.size(), 0);
+  do {
+    JudgeChoice(cs, usable, choice, per_choice, outcomes, constraint_lines);
+  } while (per_choice && NextChoice(cs.slots, choice));
+  NoAlternativeReasons(cs, usable, outcomes, slot_reasons);
+  return std::move(outcomes.feasible);
 }
 
 void AllocationSearch::ExplainClaim(const ClaimState& cs,
@@ -508,13 +561,9 @@ void AllocationSearch::ExplainClaim(const ClaimState& cs,
   for (std::string& line : slot_reasons) {
     if (!line.empty()) out.reasons.push_back(std::move(line));
   }
-  for (auto* lines : {&constraint_lines.reasons, &constraint_lines.details,
-                      &constraint_lines.cel}) {
-    auto& into = lines == &constraint_lines.reasons   ? out.reasons
-                 : lines == &constraint_lines.details ? out.details
-                                                      : out.cel;
-    into.insert(into.end(), lines->begin(), lines->end());
-  }
+  Append(out.reasons, constraint_lines.reasons);
+  Append(out.details, constraint_lines.details);
+  Append(out.cel, constraint_lines.cel);
   if (every_request_has_enough && cs.constraints.empty() &&
       states_.size() > 1) {
     out.details.push_back(fmt::format(

@@ -202,6 +202,7 @@ class AllocationSearch {
   struct ExplanationLines;
   struct RequestFacts;
   struct ConstraintVerdict;
+  struct ChoiceOutcomes;
   // What each request alternative of a claim could use on its own.
   using UsableDevices = std::map<const RequestData*, RequestFacts>;
   // Appends the lines of claim `cs` to `out`.
@@ -241,6 +242,19 @@ class AllocationSearch {
       const ClaimState& cs, const UsableDevices& usable,
       ExplanationLines& constraint_lines,
       std::vector<std::string>& slot_reasons) const;
+  // ExplainChoices' parts: judges the constraints on one choice (one
+  // alternative per request; on all alternatives together unless
+  // `per_choice`), writes their lines once and records in `outcomes`
+  // what the choice says about its alternatives.
+  void JudgeChoice(const ClaimState& cs, const UsableDevices& usable,
+                   const std::vector<int>& choice, bool per_choice,
+                   ChoiceOutcomes& outcomes,
+                   ExplanationLines& constraint_lines) const;
+  // The "no alternative fits" line of each request none of whose
+  // alternatives can work.
+  void NoAlternativeReasons(const ClaimState& cs, const UsableDevices& usable,
+                            const ChoiceOutcomes& outcomes,
+                            std::vector<std::string>& slot_reasons) const;
   // "gpu/big: needs 2 of class ..., 0 usable" for a "no alternative fits"
   // line; `blocked_by` names the constraint that rules out an alternative
   // with enough devices.
