@@ -297,13 +297,22 @@ AllocationSearch::ConstraintVerdict AllocationSearch::JudgeConstraint(
     });
   } else {
     for (size_t s = 0; s < cs.slots.size(); ++s) {
-      const RequestData& d = cs.slots[s].alternatives[(*choice)[s]];
+      const RequestSlot& slot = cs.slots[s];
+      const RequestData& d = slot.alternatives[(*choice)[s]];
+      // Name the chosen alternative also when the constraint covers only
+      // other alternatives of its list: that is why it does not count here.
+      const bool list_in_scope =
+          slot.has_subrequests &&
+          std::any_of(slot.alternatives.begin(), slot.alternatives.end(),
+                      [&](const RequestData& a) {
+                        return constraint.AppliesTo({a.base_name, a.sub_name});
+                      });
+      if (list_in_scope) chosen.push_back(d.name);
       if (!constraint.AppliesTo({d.base_name, d.sub_name})) continue;
       const auto& ok = usable.at(&d).usable;
       devices.insert(ok.begin(), ok.end());
       demand += d.num_devices;
       any_in_scope = true;
-      if (cs.slots[s].has_subrequests) chosen.push_back(d.name);
     }
   }
   ConstraintVerdict verdict;
