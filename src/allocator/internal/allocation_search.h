@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -199,11 +200,19 @@ class AllocationSearch {
   // Explain's parts (allocation_explanation.cc).
   struct RejectionTally;
   struct ExplanationLines;
-  using UsableDevices = std::map<const RequestData*, std::vector<uint32_t>>;
-  // Appends one line per request alternative of `cs` and fills `usable`;
-  // true when every request without subrequests has enough devices.
+  struct RequestFacts;
+  struct ConstraintVerdict;
+  struct ChoiceOutcomes;
+  // What each request alternative of a claim could use on its own.
+  using UsableDevices = std::map<const RequestData*, RequestFacts>;
+  // Appends the lines of claim `cs` to `out`.
+  void ExplainClaim(const ClaimState& cs, ExplanationLines& out);
+  // Appends one detail line per request alternative of `cs` and fills
+  // `usable`; a request without subrequests that has too few devices puts
+  // its line in `slot_reasons`. True when every such request has enough.
   bool ExplainRequests(const ClaimState& cs, UsableDevices& usable,
-                       ExplanationLines& out);
+                       ExplanationLines& out,
+                       std::vector<std::string>& slot_reasons);
   // The devices `d` could use with no other claim of this call placed,
   // counting the others by cause in `tally`.
   std::vector<uint32_t> UsableOnItsOwn(const RequestData& d,
@@ -213,9 +222,46 @@ class AllocationSearch {
   std::string RequestLine(const ClaimState& cs, const RequestData& d,
                           const RejectionTally& tally, size_t num_usable) const;
   // Appends the line of constraint `index` of `cs`, given what each request
-  // could use on its own.
+  // alternative could use on its own (all alternatives together).
   void ExplainConstraint(const ClaimState& cs, size_t index,
-                         UsableDevices& usable, ExplanationLines& out) const;
+                         const UsableDevices& usable,
+                         ExplanationLines& out) const;
+  // Judges matchAttribute/distinctAttribute constraint `index` of `cs` on
+  // the usable devices of the request alternatives in `choice` (one per
+  // request), or of all alternatives when `choice` is null.
+  ConstraintVerdict JudgeConstraint(const ClaimState& cs, size_t index,
+                                    const UsableDevices& usable,
+                                    const std::vector<int>* choice) const;
+  // For a claim with prioritized lists: judges every choice of one
+  // alternative per request; puts the "no alternative fits" line of each
+  // request none of whose alternatives can work in `slot_reasons` and the
+  // constraint lines in `constraint_lines`. Returns the alternatives of the
+  // first choice whose requests and constraints can each be met on their
+  // own, when there is one.
+  std::optional<std::vector<std::string>> ExplainChoices(
+      const ClaimState& cs, const UsableDevices& usable,
+      ExplanationLines& constraint_lines,
+      std::vector<std::string>& slot_reasons) const;
+  // ExplainChoices' parts: judges the constraints on one choice (one
+  // alternative per request; on all alternatives together unless
+  // `per_choice`), writes their lines once and records in `outcomes`
+  // what the choice says about its alternatives.
+  void JudgeChoice(const ClaimState& cs, const UsableDevices& usable,
+                   const std::vector<int>& choice, bool per_choice,
+                   ChoiceOutcomes& outcomes,
+                   ExplanationLines& constraint_lines) const;
+  // The "no alternative fits" line of each request none of whose
+  // alternatives can work.
+  void NoAlternativeReasons(const ClaimState& cs, const UsableDevices& usable,
+                            const ChoiceOutcomes& outcomes,
+                            std::vector<std::string>& slot_reasons) const;
+  // "gpu/big: needs 2 of class ..., 0 usable" for a "no alternative fits"
+  // line; `blocked_by` names the constraint that rules out an alternative
+  // with enough devices.
+  std::string AlternativePhrase(const RequestData& d, const RequestFacts& facts,
+                                const std::string& blocked_by) const;
+  std::string NoAlternativeLine(const ClaimState& cs, const RequestSlot& slot,
+                                const std::vector<std::string>& phrases) const;
 
   const DeviceInventory& inventory_;
   const AllocatedState& state_;
