@@ -424,6 +424,12 @@ bool ApiServer::ServeNonResource(const HttpRequest& request,
                   "the server does not allow this method on {}", path)));
     return true;
   }
+  for (const auto& [prefix, handler] : endpoints_) {
+    if (path.starts_with(prefix)) {
+      handler(request, writer);
+      return true;
+    }
+  }
   if (path == "/version" || path == "/version/") {
     SendJson(writer, 200, VersionDocument(options_.version_minor).dump());
     return true;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apiserver/garbage_collector.h"
@@ -49,6 +50,16 @@ class ApiServer {
   // Start(); `source` is called from request threads.
   void AddMetricsSource(std::function<std::string()> source) {
     metrics_sources_.push_back(std::move(source));
+  }
+
+  // Serves requests whose path starts with `prefix` (e.g. "/dralloc/") with
+  // `handler`, for endpoints of components running in this process (the
+  // simulation endpoint of `dralloc serve`). Register before Start();
+  // `handler` is called from request threads.
+  using EndpointHandler =
+      std::function<void(const HttpRequest& request, ResponseWriter& writer)>;
+  void AddEndpoint(std::string prefix, EndpointHandler handler) {
+    endpoints_.emplace_back(std::move(prefix), std::move(handler));
   }
 
   // Serves one request (exposed for tests that bypass the network).
@@ -102,6 +113,7 @@ class ApiServer {
   NamespaceFinalizer namespace_finalizer_;
   std::unique_ptr<HttpServer> http_;
   std::vector<std::function<std::string()>> metrics_sources_;
+  std::vector<std::pair<std::string, EndpointHandler>> endpoints_;
 };
 
 }  // namespace dralloc::apiserver
