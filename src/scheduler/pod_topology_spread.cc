@@ -96,13 +96,35 @@ bool ToleratesNodeTaints(const api::Pod& pod, const api::Node& node) {
   return true;
 }
 
-// upstream matchNodeInclusionPolicies.
-bool NodeIncluded(const SpreadConstraint& c, const api::Pod& pod,
-                  const NodeEntry& node) {
-  if (c.honor_node_affinity && !MatchesRequiredNodeAffinity(pod, node.info)) {
-    return false;
+// Whether a node passes the pod's required node affinity and its taints,
+// each evaluated once per node and only when some constraint honours it.
+struct NodeInclusion {
+  bool affinity = true;
+  bool taints = true;
+};
+
+NodeInclusion InclusionOf(const api::Pod& pod, const NodeEntry& node,
+                          const std::vector<SpreadConstraint>& constraints) {
+  NodeInclusion inclusion;
+  for (const SpreadConstraint& c : constraints) {
+    if (c.honor_node_affinity) {
+      inclusion.affinity = MatchesRequiredNodeAffinity(pod, node.info);
+      break;
+    }
   }
-  return !c.honor_node_taints || ToleratesNodeTaints(pod, *node.node);
+  for (const SpreadConstraint& c : constraints) {
+    if (c.honor_node_taints) {
+      inclusion.taints = ToleratesNodeTaints(pod, *node.node);
+      break;
+    }
+  }
+  return inclusion;
+}
+
+// upstream matchNodeInclusionPolicies.
+bool NodeIncluded(const SpreadConstraint& c, const NodeInclusion& inclusion) {
+  return (!c.honor_node_affinity || inclusion.affinity) &&
+         (!c.honor_node_taints || inclusion.taints);
 }
 
 // Pods of `namespace_` on the node that `selector` selects, except
@@ -125,9 +147,10 @@ void CountFilterDomains(SpreadCycle& cycle, const api::Pod& pod,
   cycle.filter_matches.assign(constraints.size(), {});
   for (const NodeEntry& node : cluster.nodes) {
     if (!HasAllTopologyKeys(node.info.labels, constraints)) continue;
+    const NodeInclusion inclusion = InclusionOf(pod, node, constraints);
     for (size_t i = 0; i < constraints.size(); ++i) {
       const SpreadConstraint& c = constraints[i];
-      if (!NodeIncluded(c, pod, node)) continue;
+      if (!NodeIncluded(c, inclusion)) continue;
       cycle.filter_matches[i][node.info.labels.at(c.topology_key)] +=
           CountMatchingPods(node, c.selector, pod.metadata.namespace_);
     }
@@ -186,9 +209,10 @@ void CountScoreDomains(SpreadCycle& cycle, const api::Pod& pod,
   const auto& constraints = cycle.score_constraints;
   for (const NodeEntry& node : cluster.nodes) {
     if (!HasAllTopologyKeys(node.info.labels, constraints)) continue;
+    const NodeInclusion inclusion = InclusionOf(pod, node, constraints);
     for (size_t i = 0; i < constraints.size(); ++i) {
       const SpreadConstraint& c = constraints[i];
-      if (!NodeIncluded(c, pod, node)) continue;
+      if (!NodeIncluded(c, inclusion)) continue;
       auto it =
           cycle.score_matches[i].find(node.info.labels.at(c.topology_key));
       if (it == cycle.score_matches[i].end()) continue;
