@@ -20,6 +20,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,13 +95,16 @@ struct CaseCluster {
   client::ObjectPtr pod_object;
   const api::Pod* pod = nullptr;
 
-  ClusterView View() const {
-    return {.nodes = nodes,
-            .namespace_labels = [this](std::string_view ns) -> const Labels* {
-              auto it = namespace_labels.find(std::string(ns));
-              return it == namespace_labels.end() ? nullptr : &it->second;
-            }};
+  ClusterView View() {
+    lists.emplace(nodes);
+    ClusterView view = lists->View(nodes);
+    view.namespace_labels = [this](std::string_view ns) -> const Labels* {
+      auto it = namespace_labels.find(std::string(ns));
+      return it == namespace_labels.end() ? nullptr : &it->second;
+    };
+    return view;
   }
+  std::optional<AffinityNodeLists> lists;
 };
 
 bool HasAffinityTerms(const api::Pod& pod) {
@@ -173,7 +177,7 @@ std::string ReasonOf(const UnschedulableReasons& reasons) {
 
 // One scheduling cycle of `plugin` alone, returning the outcome per node.
 std::map<std::string, Expectation> RunCycle(const NodePlugin& plugin,
-                                            const CaseCluster& cluster) {
+                                            CaseCluster& cluster) {
   CycleState state(*cluster.pod);
   ClusterView view = cluster.View();
   std::string message;

@@ -97,8 +97,9 @@ void ClusterSnapshot::Refresh() {
     for (size_t i = 0; i < nodes_.size(); ++i) {
       node_index_.emplace(nodes_[i].info.name, i);
     }
-    for (const auto& [key, pod] : placed_pods_) AttachPod(pod);
     nodes_dirty_ = false;
+    for (const auto& [key, pod] : placed_pods_) AttachPod(pod);
+    affinity_lists_dirty_ = true;
   }
 }
 
@@ -108,9 +109,25 @@ std::optional<size_t> ClusterSnapshot::NodeIndex(std::string_view name) const {
   return it->second;
 }
 
-ClusterView ClusterSnapshot::View() const {
+ClusterView ClusterSnapshot::View() {
   ClusterView view;
   view.nodes = nodes_;
+  if (affinity_lists_dirty_) {
+    nodes_with_affinity_pods_.clear();
+    nodes_with_required_anti_affinity_pods_.clear();
+    for (const NodeEntry& node : nodes_) {
+      if (!node.pods_with_affinity.empty()) {
+        nodes_with_affinity_pods_.push_back(&node);
+      }
+      if (!node.pods_with_required_anti_affinity.empty()) {
+        nodes_with_required_anti_affinity_pods_.push_back(&node);
+      }
+    }
+    affinity_lists_dirty_ = false;
+  }
+  view.nodes_with_affinity_pods = nodes_with_affinity_pods_;
+  view.nodes_with_required_anti_affinity_pods =
+      nodes_with_required_anti_affinity_pods_;
   if (sources_.namespaces != nullptr) {
     // Listed on first use and kept alive by the view, so that the labels
     // stay valid while the informer moves on.
@@ -216,7 +233,10 @@ void ClusterSnapshot::AttachPod(const ObjectPtr& object) {
   NodeEntry& node = nodes_[*index];
   const NodePod entry{object, &pod};
   node.pods.push_back(entry);
-  if (HasPodAffinity(pod)) node.pods_with_affinity.push_back(entry);
+  if (HasPodAffinity(pod)) {
+    node.pods_with_affinity.push_back(entry);
+    affinity_lists_dirty_ = true;
+  }
   if (HasRequiredAntiAffinity(pod)) {
     node.pods_with_required_anti_affinity.push_back(entry);
   }
@@ -229,7 +249,9 @@ void ClusterSnapshot::DetachPod(const ObjectPtr& object) {
   if (!index || nodes_dirty_) return;
   NodeEntry& node = nodes_[*index];
   if (!EraseObject(node.pods, object)) return;
-  EraseObject(node.pods_with_affinity, object);
+  if (EraseObject(node.pods_with_affinity, object)) {
+    affinity_lists_dirty_ = true;
+  }
   EraseObject(node.pods_with_required_anti_affinity, object);
   node.usage.RemovePod(pod);
 }

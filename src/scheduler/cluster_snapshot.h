@@ -77,8 +77,8 @@ class ClusterSnapshot {
   const std::vector<NodeEntry>& nodes() const { return nodes_; }
   // Index into nodes() of the node named `name`, or nullopt.
   std::optional<size_t> NodeIndex(std::string_view name) const;
-  // The view the node plugins get.
-  ClusterView View() const;
+  // The view the node plugins get (valid until the snapshot changes).
+  ClusterView View();
   const allocator::DeviceInventory& inventory() const { return inventory_; }
   const allocator::AllocatedState& allocated() const { return allocated_; }
   // Percentage (0-100) of the node's devices in use; 0 without devices.
@@ -107,6 +107,10 @@ class ClusterSnapshot {
   // of those that are assumed.
   StringKeyedMap<client::ObjectPtr> placed_pods_;
   StringSet assumed_pods_;
+  // ClusterView's lists of nodes with affinity pods, rebuilt when dirty.
+  bool affinity_lists_dirty_ = true;
+  std::vector<const NodeEntry*> nodes_with_affinity_pods_;
+  std::vector<const NodeEntry*> nodes_with_required_anti_affinity_pods_;
 };
 
 }  // namespace dralloc::scheduler

@@ -146,11 +146,11 @@ struct AffinityCycle {
 TopologyCounts ExistingAntiAffinityCounts(const api::Pod& pod,
                                           const ClusterView& cluster) {
   TopologyCounts counts;
-  for (const NodeEntry& node : cluster.nodes) {
-    for (const NodePod& existing : node.pods_with_required_anti_affinity) {
+  for (const NodeEntry* node : cluster.nodes_with_required_anti_affinity_pods) {
+    for (const NodePod& existing : node->pods_with_required_anti_affinity) {
       for (const auto& term : RequiredAntiAffinity(*existing.pod)) {
         if (TermMatches(term, *existing.pod, pod, cluster)) {
-          AddAt(counts, node.info.labels, term.topology_key, 1);
+          AddAt(counts, node->info.labels, term.topology_key, 1);
         }
       }
     }
@@ -310,10 +310,17 @@ void InterPodAffinity::PreScore(
   const bool has_preferred =
       !PreferredAffinity(pod).empty() || !PreferredAntiAffinity(pod).empty();
   TopologyCounts scores;
-  for (const NodeEntry& node : cluster.nodes) {
+  auto score_pods_of = [&](const NodeEntry& node) {
     const auto& pods = has_preferred ? node.pods : node.pods_with_affinity;
     for (const NodePod& existing : pods) {
       ScoreExistingPod(scores, pod, *existing.pod, node.info.labels, cluster);
+    }
+  };
+  if (has_preferred) {
+    for (const NodeEntry& node : cluster.nodes) score_pods_of(node);
+  } else {
+    for (const NodeEntry* node : cluster.nodes_with_affinity_pods) {
+      score_pods_of(*node);
     }
   }
   if (scores.empty()) return;

@@ -54,7 +54,8 @@ TEST(InterPodAffinityTest, NoTermsAnywhereLeavesNoCycleData) {
   InterPodAffinity plugin;
   std::vector<NodeEntry> nodes = {MakeNode("a"), MakeNode("b")};
   PlacePod(nodes[0], MakePod("web-1", "web"));
-  ClusterView cluster{.nodes = nodes};
+  AffinityNodeLists lists(nodes);
+  ClusterView cluster = lists.View(nodes);
   api::Pod pod = MakePod("incoming", "web");
   CycleState state(pod);
   std::string message;
@@ -86,7 +87,8 @@ TEST(InterPodAffinityTest, AntiAffinityMatchLabelKeysSelectOwnRevisionOnly) {
       .pod_anti_affinity.emplace()
       .required_during_scheduling_ignored_during_execution.push_back(term);
 
-  ClusterView cluster{.nodes = nodes};
+  AffinityNodeLists lists(nodes);
+  ClusterView cluster = lists.View(nodes);
   CycleState state(pod);
   std::string message;
   ASSERT_EQ(plugin.PreFilter(state, cluster, message), FilterCode::kFits);
@@ -115,7 +117,8 @@ TEST(InterPodAffinityTest, AffinityMismatchLabelKeysExcludeOwnTenant) {
       .pod_affinity.emplace()
       .required_during_scheduling_ignored_during_execution.push_back(term);
 
-  ClusterView cluster{.nodes = nodes};
+  AffinityNodeLists lists(nodes);
+  ClusterView cluster = lists.View(nodes);
   CycleState state(pod);
   std::string message;
   ASSERT_EQ(plugin.PreFilter(state, cluster, message), FilterCode::kFits);
@@ -137,7 +140,8 @@ TEST(InterPodAffinityTest, EqualScoresNormalizeToZero) {
   PlacePod(nodes[0], web);
   PlacePod(nodes[1], web);
   api::Pod pod = MakePod("incoming", "web");
-  ClusterView cluster{.nodes = nodes};
+  AffinityNodeLists lists(nodes);
+  ClusterView cluster = lists.View(nodes);
   CycleState state(pod);
   std::vector<const NodeEntry*> feasible = {&nodes[0], &nodes[1]};
   plugin.PreScore(state, cluster, feasible);

@@ -36,9 +36,38 @@ constexpr int64_t kMaxNodeScore = 100;
 struct ClusterView {
   // Every node, in the snapshot's order (name order).
   std::span<const NodeEntry> nodes;
+  // The nodes with a pod that has any pod (anti-)affinity term, and with a
+  // pod that has a required anti-affinity term (upstream's
+  // HavePodsWithAffinityList / HavePodsWithRequiredAntiAffinityList), so
+  // that plugins need not visit every node.
+  std::span<const NodeEntry* const> nodes_with_affinity_pods;
+  std::span<const NodeEntry* const> nodes_with_required_anti_affinity_pods;
   // The labels of a namespace; null when the namespace is unknown.
   std::function<const std::map<std::string, std::string>*(std::string_view)>
       namespace_labels;
+};
+
+// The node lists of a ClusterView, for callers without a ClusterSnapshot
+// (which keeps its own): View() points into this object and `nodes`.
+struct AffinityNodeLists {
+  explicit AffinityNodeLists(std::span<const NodeEntry> nodes) {
+    for (const NodeEntry& node : nodes) {
+      if (!node.pods_with_affinity.empty()) with_affinity.push_back(&node);
+      if (!node.pods_with_required_anti_affinity.empty()) {
+        with_required_anti_affinity.push_back(&node);
+      }
+    }
+  }
+  ClusterView View(std::span<const NodeEntry> nodes) const {
+    ClusterView view;
+    view.nodes = nodes;
+    view.nodes_with_affinity_pods = with_affinity;
+    view.nodes_with_required_anti_affinity_pods = with_required_anti_affinity;
+    view.namespace_labels = [](std::string_view) { return nullptr; };
+    return view;
+  }
+  std::vector<const NodeEntry*> with_affinity;
+  std::vector<const NodeEntry*> with_required_anti_affinity;
 };
 
 // Per-cycle data of the plugins, keyed by plugin.

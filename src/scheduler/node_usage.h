@@ -59,6 +59,10 @@ class NodeUsage {
   void RemovePod(const api::Pod& pod);
 
   const ResourceAmounts& allocatable() const { return allocatable_; }
+  // False for a Node without status.allocatable (a hypothetical node in a
+  // what-if): dralloc then treats its resources as unlimited, where
+  // upstream would find room for no pod at all.
+  bool reports_allocatable() const { return reports_allocatable_; }
   const ResourceAmounts& requested() const { return requested_; }
   const ResourceAmounts& non_zero_requested() const {
     return non_zero_requested_;
@@ -68,6 +72,7 @@ class NodeUsage {
 
  private:
   ResourceAmounts allocatable_;
+  bool reports_allocatable_ = false;
   ResourceAmounts requested_;
   ResourceAmounts non_zero_requested_;
   std::map<HostPort, int> used_ports_;

@@ -32,7 +32,8 @@ api::Pod WebPod() {
 TEST(PodTopologySpreadTest, PodWithoutConstraintsLeavesNoCycleData) {
   PodTopologySpread plugin;
   std::vector<NodeEntry> nodes = {MakeNode("a", "z1"), MakeNode("b", "")};
-  ClusterView cluster{.nodes = nodes};
+  AffinityNodeLists lists(nodes);
+  ClusterView cluster = lists.View(nodes);
   api::Pod pod = WebPod();
   CycleState state(pod);
   std::string message;
@@ -51,7 +52,8 @@ TEST(PodTopologySpreadTest, PodWithoutConstraintsLeavesNoCycleData) {
 TEST(PodTopologySpreadTest, OnlyScheduleAnywayConstraintsSkipFilter) {
   PodTopologySpread plugin;
   std::vector<NodeEntry> nodes = {MakeNode("a", "")};
-  ClusterView cluster{.nodes = nodes};
+  AffinityNodeLists lists(nodes);
+  ClusterView cluster = lists.View(nodes);
   api::Pod pod = WebPod();
   pod.spec.topology_spread_constraints.push_back(
       {.max_skew = 1,

@@ -109,8 +109,8 @@ TEST_F(SchedulingFrameworkTest, TheFirstTieIsTheFirstNodeEvaluated) {
   for (size_t first : {0u, 2u}) {
     std::vector<std::unique_ptr<NodePlugin>> profile;
     profile.push_back(std::make_unique<TableScore>(
-        std::map<std::string, int64_t>{{"n1", 1}, {"n2", 1}, {"n3", 1},
-                                       {"n4", 1}},
+        std::map<std::string, int64_t>{
+            {"n1", 1}, {"n2", 1}, {"n3", 1}, {"n4", 1}},
         1));
     size_t start = first;
     CycleVerdict verdict = Schedule(std::move(profile), start);

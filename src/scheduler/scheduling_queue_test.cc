@@ -71,8 +71,7 @@ TEST(SchedulingQueueTest, GatedPodKeepsItsPlaceWhenItsClaimArrives) {
   queue.ClaimAdded("ns/first-gpu");
   // Queued before "second": the wait for its generated claim does not
   // cost it its place.
-  EXPECT_EQ(Drain(queue),
-            (std::vector<std::string>{"ns/first", "ns/second"}));
+  EXPECT_EQ(Drain(queue), (std::vector<std::string>{"ns/first", "ns/second"}));
 }
 
 TEST(SchedulingQueueTest, FailedPodsBackOff) {
