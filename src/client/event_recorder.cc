@@ -7,9 +7,9 @@ namespace {
 
 std::string SimilarKey(const api::Event& event) {
   const api::ObjectReference& o = event.involved_object;
-  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", event.source.component,
-                     o.kind, o.namespace_, o.name, o.uid, event.type,
-                     event.reason);
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}",
+                     event.source.component, o.kind, o.namespace_, o.name,
+                     o.uid, event.type, event.reason);
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ class EventRecorder {
 
  private:
   struct Recorded {
-    std::string name;       // the stored Event's metadata.name
+    std::string name;  // the stored Event's metadata.name
     std::string namespace_;
     int32_t count = 0;
     std::string first_timestamp;

@@ -59,8 +59,7 @@ TEST(EventRecorderTest, DifferentMessagesAreSeparateUntilCombined) {
     if (event.message.starts_with("(combined from similar events): ")) {
       ++combined;
       EXPECT_EQ(event.count, 2);
-      EXPECT_EQ(event.message,
-                "(combined from similar events): message 11");
+      EXPECT_EQ(event.message, "(combined from similar events): message 11");
     }
   }
   EXPECT_EQ(combined, 1u);
@@ -69,13 +68,13 @@ TEST(EventRecorderTest, DifferentMessagesAreSeparateUntilCombined) {
 TEST(EventRecorderTest, AnEventDeletedMeanwhileIsCreatedAgain) {
   MemoryApiClient api;
   EventRecorder recorder(api);
-  const api::Event event = PodWarningEvent(TestPod(), "FailedScheduling",
-                                           "no", "dralloc-scheduler");
+  const api::Event event =
+      PodWarningEvent(TestPod(), "FailedScheduling", "no", "dralloc-scheduler");
   ASSERT_TRUE(recorder.Record(event).ok());
   auto events = StoredEvents(api);
   ASSERT_EQ(events.size(), 1u);
-  ASSERT_TRUE(api.Delete(EventsResource(), "ns", events[0].metadata.name, "")
-                  .ok());
+  ASSERT_TRUE(
+      api.Delete(EventsResource(), "ns", events[0].metadata.name, "").ok());
   ASSERT_TRUE(recorder.Record(event).ok());
   events = StoredEvents(api);
   ASSERT_EQ(events.size(), 1u);
