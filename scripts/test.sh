@@ -5,8 +5,9 @@
 #      then the API server against real clients (kubectl 1.33 and 1.32,
 #      @kubernetes/client-node pinned by tests/clients/client-node/package-lock.json)
 #      and the kill -9 crash test; `dralloc serve` (controller + scheduler)
-#      end to end with kubectl 1.33 and 1.32, and `dralloc controller` +
-#      `dralloc scheduler` as separate processes over HTTP;
+#      end to end with kubectl 1.33 and 1.32, `dralloc controller` +
+#      `dralloc scheduler` as separate processes over HTTP, and the golden
+#      scheduling cases through `dralloc serve` (same placements as offline);
 #      the node side: `dralloc local-cluster` end to end with kubectl, node
 #      faults (kill -9, hangs, restarts), and wire compatibility with
 #      @grpc/grpc-js (pinned by tests/node/grpc-js/package-lock.json);
@@ -39,6 +40,7 @@ echo "== dralloc serve end to end with kubectl 1.33 and 1.32"
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.32
 bash tests/clients/separate_processes_suite.sh build/src/cli/dralloc
+bash tests/parity/schedule_parity.sh build/src/cli/dralloc
 
 echo "== node side: local-cluster end to end, faults, wire compatibility with @grpc/grpc-js"
 bash tests/node/e2e_suite.sh build/src/cli/dralloc
