@@ -207,15 +207,16 @@ bool Scheduler::FilterNodes(DraCycleState& state, UnschedulableReasons& reasons,
                           ? FeasibleNodesToFind(n)
                           : 1;
   size_t evaluated = 0;
+  const CycleState node_cycle(state.pod);
   for (; evaluated < n && feasible.size() < want; ++evaluated) {
     const size_t index = (next_start_node_ + evaluated) % n;
     const NodeEntry& node = nodes[index];
     ++stats_.nodes_evaluated;
-    if (node_unschedulable_.Filter(state.pod, node, reasons) !=
+    if (node_unschedulable_.Filter(node_cycle, node, reasons) !=
             FilterCode::kFits ||
-        taint_toleration_.Filter(state.pod, node, reasons) !=
+        taint_toleration_.Filter(node_cycle, node, reasons) !=
             FilterCode::kFits ||
-        node_affinity_.Filter(state.pod, node, reasons) != FilterCode::kFits) {
+        node_affinity_.Filter(node_cycle, node, reasons) != FilterCode::kFits) {
       continue;
     }
     Candidate candidate{index, {}};
