@@ -47,7 +47,9 @@ int PrepareServer(const ServerFlags& flags,
   return kExitOk;
 }
 
-int StartApiServer(const ServerFlags& flags, ServedApi& served) {
+int StartApiServer(
+    const ServerFlags& flags, ServedApi& served,
+    const std::function<void(apiserver::ApiServer&)>& before_start) {
   if (int code = PrepareServer(flags, served.options, served.store);
       code != kExitOk) {
     return code;
@@ -55,6 +57,7 @@ int StartApiServer(const ServerFlags& flags, ServedApi& served) {
   served.signals = BlockTerminationSignals();
   served.server =
       std::make_unique<apiserver::ApiServer>(served.options, *served.store);
+  if (before_start) before_start(*served.server);
   if (Status s = served.server->Start(); !s.ok()) {
     fmt::print(stderr, "{}\n", s.message());
     return kExitInvalid;

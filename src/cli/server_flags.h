@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -40,8 +41,12 @@ struct ServedApi {
 };
 // Prepares the store (PrepareServer), blocks the termination signals so every
 // server thread inherits the mask, and starts the server. On failure prints
-// why and returns the exit code (kExitOk otherwise).
-int StartApiServer(const ServerFlags& flags, ServedApi& served);
+// why and returns the exit code (kExitOk otherwise). `before_start`, when
+// given, may register endpoints and metrics on the server before it
+// listens.
+int StartApiServer(
+    const ServerFlags& flags, ServedApi& served,
+    const std::function<void(apiserver::ApiServer&)>& before_start = nullptr);
 
 // --placement for the commands that run the scheduler, and its value.
 void AddPlacementFlag(
