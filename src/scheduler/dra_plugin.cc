@@ -130,9 +130,9 @@ void DraPlugin::PreFilter(DraCycleState& state) const {
                           allocator_options);
 }
 
-FilterCode DraPlugin::Filter(
-    DraCycleState& state, const NodeEntry& node, UnschedulableReasons& reasons,
-    std::vector<api::AllocationResult>& results) const {
+bool DraPlugin::AllocatedClaimsAvailable(DraCycleState& state,
+                                         const NodeEntry& node,
+                                         UnschedulableReasons& reasons) const {
   bool available = true;
   for (const PodClaim& pc : state.claims) {
     const auto& allocation = pc.claim->status.allocation;
@@ -143,10 +143,15 @@ FilterCode DraPlugin::Filter(
       available = false;
     }
   }
-  if (!available) {
-    reasons.Add("resourceclaim not available on the node");
+  if (!available) reasons.Add("resourceclaim not available on the node");
+  return available;
+}
+
+FilterCode DraPlugin::Filter(
+    DraCycleState& state, const NodeEntry& node, UnschedulableReasons& reasons,
+    std::vector<api::AllocationResult>& results) const {
+  if (!AllocatedClaimsAvailable(state, node, reasons))
     return FilterCode::kUnfit;
-  }
   if (state.to_allocate.empty()) return FilterCode::kFits;
   ++state.allocator_calls;
   auto allocation = state.allocator->Allocate(node.info, state.to_allocate);

@@ -120,6 +120,11 @@ class DraPlugin final {
   FilterCode Filter(DraCycleState& state, const NodeEntry& node,
                     UnschedulableReasons& reasons,
                     std::vector<api::AllocationResult>& results) const;
+  // Filter's first half: whether every allocated claim's node selector
+  // matches `node` (else the reason is recorded, the claim noted in
+  // state.unavailable_claims, and false returned).
+  bool AllocatedClaimsAvailable(DraCycleState& state, const NodeEntry& node,
+                                UnschedulableReasons& reasons) const;
 
   // After no node fit: an allocated claim that was unavailable on some
   // node and is reserved for nobody else, to deallocate so that the pod

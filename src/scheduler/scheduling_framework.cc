@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace dralloc::scheduler {
 
@@ -23,7 +24,15 @@ SchedulingFramework::SchedulingFramework(
     : snapshot_(snapshot),
       dra_(dra),
       profile_(std::move(profile)),
-      options_(options) {}
+      options_(options) {
+  if (options_.filter_cache) {
+    filter_cache_ = std::make_unique<FilterCache>(snapshot_);
+  }
+}
+
+bool FilterCacheEnabledByEnvironment() {
+  return std::getenv("DRALLOC_NO_FILTER_CACHE") == nullptr;
+}
 
 CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
                                            size_t& next_start_node) {
@@ -58,12 +67,30 @@ CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
     if (code != FilterCode::kFits) return reject(message);
   }
   dra_.PreFilter(state);
+  if (filter_cache_ != nullptr && !state.to_allocate.empty()) {
+    filter_cache_->BeginCycle(state.to_allocate);
+  }
 
   UnschedulableReasons reasons;
   std::vector<Candidate> feasible;
   std::string error;
-  if (!FilterNodes(state, cycle, reasons, feasible, next_start_node, error)) {
+  const size_t start_node = next_start_node;
+  bool reasons_left_out = false;
+  if (!FilterNodes(state, cycle, reasons, feasible, next_start_node, error,
+                   reasons_left_out)) {
     return reject(error);
+  }
+  if (feasible.empty() && reasons_left_out) {
+    // Cached rejections carry no reason: evaluate again without the cache
+    // (the same nodes in the same order, with the same verdicts).
+    ++stats_.filter_reruns;
+    reasons = UnschedulableReasons();
+    next_start_node = start_node;
+    bypass_cache_ = true;
+    const bool ok = FilterNodes(state, cycle, reasons, feasible,
+                                next_start_node, error, reasons_left_out);
+    bypass_cache_ = false;
+    if (!ok) return reject(error);
   }
   verdict.feasible_nodes = feasible.size();
   if (feasible.empty()) {
@@ -82,7 +109,8 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
                                       UnschedulableReasons& reasons,
                                       std::vector<Candidate>& feasible,
                                       size_t& next_start_node,
-                                      std::string& error) {
+                                      std::string& error,
+                                      bool& reasons_left_out) {
   const std::vector<NodeEntry>& nodes = snapshot_.nodes();
   const size_t n = nodes.size();
   const size_t want = options_.evaluate_all_nodes ? n : FeasibleNodesToFind(n);
@@ -102,7 +130,7 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
     if (!fits) continue;
     Candidate candidate{index, {}};
     const FilterCode code =
-        dra_.Filter(state, node, reasons, candidate.results);
+        DraFilter(state, index, reasons, candidate.results, reasons_left_out);
     if (code == FilterCode::kError) {
       error = state.error;
       ok = false;
@@ -115,6 +143,30 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
   state.allocator_calls = 0;
   if (n > 0) next_start_node = (next_start_node + evaluated) % n;
   return ok;
+}
+
+FilterCode SchedulingFramework::DraFilter(
+    DraCycleState& state, size_t index, UnschedulableReasons& reasons,
+    std::vector<api::AllocationResult>& results, bool& reasons_left_out) {
+  const NodeEntry& node = snapshot_.nodes()[index];
+  if (filter_cache_ == nullptr || bypass_cache_ || state.to_allocate.empty()) {
+    return dra_.Filter(state, node, reasons, results);
+  }
+  if (!dra_.AllocatedClaimsAvailable(state, node, reasons)) {
+    return FilterCode::kUnfit;
+  }
+  if (const CachedFilterVerdict* hit = filter_cache_->Find(index)) {
+    ++stats_.filter_cache_hits;
+    if (hit->code == FilterCode::kFits) {
+      results = hit->results;
+    } else {
+      reasons_left_out = true;
+    }
+    return hit->code;
+  }
+  const FilterCode code = dra_.Filter(state, node, reasons, results);
+  filter_cache_->Store(index, code, results);
+  return code;
 }
 
 size_t SchedulingFramework::SelectNode(const DraCycleState& state,
