@@ -202,9 +202,10 @@ Status DraPlugin::Deallocate(const ObjectPtr& claim_object) const {
 int64_t DraPlugin::ScoreNode(const DraCycleState& state,
                              const Candidate& candidate) const {
   int64_t score = 0;
-  const size_t n = std::min(state.to_allocate.size(), candidate.results.size());
+  const auto& allocations = candidate.allocations();
+  const size_t n = std::min(state.to_allocate.size(), allocations.size());
   for (size_t r = 0; r < n; ++r) {
-    score += PrioritizedListScore(*state.to_allocate[r], candidate.results[r]);
+    score += PrioritizedListScore(*state.to_allocate[r], allocations[r]);
   }
   return score;
 }
@@ -256,8 +257,12 @@ BindTask DraPlugin::Reserve(const DraCycleState& state,
     if (!allocate && api::IsReservedFor(*pc.claim, pod.metadata.uid)) continue;
     api::ResourceClaim assumed = *pc.claim;
     if (allocate) {
-      assumed.status.allocation =
-          std::move(chosen.results[pos - state.to_allocate_index.begin()]);
+      const size_t r = pos - state.to_allocate_index.begin();
+      if (chosen.shared_results != nullptr) {
+        assumed.status.allocation = (*chosen.shared_results)[r];
+      } else {
+        assumed.status.allocation = std::move(chosen.results[r]);
+      }
       assumed.status.allocation->allocation_timestamp = now;
       if (!api::HasFinalizer(assumed.metadata, kFinalizer)) {
         assumed.metadata.finalizers.emplace_back(kFinalizer);

@@ -98,7 +98,10 @@ void FilterCache::Store(size_t node, FilterCode code,
   if (code == FilterCode::kFits && HasShareId(results)) return;
   NodeSlot& slot = nodes_[node];
   Entry entry{shape_, PoolStamp(node), {code, {}}};
-  if (code == FilterCode::kFits) entry.verdict.results = results;
+  if (code == FilterCode::kFits) {
+    entry.verdict.results =
+        std::make_shared<const std::vector<api::AllocationResult>>(results);
+  }
   for (Entry& existing : slot.entries) {
     if (existing.shape == shape_) {
       existing = std::move(entry);

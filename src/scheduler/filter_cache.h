@@ -23,6 +23,7 @@
 #define DRALLOC_SCHEDULER_FILTER_CACHE_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "api/types/resource_claim.h"
@@ -32,8 +33,9 @@
 namespace dralloc::scheduler {
 
 struct CachedFilterVerdict {
-  FilterCode code = FilterCode::kUnfit;        // kFits or kUnfit
-  std::vector<api::AllocationResult> results;  // for kFits
+  FilterCode code = FilterCode::kUnfit;  // kFits or kUnfit
+  // For kFits; shared with the Candidates that take it.
+  std::shared_ptr<const std::vector<api::AllocationResult>> results;
 };
 
 class FilterCache {

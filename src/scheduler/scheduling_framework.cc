@@ -130,7 +130,7 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
     if (!fits) continue;
     Candidate candidate{index, {}};
     const FilterCode code =
-        DraFilter(state, index, reasons, candidate.results, reasons_left_out);
+        DraFilter(state, reasons, candidate, reasons_left_out);
     if (code == FilterCode::kError) {
       error = state.error;
       ok = false;
@@ -145,10 +145,13 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
   return ok;
 }
 
-FilterCode SchedulingFramework::DraFilter(
-    DraCycleState& state, size_t index, UnschedulableReasons& reasons,
-    std::vector<api::AllocationResult>& results, bool& reasons_left_out) {
+FilterCode SchedulingFramework::DraFilter(DraCycleState& state,
+                                          UnschedulableReasons& reasons,
+                                          Candidate& candidate,
+                                          bool& reasons_left_out) {
+  const size_t index = candidate.node;
   const NodeEntry& node = snapshot_.nodes()[index];
+  std::vector<api::AllocationResult>& results = candidate.results;
   if (filter_cache_ == nullptr || bypass_cache_ || state.to_allocate.empty()) {
     return dra_.Filter(state, node, reasons, results);
   }
@@ -158,7 +161,7 @@ FilterCode SchedulingFramework::DraFilter(
   if (const CachedFilterVerdict* hit = filter_cache_->Find(index)) {
     ++stats_.filter_cache_hits;
     if (hit->code == FilterCode::kFits) {
-      results = hit->results;
+      candidate.shared_results = hit->results;
     } else {
       reasons_left_out = true;
     }

@@ -98,10 +98,8 @@ class SchedulingFramework {
                    std::string& error, bool& reasons_left_out);
   // DraPlugin::Filter for node `index`, through the cache when there is
   // one; sets `reasons_left_out` when a cached kUnfit recorded no reason.
-  FilterCode DraFilter(DraCycleState& state, size_t index,
-                       UnschedulableReasons& reasons,
-                       std::vector<api::AllocationResult>& results,
-                       bool& reasons_left_out);
+  FilterCode DraFilter(DraCycleState& state, UnschedulableReasons& reasons,
+                       Candidate& candidate, bool& reasons_left_out);
   // Index into `feasible` of the node with the highest weighted score.
   size_t SelectNode(const DraCycleState& state, CycleState& cycle,
                     const ClusterView& view,
