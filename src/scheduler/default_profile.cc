@@ -1,38 +1,31 @@
 #include "scheduler/inter_pod_affinity.h"
-#include "scheduler/node_plugins.h"
+#include "scheduler/node_affinity.h"
+#include "scheduler/node_ports.h"
+#include "scheduler/node_resources_balanced_allocation.h"
+#include "scheduler/node_resources_fit.h"
+#include "scheduler/node_unschedulable.h"
 #include "scheduler/pod_topology_spread.h"
 #include "scheduler/scheduling_framework.h"
+#include "scheduler/taint_toleration.h"
 
 namespace dralloc::scheduler {
-namespace {
 
-// The Filter-only plugins of node_plugins.h in the NodePlugin shape.
-template <typename Plugin>
-class FilterOnly final : public NodePlugin {
- public:
-  explicit FilterOnly(std::string_view name) : name_(name) {}
-  std::string_view Name() const override { return name_; }
-  FilterCode Filter(const CycleState& state, const NodeEntry& node,
-                    UnschedulableReasons& reasons) const override {
-    return plugin_.Filter(state.pod(), node, reasons);
-  }
-
- private:
-  std::string_view name_;
-  Plugin plugin_;
-};
-
-}  // namespace
-
+// Upstream's default profile (getDefaultPlugins), in its order, without the
+// plugins for volumes and images, which dralloc does not model:
+// NodeUnschedulable, NodeName (spec.nodeName pods never reach a cycle
+// here), TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
+// PodTopologySpread, InterPodAffinity, [DynamicResources, run by the
+// framework itself], NodeResourcesBalancedAllocation.
 std::vector<std::unique_ptr<NodePlugin>> DefaultProfile() {
   std::vector<std::unique_ptr<NodePlugin>> profile;
-  profile.push_back(
-      std::make_unique<FilterOnly<NodeUnschedulable>>("NodeUnschedulable"));
-  profile.push_back(
-      std::make_unique<FilterOnly<TaintToleration>>("TaintToleration"));
-  profile.push_back(std::make_unique<FilterOnly<NodeAffinity>>("NodeAffinity"));
+  profile.push_back(std::make_unique<NodeUnschedulable>());
+  profile.push_back(std::make_unique<TaintToleration>());
+  profile.push_back(std::make_unique<NodeAffinity>());
+  profile.push_back(std::make_unique<NodePorts>());
+  profile.push_back(std::make_unique<NodeResourcesFit>());
   profile.push_back(std::make_unique<PodTopologySpread>());
   profile.push_back(std::make_unique<InterPodAffinity>());
+  profile.push_back(std::make_unique<NodeResourcesBalancedAllocation>());
   return profile;
 }
 

@@ -1,6 +1,6 @@
 // FilterCode: what a Filter plugin says about one node for one pod.
 //
-// Every Filter plugin (node_plugins.h, dra_plugin.h) has the same shape:
+// Every Filter plugin (node_plugin.h, dra_plugin.h) has the same shape:
 // it is a final class held by value, its Filter takes the node as a
 // NodeEntry and an UnschedulableReasons, and on kUnfit it has recorded one
 // reason there (the node counts once, under the first plugin that rejects

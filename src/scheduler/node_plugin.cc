@@ -5,15 +5,11 @@
 namespace dralloc::scheduler {
 
 void DefaultNormalizeScore(std::span<int64_t> scores, bool reverse) {
-  int64_t max = 0;
-  for (int64_t score : scores) max = std::max(max, score);
-  if (max == 0) {
-    if (reverse) std::fill(scores.begin(), scores.end(), kMaxNodeScore);
-    return;
-  }
+  int64_t highest = 0;
+  for (int64_t score : scores) highest = std::max(highest, score);
   for (int64_t& score : scores) {
-    score = kMaxNodeScore * score / max;
-    if (reverse) score = kMaxNodeScore - score;
+    const int64_t scaled = highest == 0 ? 0 : kMaxNodeScore * score / highest;
+    score = reverse ? kMaxNodeScore - scaled : scaled;
   }
 }
 

@@ -1,85 +1,122 @@
 #include "scheduler/node_usage.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace dralloc::scheduler {
 namespace {
 
-constexpr int64_t kDefaultMilliCpuRequest = 100;              // 100m
-constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // 200Mi
+// A resource list with every quantity converted to the integer units
+// ResourceAmounts keeps (millicores for cpu, units otherwise), by name.
+using ResourceValues = std::map<std::string, int64_t, std::less<>>;
 
-using ResourceMap = std::map<std::string, Quantity>;
+constexpr int64_t kDefaultMilliCpuRequest = 100;               // 100m
+constexpr int64_t kDefaultMemoryRequest = int64_t{200} << 20;  // 200Mi
 
-// Adds `resources` (a requests or allocatable map) to `amounts`.
-void AddResources(ResourceAmounts& amounts, const ResourceMap& resources) {
-  for (const auto& [name, quantity] : resources) {
-    if (name == "cpu") {
-      amounts.milli_cpu += quantity.MilliValue();
-    } else if (name == "memory") {
-      amounts.memory += quantity.Value();
-    } else if (name == "ephemeral-storage") {
-      amounts.ephemeral_storage += quantity.Value();
-    } else if (name == "pods") {
-      amounts.pods += quantity.Value();
+// upstream IsScalarResourceName: extended resources (a domain-prefixed
+// name), prefixed native resources, hugepages and attachable volumes.
+bool IsScalarResourceName(std::string_view name) {
+  if (name.starts_with("hugepages-") ||
+      name.starts_with("attachable-volumes-")) {
+    return true;
+  }
+  return name.find('/') != std::string_view::npos &&
+         !name.starts_with("requests.");
+}
+
+ResourceValues ToValues(const std::map<std::string, Quantity>& list) {
+  ResourceValues values;
+  for (const auto& [name, quantity] : list) {
+    values[name] = name == "cpu" ? quantity.MilliValue() : quantity.Value();
+  }
+  return values;
+}
+
+void AddValues(ResourceValues& total, const ResourceValues& more) {
+  for (const auto& [name, value] : more) total[name] += value;
+}
+
+void MaxValues(ResourceValues& total, const ResourceValues& other) {
+  for (const auto& [name, value] : other) {
+    auto [it, inserted] = total.try_emplace(name, value);
+    if (!inserted) it->second = std::max(it->second, value);
+  }
+}
+
+// A container's requests; with `non_zero`, cpu and memory that the
+// container does not name get upstream's scoring defaults.
+ResourceValues ContainerRequests(const api::Container& container,
+                                 bool non_zero) {
+  ResourceValues values = ToValues(container.resources.requests);
+  if (non_zero) {
+    values.try_emplace("cpu", kDefaultMilliCpuRequest);
+    values.try_emplace("memory", kDefaultMemoryRequest);
+  }
+  return values;
+}
+
+bool IsSidecar(const api::Container& container) {
+  return container.restart_policy.has_value() &&
+         *container.restart_policy == "Always";
+}
+
+// upstream resourcehelper.PodRequests: regular containers and sidecars run
+// together; each regular init container runs alone with the sidecars that
+// started before it; the pod needs the larger of the two, plus overhead.
+ResourceValues PodRequestValues(const api::Pod& pod, bool non_zero) {
+  ResourceValues running;
+  for (const api::Container& container : pod.spec.containers) {
+    AddValues(running, ContainerRequests(container, non_zero));
+  }
+  ResourceValues sidecars;
+  ResourceValues init_peak;
+  for (const api::Container& container : pod.spec.init_containers) {
+    ResourceValues requests = ContainerRequests(container, non_zero);
+    if (IsSidecar(container)) {
+      AddValues(running, requests);
+      AddValues(sidecars, requests);
+      MaxValues(init_peak, sidecars);
     } else {
-      amounts.scalar[name] += quantity.Value();
+      AddValues(requests, sidecars);
+      MaxValues(init_peak, requests);
     }
   }
+  MaxValues(running, init_peak);
+  AddValues(running, ToValues(pod.spec.overhead));
+  return running;
 }
 
-void TakeMax(ResourceAmounts& into, const ResourceAmounts& other) {
-  into.milli_cpu = std::max(into.milli_cpu, other.milli_cpu);
-  into.memory = std::max(into.memory, other.memory);
-  into.ephemeral_storage =
-      std::max(into.ephemeral_storage, other.ephemeral_storage);
-  for (const auto& [name, value] : other.scalar) {
-    int64_t& mine = into.scalar[name];
-    mine = std::max(mine, value);
-  }
-}
-
-// One container's requests; with `non_zero`, a missing cpu or memory
-// request counts as the scoring default.
-ResourceAmounts ContainerRequests(const api::Container& container,
-                                  bool non_zero) {
+// upstream Resource.Add: the resources NodeResourcesFit knows; others
+// (a bare unknown name) are ignored.
+ResourceAmounts ToAmounts(const ResourceValues& values) {
   ResourceAmounts amounts;
-  const ResourceMap& requests = container.resources.requests;
-  AddResources(amounts, requests);
-  if (non_zero) {
-    if (!requests.contains("cpu")) amounts.milli_cpu = kDefaultMilliCpuRequest;
-    if (!requests.contains("memory")) amounts.memory = kDefaultMemoryRequest;
+  for (const auto& [name, value] : values) {
+    if (name == "cpu") {
+      amounts.milli_cpu = value;
+    } else if (name == "memory") {
+      amounts.memory = value;
+    } else if (name == "ephemeral-storage") {
+      amounts.ephemeral_storage = value;
+    } else if (name == "pods") {
+      amounts.pods = value;
+    } else if (IsScalarResourceName(name) && value != 0) {
+      amounts.scalar[name] = value;
+    }
   }
   return amounts;
 }
 
-bool IsSidecar(const api::Container& container) {
-  return container.restart_policy == "Always";
+HostPort MakeHostPort(const api::ContainerPort& port) {
+  return HostPort{.ip = port.host_ip.empty() ? "0.0.0.0" : port.host_ip,
+                  .protocol = port.protocol.empty() ? "TCP" : port.protocol,
+                  .port = port.host_port};
 }
 
-ResourceAmounts Requests(const api::Pod& pod, bool non_zero) {
-  ResourceAmounts total;
-  for (const api::Container& container : pod.spec.containers) {
-    total.Add(ContainerRequests(container, non_zero));
+void AppendHostPorts(const api::Container& container,
+                     std::vector<HostPort>& out) {
+  for (const api::ContainerPort& port : container.ports) {
+    if (port.host_port > 0) out.push_back(MakeHostPort(port));
   }
-  // Init containers run one at a time before the regular ones, each next to
-  // the sidecars started before it; sidecars keep running with the pod.
-  ResourceAmounts sidecars;
-  ResourceAmounts init_peak;
-  for (const api::Container& container : pod.spec.init_containers) {
-    ResourceAmounts own = ContainerRequests(container, non_zero);
-    if (IsSidecar(container)) {
-      total.Add(own);
-      sidecars.Add(own);
-      TakeMax(init_peak, sidecars);
-    } else {
-      own.Add(sidecars);
-      TakeMax(init_peak, own);
-    }
-  }
-  TakeMax(total, init_peak);
-  AddResources(total, pod.spec.overhead);
-  total.pods = 1;
-  return total;
 }
 
 }  // namespace
@@ -89,7 +126,11 @@ void ResourceAmounts::Add(const ResourceAmounts& other) {
   memory += other.memory;
   ephemeral_storage += other.ephemeral_storage;
   pods += other.pods;
-  for (const auto& [name, value] : other.scalar) scalar[name] += value;
+  for (const auto& [name, value] : other.scalar) {
+    if (value == 0) continue;
+    auto [it, inserted] = scalar.try_emplace(name, value);
+    if (!inserted && (it->second += value) == 0) scalar.erase(it);
+  }
 }
 
 void ResourceAmounts::Subtract(const ResourceAmounts& other) {
@@ -98,50 +139,46 @@ void ResourceAmounts::Subtract(const ResourceAmounts& other) {
   ephemeral_storage -= other.ephemeral_storage;
   pods -= other.pods;
   for (const auto& [name, value] : other.scalar) {
-    auto it = scalar.find(name);
-    if (it == scalar.end()) continue;
-    it->second -= value;
-    if (it->second == 0) scalar.erase(it);
+    if (value == 0) continue;
+    auto [it, inserted] = scalar.try_emplace(name, -value);
+    if (!inserted && (it->second -= value) == 0) scalar.erase(it);
   }
 }
 
 ResourceAmounts PodRequests(const api::Pod& pod) {
-  return Requests(pod, /*non_zero=*/false);
-}
-
-ResourceAmounts NonZeroPodRequests(const api::Pod& pod) {
-  return Requests(pod, /*non_zero=*/true);
-}
-
-ResourceAmounts NodeAllocatable(const api::Node& node) {
-  ResourceAmounts amounts;
-  AddResources(amounts, node.status.allocatable);
+  ResourceAmounts amounts = ToAmounts(PodRequestValues(pod, false));
+  amounts.pods = 1;
   return amounts;
 }
 
+ResourceAmounts NonZeroPodRequests(const api::Pod& pod) {
+  ResourceAmounts amounts = ToAmounts(PodRequestValues(pod, true));
+  amounts.pods = 1;
+  return amounts;
+}
+
+ResourceAmounts NodeAllocatable(const api::Node& node) {
+  return ToAmounts(ToValues(node.status.allocatable));
+}
+
+// upstream GetHostPorts: sidecar init containers run for the pod's whole
+// life, so their ports count; regular init containers' do not.
 std::vector<HostPort> PodHostPorts(const api::Pod& pod) {
   std::vector<HostPort> ports;
-  auto add = [&](const api::Container& container) {
-    for (const api::ContainerPort& port : container.ports) {
-      if (port.host_port <= 0) continue;
-      ports.push_back(
-          {.ip = port.host_ip.empty() ? "0.0.0.0" : port.host_ip,
-           .protocol = port.protocol.empty() ? "TCP" : port.protocol,
-           .port = port.host_port});
-    }
-  };
   for (const api::Container& container : pod.spec.init_containers) {
-    if (IsSidecar(container)) add(container);
+    if (IsSidecar(container)) AppendHostPorts(container, ports);
   }
-  for (const api::Container& container : pod.spec.containers) add(container);
+  for (const api::Container& container : pod.spec.containers) {
+    AppendHostPorts(container, ports);
+  }
   return ports;
 }
 
 void NodeUsage::Reset(const api::Node& node) {
   allocatable_ = NodeAllocatable(node);
   reports_allocatable_ = !node.status.allocatable.empty();
-  requested_ = {};
-  non_zero_requested_ = {};
+  requested_ = ResourceAmounts();
+  non_zero_requested_ = ResourceAmounts();
   used_ports_.clear();
 }
 

@@ -9,7 +9,7 @@
 
 #include "allocator/node_info.h"
 #include "scheduler/label_selector_matcher.h"
-#include "scheduler/node_plugins.h"
+#include "scheduler/taint_toleration.h"
 
 namespace dralloc::scheduler {
 namespace {

@@ -15,9 +15,9 @@
 //
 // The parts, cut along upstream's seams: SchedulingQueue (which pod next),
 // ClusterSnapshot (nodes, devices, claims with assumptions), the Filter
-// plugins (node_plugins.h) and DraPlugin (one method per extension point),
-// and Binder (the binding cycle on its own threads). Scheduler wires them
-// to the informers and runs the cycle.
+// plugins (node_plugin.h, DefaultProfile) and DraPlugin (one method per
+// extension point), and Binder (the binding cycle on its own threads).
+// Scheduler wires them to the informers and runs the cycle.
 #ifndef DRALLOC_SCHEDULER_SCHEDULER_H_
 #define DRALLOC_SCHEDULER_SCHEDULER_H_
 

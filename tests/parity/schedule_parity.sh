@@ -36,7 +36,7 @@ write_statuses() {
   local kind ns name status
   while IFS=$'\t' read -r kind ns name status; do
     local args=(patch "$kind" "$name" --subresource=status --type=merge -p "{\"status\": $status}")
-    [[ -z $ns ]] || args+=(-n "$ns")
+    [[ $ns == - ]] || args+=(-n "$ns")
     k "${args[@]}" >/dev/null
   done <"$work/split/status.tsv"
 }

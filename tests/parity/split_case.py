@@ -5,7 +5,7 @@ Usage: split_case.py CASE.yaml OUT_DIR
 Writes OUT_DIR/0-namespaces.yaml (the namespaces the objects use and the
 case does not define), 1-cluster.yaml (every object but pods, without
 status), 2-pods.yaml (the pods, in file order, without status) and
-status.tsv (kind, namespace, name, status JSON per object with a status:
+status.tsv (kind, namespace or "-", name, status JSON per object with a status:
 the API ignores status on create, so it is written afterwards).
 """
 import json
@@ -28,7 +28,7 @@ def main():
         if status:
             meta = doc["metadata"]
             statuses.append("\t".join([doc["kind"].lower(),
-                                       meta.get("namespace", ""), meta["name"],
+                                       meta.get("namespace") or "-", meta["name"],
                                        json.dumps(status)]))
         (pods if doc["kind"] == "Pod" else cluster).append(doc)
     namespaces = [{"apiVersion": "v1", "kind": "Namespace",
