@@ -10,6 +10,21 @@ namespace dralloc::scheduler {
 // The DynamicResources plugin's weight in the profile.
 constexpr int64_t kDynamicResourcesWeight = 2;
 
+namespace {
+
+// Whether some request of `claims` has a firstAvailable list (only those
+// get a non-zero KEP-4816 score).
+bool AnyFirstAvailable(const std::vector<const api::ResourceClaim*>& claims) {
+  for (const api::ResourceClaim* claim : claims) {
+    for (const api::DeviceRequest& request : claim->spec.devices.requests) {
+      if (!request.first_available.empty()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 size_t FeasibleNodesToFind(size_t nodes) {
   constexpr size_t kMinFeasible = 100;
   if (nodes < kMinFeasible) return nodes;
@@ -196,7 +211,9 @@ size_t SchedulingFramework::SelectNode(const DraCycleState& state,
     plugin->NormalizeScore(cycle, scores);
     for (size_t i = 0; i < entries.size(); ++i) total[i] += weight * scores[i];
   }
-  if (!state.to_allocate.empty()) {
+  // Without any prioritized list every node's DRA score is 0: skipped
+  // (exact, as upstream's Skip status).
+  if (AnyFirstAvailable(state.to_allocate)) {
     for (size_t i = 0; i < feasible.size(); ++i) {
       scores[i] = dra_.ScoreNode(state, feasible[i]);
     }
