@@ -6,6 +6,7 @@
 #        [--pods 5000] [--nodes 500] [--devices-per-node 10] [--clients 8]
 #        [--timeout 300] [--variants "template match-attribute"]
 #        [--modes "memory durable"] [--keep] [--smoke]
+#        [--baseline-dralloc PATH] [--no-placement-check]
 #
 # For each variant it generates the workload (make_workload.py) and measures
 #   memory:  `dralloc schedule -f DIR --stats -o none`, pods/s from its
@@ -15,6 +16,14 @@
 #            for the bindings on a watch, check no device is allocated
 #            twice), pods/s = bound / (last bound - first create).
 # and prints the median pods/s per variant and mode.
+#
+# --baseline-dralloc PATH: also runs a second dralloc binary (e.g. one built
+#   by build_baseline.sh from the commit before issue 23) on the same
+#   workloads in the same run, and prints both medians and their ratio.
+# Placement check (memory mode, unless --no-placement-check): once per
+#   variant, `dralloc schedule -o json` with and without the scheduler's
+#   Filter cache (DRALLOC_NO_FILTER_CACHE=1) must place every pod on the
+#   same node with the same devices.
 #
 # --smoke: 50 pods, 10 nodes, 1 run each; takes seconds (CI).
 # Exit status: 0 all runs complete and correct, 1 a run failed (not all pods
@@ -34,6 +43,8 @@ timeout=300
 variants="template match-attribute"
 modes="memory durable"
 keep=0
+baseline=""
+placement_check=1
 dralloc="$ROOT/build/src/cli/dralloc"
 load="$ROOT/build/bench/load/dralloc_api_load"
 
@@ -61,6 +72,8 @@ while [[ $# -gt 0 ]]; do
     --dralloc) dralloc="$2"; shift 2 ;;
     --load) load="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
+    --baseline-dralloc) baseline="$2"; shift 2 ;;
+    --no-placement-check) placement_check=0; shift ;;
     --smoke) runs=1; pods=50; nodes=10; timeout=60; shift ;;
     -h|--help) usage; exit 0 ;;
     *) die_usage "unknown argument '$1' (see --help)" ;;
@@ -84,6 +97,9 @@ fi
 
 # ---- Preconditions: fail clearly when a binary or subcommand is missing.
 [[ -x "$dralloc" ]] || die_usage "dralloc not found at $dralloc (--dralloc PATH)"
+if [[ -n "$baseline" ]]; then
+  [[ -x "$baseline" ]] || die_usage "baseline dralloc not found at $baseline (--baseline-dralloc PATH)"
+fi
 command -v python3 >/dev/null || die_usage "python3 is required"
 want_memory=0; want_durable=0
 for m in $modes; do
@@ -128,16 +144,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-results="$work/results.tsv"   # variant mode run pods_per_second ok
+results="$work/results.tsv"   # variant mode binary run pods_per_second ok
 : > "$results"
 failed=0
 
 # Starts `dralloc serve` on a free port with a fresh sqlite dir; sets
 # server_pid and server_url. Returns 1 when it does not come up in 60 s.
 start_server() {
-  local dir="$1"
+  local dir="$1" bin="$2"
   mkdir -p "$dir"
-  "$dralloc" serve --listen 127.0.0.1:0 --storage "sqlite:$dir/data" \
+  "$bin" serve --listen 127.0.0.1:0 --storage "sqlite:$dir/data" \
     > "$dir/server.out" 2> "$dir/server.err" &
   server_pid=$!
   server_url=""
@@ -155,36 +171,36 @@ start_server() {
 }
 
 run_memory() {
-  local variant="$1" dir="$2" run="$3"
-  local err="$work/memory-$variant-$run.err" line rate scheduled total
-  if ! "$dralloc" schedule -f "$dir" --stats -o none > /dev/null 2> "$err"; then
-    echo "  memory  run $run: dralloc schedule failed:" >&2
+  local variant="$1" dir="$2" run="$3" label="$4" bin="$5"
+  local err="$work/memory-$variant-$label-$run.err" line rate scheduled total
+  if ! "$bin" schedule -f "$dir" --stats -o none > /dev/null 2> "$err"; then
+    echo "  memory  $label run $run: dralloc schedule failed:" >&2
     tail -n 20 "$err" >&2
-    printf '%s\tmemory\t%s\t0\t0\n' "$variant" "$run" >> "$results"
+    printf '%s\tmemory\t%s\t%s\t0\t0\n' "$variant" "$label" "$run" >> "$results"
     return 1
   fi
   line="$(grep -E 'scheduled [0-9]+/[0-9]+ pods in ' "$err" | tail -n 1 || true)"
   if [[ ! "$line" =~ scheduled\ ([0-9]+)/([0-9]+)\ pods\ in\ [0-9.eE+-]+\ s\ \(([0-9.eE+-]+)\ pods/s\) ]]; then
-    echo "  memory  run $run: no 'scheduled N/M pods in S s (R pods/s)' line on stderr:" >&2
+    echo "  memory  $label run $run: no 'scheduled N/M pods in S s (R pods/s)' line on stderr:" >&2
     tail -n 20 "$err" >&2
-    printf '%s\tmemory\t%s\t0\t0\n' "$variant" "$run" >> "$results"
+    printf '%s\tmemory\t%s\t%s\t0\t0\n' "$variant" "$label" "$run" >> "$results"
     return 1
   fi
   scheduled="${BASH_REMATCH[1]}"; total="${BASH_REMATCH[2]}"; rate="${BASH_REMATCH[3]}"
-  echo "  memory  run $run: $line"
+  echo "  memory  $label run $run: $line"
   if (( scheduled != total || total != pods )); then
-    echo "  memory  run $run: only $scheduled of $pods pods scheduled" >&2
-    printf '%s\tmemory\t%s\t%s\t0\n' "$variant" "$run" "$rate" >> "$results"
+    echo "  memory  $label run $run: only $scheduled of $pods pods scheduled" >&2
+    printf '%s\tmemory\t%s\t%s\t%s\t0\n' "$variant" "$label" "$run" "$rate" >> "$results"
     return 1
   fi
-  printf '%s\tmemory\t%s\t%s\t1\n' "$variant" "$run" "$rate" >> "$results"
+  printf '%s\tmemory\t%s\t%s\t%s\t1\n' "$variant" "$label" "$run" "$rate" >> "$results"
 }
 
 run_durable() {
-  local variant="$1" dir="$2" run="$3"
-  local rundir="$work/durable-$variant-$run" rc=0 summary
-  start_server "$rundir" || {
-    printf '%s\tdurable\t%s\t0\t0\n' "$variant" "$run" >> "$results"
+  local variant="$1" dir="$2" run="$3" label="$4" bin="$5"
+  local rundir="$work/durable-$variant-$label-$run" rc=0 summary
+  start_server "$rundir" "$bin" || {
+    printf '%s\tdurable\t%s\t%s\t0\t0\n' "$variant" "$label" "$run" >> "$results"
     return 1
   }
   "$load" schedule-pods --server "$server_url" --setup "$dir/setup.jsonl" \
@@ -192,9 +208,9 @@ run_durable() {
     > "$rundir/report.json" 2> "$rundir/load.err" || rc=$?
   stop_server
   if [[ ! -s "$rundir/report.json" ]]; then
-    echo "  durable run $run: dralloc_api_load failed (exit $rc):" >&2
+    echo "  durable $label run $run: dralloc_api_load failed (exit $rc):" >&2
     tail -n 20 "$rundir/load.err" >&2
-    printf '%s\tdurable\t%s\t0\t0\n' "$variant" "$run" >> "$results"
+    printf '%s\tdurable\t%s\t%s\t0\t0\n' "$variant" "$label" "$run" >> "$results"
     return 1
   fi
   summary="$(python3 - "$rundir/report.json" "$rc" <<'EOF'
@@ -212,10 +228,24 @@ print(f'{r["throughput_pods_per_second"]:.1f}\t'
       + ('' if sys.argv[2] == '0' else '; problems: ' + '; '.join(r["problems"])))
 EOF
 )" || summary=$'0\tunreadable report'
-  echo "  durable run $run: ${summary#*$'\t'} -> ${summary%%$'\t'*} pods/s"
-  printf '%s\tdurable\t%s\t%s\t%s\n' "$variant" "$run" "${summary%%$'\t'*}" \
+  echo "  durable $label run $run: ${summary#*$'\t'} -> ${summary%%$'\t'*} pods/s"
+  printf '%s\tdurable\t%s\t%s\t%s\t%s\n' "$variant" "$label" "$run" "${summary%%$'\t'*}" \
     "$([[ $rc == 0 ]] && echo 1 || echo 0)" >> "$results"
   [[ $rc == 0 ]]
+}
+
+# Schedules the workload with and without the Filter cache and compares
+# every pod's node and every claim's devices.
+check_placements() {
+  local variant="$1" dir="$2" out="$work/placements-$variant"
+  mkdir -p "$out"
+  if ! "$dralloc" schedule -f "$dir" -o json > "$out/cached.json" 2> "$out/cached.err" ||
+     ! DRALLOC_NO_FILTER_CACHE=1 "$dralloc" schedule -f "$dir" -o json \
+       > "$out/uncached.json" 2> "$out/uncached.err"; then
+    echo "  placements: dralloc schedule -o json failed" >&2
+    return 1
+  fi
+  python3 "$HERE/compare_placements.py" "$out/cached.json" "$out/uncached.json"
 }
 
 echo "dralloc scheduler benchmark: $nodes nodes x $devices_per_node devices," \
@@ -226,13 +256,20 @@ for variant in $variants; do
     --devices-per-node "$devices_per_node" --pods "$pods" \
     --variant "$variant" --out "$dir" > /dev/null
   echo "$variant:"
+  if (( want_memory && placement_check )); then
+    check_placements "$variant" "$dir" || failed=1
+  fi
   for mode in $modes; do
     for run in $(seq "$runs"); do
-      if [[ "$mode" == memory ]]; then
-        run_memory "$variant" "$dir" "$run" || failed=1
-      else
-        run_durable "$variant" "$dir" "$run" || failed=1
-      fi
+      for label in current ${baseline:+baseline}; do
+        bin="$dralloc"
+        [[ "$label" == baseline ]] && bin="$baseline"
+        if [[ "$mode" == memory ]]; then
+          run_memory "$variant" "$dir" "$run" "$label" "$bin" || failed=1
+        else
+          run_durable "$variant" "$dir" "$run" "$label" "$bin" || failed=1
+        fi
+      done
     done
   done
 done
@@ -242,14 +279,20 @@ python3 - "$results" <<'EOF'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    variant, mode, run, rate, ok = line.rstrip("\n").split("\t")
-    rows.setdefault((variant, mode), []).append((float(rate), ok == "1"))
-print(f'{"variant":<17} {"mode":<8} {"runs":>4} {"ok":>3} {"median pods/s":>14}  all runs')
-for (variant, mode), runs in rows.items():
+    variant, mode, label, run, rate, ok = line.rstrip("\n").split("\t")
+    rows.setdefault((variant, mode, label), []).append((float(rate), ok == "1"))
+print(f'{"variant":<17} {"mode":<8} {"binary":<9} {"runs":>4} {"ok":>3} {"median pods/s":>14}  all runs')
+medians = {}
+for (variant, mode, label), runs in rows.items():
     rates = [r for r, _ in runs]
     ok = sum(1 for _, good in runs if good)
-    print(f'{variant:<17} {mode:<8} {len(runs):>4} {ok:>3} '
+    medians[(variant, mode, label)] = statistics.median(rates)
+    print(f'{variant:<17} {mode:<8} {label:<9} {len(runs):>4} {ok:>3} '
           f'{statistics.median(rates):>14.1f}  {" ".join(f"{r:.1f}" for r in rates)}')
+for (variant, mode, label), median in medians.items():
+    base = medians.get((variant, mode, "baseline"))
+    if label == "current" and base:
+        print(f'{variant} {mode}: current/baseline = {median / base:.2f}x')
 EOF
 if (( failed )); then
   echo "run.sh: some runs failed (see above)" >&2

@@ -47,12 +47,33 @@ void ClusterSnapshot::Recount(const std::string& claim_key) {
       return;
     }
     allocated_.RemoveAllocation(before);
+    BumpPoolGenerations(before);
     counted_.erase(counted);
   }
   if (now != nullptr) {
     allocated_.AddAllocation(*now);
+    BumpPoolGenerations(*now);
     counted_.emplace(claim_key, std::move(object));
   }
+}
+
+void ClusterSnapshot::BumpPoolGenerations(
+    const api::AllocationResult& allocation) {
+  for (const auto& result : allocation.devices.results) {
+    ++*const_cast<uint64_t*>(PoolGeneration(result.driver, result.pool));
+  }
+}
+
+const uint64_t* ClusterSnapshot::PoolGeneration(std::string_view driver,
+                                                std::string_view pool) const {
+  std::string key;
+  key.reserve(driver.size() + 1 + pool.size());
+  key.append(driver).append("/").append(pool);
+  auto it = pool_generations_.find(key);
+  if (it == pool_generations_.end()) {
+    it = pool_generations_.emplace(std::move(key), 0).first;
+  }
+  return &it->second;
 }
 
 void ClusterSnapshot::Refresh() {
@@ -76,6 +97,7 @@ void ClusterSnapshot::Refresh() {
     inventory_.Update(std::move(slices), std::move(patches), std::move(rules),
                       std::move(classes));
     inventory_dirty_ = false;
+    ++inventory_generation_;
   }
   if (nodes_dirty_) {
     nodes_.clear();
@@ -98,6 +120,7 @@ void ClusterSnapshot::Refresh() {
       node_index_.emplace(nodes_[i].info.name, i);
     }
     nodes_dirty_ = false;
+    ++nodes_generation_;
     for (const auto& [key, pod] : placed_pods_) AttachPod(pod);
     affinity_lists_dirty_ = true;
   }

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "allocator/allocated_state.h"
@@ -84,9 +86,23 @@ class ClusterSnapshot {
   // Percentage (0-100) of the node's devices in use; 0 without devices.
   int64_t DeviceFillPercent(const allocator::NodeInfo& node) const;
 
+  // Change counters for caches of allocator verdicts (FilterCache). Each
+  // only grows. inventory_generation: Refresh rebuilt the device inventory;
+  // nodes_generation: Refresh rebuilt nodes(). PoolGeneration: a counter
+  // that grows whenever the allocation state of a device of pool
+  // (`driver`, `pool`) changes (every change of allocated() goes through
+  // Recount, which bumps it); its address stays valid for the snapshot's
+  // lifetime.
+  uint64_t inventory_generation() const { return inventory_generation_; }
+  uint64_t nodes_generation() const { return nodes_generation_; }
+  const uint64_t* PoolGeneration(std::string_view driver,
+                                 std::string_view pool) const;
+
  private:
   // Makes allocated_ count the allocation of the claim's current view.
   void Recount(const std::string& claim_key);
+  // Bumps the PoolGeneration of every pool `allocation` holds devices of.
+  void BumpPoolGenerations(const api::AllocationResult& allocation);
   // Moves the pod counted under `key` to `now` (null or unbound: off its
   // node).
   void PlacePod(const std::string& key, client::ObjectPtr now);
@@ -111,6 +127,11 @@ class ClusterSnapshot {
   bool affinity_lists_dirty_ = true;
   std::vector<const NodeEntry*> nodes_with_affinity_pods_;
   std::vector<const NodeEntry*> nodes_with_required_anti_affinity_pods_;
+  uint64_t inventory_generation_ = 0;
+  uint64_t nodes_generation_ = 0;
+  // By "<driver>/<pool>"; never erased (PoolGeneration hands out addresses).
+  mutable std::unordered_map<std::string, uint64_t, StringHash, std::equal_to<>>
+      pool_generations_;
 };
 
 }  // namespace dralloc::scheduler

@@ -130,9 +130,9 @@ void DraPlugin::PreFilter(DraCycleState& state) const {
                           allocator_options);
 }
 
-FilterCode DraPlugin::Filter(
-    DraCycleState& state, const NodeEntry& node, UnschedulableReasons& reasons,
-    std::vector<api::AllocationResult>& results) const {
+bool DraPlugin::AllocatedClaimsAvailable(DraCycleState& state,
+                                         const NodeEntry& node,
+                                         UnschedulableReasons& reasons) const {
   bool available = true;
   for (const PodClaim& pc : state.claims) {
     const auto& allocation = pc.claim->status.allocation;
@@ -143,10 +143,15 @@ FilterCode DraPlugin::Filter(
       available = false;
     }
   }
-  if (!available) {
-    reasons.Add("resourceclaim not available on the node");
+  if (!available) reasons.Add("resourceclaim not available on the node");
+  return available;
+}
+
+FilterCode DraPlugin::Filter(
+    DraCycleState& state, const NodeEntry& node, UnschedulableReasons& reasons,
+    std::vector<api::AllocationResult>& results) const {
+  if (!AllocatedClaimsAvailable(state, node, reasons))
     return FilterCode::kUnfit;
-  }
   if (state.to_allocate.empty()) return FilterCode::kFits;
   ++state.allocator_calls;
   auto allocation = state.allocator->Allocate(node.info, state.to_allocate);
@@ -197,9 +202,10 @@ Status DraPlugin::Deallocate(const ObjectPtr& claim_object) const {
 int64_t DraPlugin::ScoreNode(const DraCycleState& state,
                              const Candidate& candidate) const {
   int64_t score = 0;
-  const size_t n = std::min(state.to_allocate.size(), candidate.results.size());
+  const auto& allocations = candidate.allocations();
+  const size_t n = std::min(state.to_allocate.size(), allocations.size());
   for (size_t r = 0; r < n; ++r) {
-    score += PrioritizedListScore(*state.to_allocate[r], candidate.results[r]);
+    score += PrioritizedListScore(*state.to_allocate[r], allocations[r]);
   }
   return score;
 }
@@ -251,8 +257,12 @@ BindTask DraPlugin::Reserve(const DraCycleState& state,
     if (!allocate && api::IsReservedFor(*pc.claim, pod.metadata.uid)) continue;
     api::ResourceClaim assumed = *pc.claim;
     if (allocate) {
-      assumed.status.allocation =
-          std::move(chosen.results[pos - state.to_allocate_index.begin()]);
+      const size_t r = pos - state.to_allocate_index.begin();
+      if (chosen.shared_results != nullptr) {
+        assumed.status.allocation = (*chosen.shared_results)[r];
+      } else {
+        assumed.status.allocation = std::move(chosen.results[r]);
+      }
       assumed.status.allocation->allocation_timestamp = now;
       if (!api::HasFinalizer(assumed.metadata, kFinalizer)) {
         assumed.metadata.finalizers.emplace_back(kFinalizer);

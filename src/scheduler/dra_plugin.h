@@ -16,6 +16,7 @@
 #define DRALLOC_SCHEDULER_DRA_PLUGIN_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -57,6 +58,13 @@ struct PodClaim {
 struct Candidate {
   size_t node = 0;  // index into ClusterSnapshot::nodes()
   std::vector<api::AllocationResult> results;
+  // Set instead of `results` when the allocations came from the
+  // SchedulingFramework's FilterCache (shared with it, read-only).
+  std::shared_ptr<const std::vector<api::AllocationResult>> shared_results;
+
+  const std::vector<api::AllocationResult>& allocations() const {
+    return shared_results != nullptr ? *shared_results : results;
+  }
 };
 
 // What the plugin learns about the pod during one cycle (upstream's
@@ -120,6 +128,11 @@ class DraPlugin final {
   FilterCode Filter(DraCycleState& state, const NodeEntry& node,
                     UnschedulableReasons& reasons,
                     std::vector<api::AllocationResult>& results) const;
+  // Filter's first half: whether every allocated claim's node selector
+  // matches `node` (else the reason is recorded, the claim noted in
+  // state.unavailable_claims, and false returned).
+  bool AllocatedClaimsAvailable(DraCycleState& state, const NodeEntry& node,
+                                UnschedulableReasons& reasons) const;
 
   // After no node fit: an allocated claim that was unavailable on some
   // node and is reserved for nobody else, to deallocate so that the pod
@@ -152,7 +165,7 @@ class DraPlugin final {
 
   // Assumes the chosen allocations and the pod's reservation in the
   // snapshot (so the next pod cannot take the devices) and returns what
-  // PreBind must write. Consumes chosen.results.
+  // PreBind must write. Consumes chosen.results (copies shared_results).
   BindTask Reserve(const DraCycleState& state,
                    const client::ObjectPtr& pod_object, Candidate& chosen);
 

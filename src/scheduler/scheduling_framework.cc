@@ -3,11 +3,27 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace dralloc::scheduler {
 
 // The DynamicResources plugin's weight in the profile.
 constexpr int64_t kDynamicResourcesWeight = 2;
+
+namespace {
+
+// Whether some request of `claims` has a firstAvailable list (only those
+// get a non-zero KEP-4816 score).
+bool AnyFirstAvailable(const std::vector<const api::ResourceClaim*>& claims) {
+  for (const api::ResourceClaim* claim : claims) {
+    for (const api::DeviceRequest& request : claim->spec.devices.requests) {
+      if (!request.first_available.empty()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 size_t FeasibleNodesToFind(size_t nodes) {
   constexpr size_t kMinFeasible = 100;
@@ -23,7 +39,15 @@ SchedulingFramework::SchedulingFramework(
     : snapshot_(snapshot),
       dra_(dra),
       profile_(std::move(profile)),
-      options_(options) {}
+      options_(options) {
+  if (options_.filter_cache) {
+    filter_cache_ = std::make_unique<FilterCache>(snapshot_);
+  }
+}
+
+bool FilterCacheEnabledByEnvironment() {
+  return std::getenv("DRALLOC_NO_FILTER_CACHE") == nullptr;
+}
 
 CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
                                            size_t& next_start_node) {
@@ -58,12 +82,30 @@ CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
     if (code != FilterCode::kFits) return reject(message);
   }
   dra_.PreFilter(state);
+  if (filter_cache_ != nullptr && !state.to_allocate.empty()) {
+    filter_cache_->BeginCycle(state.to_allocate);
+  }
 
   UnschedulableReasons reasons;
   std::vector<Candidate> feasible;
   std::string error;
-  if (!FilterNodes(state, cycle, reasons, feasible, next_start_node, error)) {
+  const size_t start_node = next_start_node;
+  bool reasons_left_out = false;
+  if (!FilterNodes(state, cycle, reasons, feasible, next_start_node, error,
+                   reasons_left_out)) {
     return reject(error);
+  }
+  if (feasible.empty() && reasons_left_out) {
+    // Cached rejections carry no reason: evaluate again without the cache
+    // (the same nodes in the same order, with the same verdicts).
+    ++stats_.filter_reruns;
+    reasons = UnschedulableReasons();
+    next_start_node = start_node;
+    bypass_cache_ = true;
+    const bool ok = FilterNodes(state, cycle, reasons, feasible,
+                                next_start_node, error, reasons_left_out);
+    bypass_cache_ = false;
+    if (!ok) return reject(error);
   }
   verdict.feasible_nodes = feasible.size();
   if (feasible.empty()) {
@@ -82,7 +124,8 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
                                       UnschedulableReasons& reasons,
                                       std::vector<Candidate>& feasible,
                                       size_t& next_start_node,
-                                      std::string& error) {
+                                      std::string& error,
+                                      bool& reasons_left_out) {
   const std::vector<NodeEntry>& nodes = snapshot_.nodes();
   const size_t n = nodes.size();
   const size_t want = options_.evaluate_all_nodes ? n : FeasibleNodesToFind(n);
@@ -102,7 +145,7 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
     if (!fits) continue;
     Candidate candidate{index, {}};
     const FilterCode code =
-        dra_.Filter(state, node, reasons, candidate.results);
+        DraFilter(state, reasons, candidate, reasons_left_out);
     if (code == FilterCode::kError) {
       error = state.error;
       ok = false;
@@ -115,6 +158,33 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
   state.allocator_calls = 0;
   if (n > 0) next_start_node = (next_start_node + evaluated) % n;
   return ok;
+}
+
+FilterCode SchedulingFramework::DraFilter(DraCycleState& state,
+                                          UnschedulableReasons& reasons,
+                                          Candidate& candidate,
+                                          bool& reasons_left_out) {
+  const size_t index = candidate.node;
+  const NodeEntry& node = snapshot_.nodes()[index];
+  std::vector<api::AllocationResult>& results = candidate.results;
+  if (filter_cache_ == nullptr || bypass_cache_ || state.to_allocate.empty()) {
+    return dra_.Filter(state, node, reasons, results);
+  }
+  if (!dra_.AllocatedClaimsAvailable(state, node, reasons)) {
+    return FilterCode::kUnfit;
+  }
+  if (const CachedFilterVerdict* hit = filter_cache_->Find(index)) {
+    ++stats_.filter_cache_hits;
+    if (hit->code == FilterCode::kFits) {
+      candidate.shared_results = hit->results;
+    } else {
+      reasons_left_out = true;
+    }
+    return hit->code;
+  }
+  const FilterCode code = dra_.Filter(state, node, reasons, results);
+  filter_cache_->Store(index, code, results);
+  return code;
 }
 
 size_t SchedulingFramework::SelectNode(const DraCycleState& state,
@@ -141,7 +211,9 @@ size_t SchedulingFramework::SelectNode(const DraCycleState& state,
     plugin->NormalizeScore(cycle, scores);
     for (size_t i = 0; i < entries.size(); ++i) total[i] += weight * scores[i];
   }
-  if (!state.to_allocate.empty()) {
+  // Without any prioritized list every node's DRA score is 0: skipped
+  // (exact, as upstream's Skip status).
+  if (AnyFirstAvailable(state.to_allocate)) {
     for (size_t i = 0; i < feasible.size(); ++i) {
       scores[i] = dra_.ScoreNode(state, feasible[i]);
     }

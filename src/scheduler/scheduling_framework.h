@@ -20,6 +20,7 @@
 
 #include "scheduler/cluster_snapshot.h"
 #include "scheduler/dra_plugin.h"
+#include "scheduler/filter_cache.h"
 #include "scheduler/node_plugin.h"
 
 namespace dralloc::scheduler {
@@ -28,17 +29,26 @@ namespace dralloc::scheduler {
 // upstream's order, with upstream's weights.
 std::vector<std::unique_ptr<NodePlugin>> DefaultProfile();
 
+// False when DRALLOC_NO_FILTER_CACHE is set (to any value).
+bool FilterCacheEnabledByEnvironment();
+
 struct FrameworkOptions {
   // Evaluate every node instead of numFeasibleNodesToFind.
   bool evaluate_all_nodes = false;
   // Device placement preference added to the score (not upstream).
   Placement placement = Placement::kDefault;
+  // Reuse the allocator's Filter verdicts while they cannot have changed
+  // (FilterCache; the choices are the same either way). Off when the
+  // environment variable DRALLOC_NO_FILTER_CACHE is set (to compare).
+  bool filter_cache = FilterCacheEnabledByEnvironment();
 };
 
 // What the framework counts, summed over cycles.
 struct FrameworkStats {
   uint64_t nodes_evaluated = 0;  // nodes given to Filter
   uint64_t allocator_calls = 0;
+  uint64_t filter_cache_hits = 0;  // DRA Filter verdicts taken from the cache
+  uint64_t filter_reruns = 0;      // cycles filtered again for the reasons
 };
 
 // The verdict of one cycle.
@@ -80,11 +90,16 @@ class SchedulingFramework {
 
  private:
   // Filter from the start node until enough nodes fit; false when a plugin
-  // found an error no node can fix (`error`).
+  // found an error no node can fix (`error`). `reasons_left_out`: a cached
+  // kUnfit verdict recorded no reason.
   bool FilterNodes(DraCycleState& state, CycleState& cycle,
                    UnschedulableReasons& reasons,
                    std::vector<Candidate>& feasible, size_t& next_start_node,
-                   std::string& error);
+                   std::string& error, bool& reasons_left_out);
+  // DraPlugin::Filter for node `index`, through the cache when there is
+  // one; sets `reasons_left_out` when a cached kUnfit recorded no reason.
+  FilterCode DraFilter(DraCycleState& state, UnschedulableReasons& reasons,
+                       Candidate& candidate, bool& reasons_left_out);
   // Index into `feasible` of the node with the highest weighted score.
   size_t SelectNode(const DraCycleState& state, CycleState& cycle,
                     const ClusterView& view,
@@ -95,7 +110,9 @@ class SchedulingFramework {
   std::vector<std::unique_ptr<NodePlugin>> profile_;
   const FrameworkOptions options_;
   FrameworkStats stats_;
-  uint64_t tie_breaks_ = 0;  // selections that had ties
+  std::unique_ptr<FilterCache> filter_cache_;  // null when disabled
+  bool bypass_cache_ = false;  // filtering again for the reasons
+  uint64_t tie_breaks_ = 0;    // selections that had ties
 };
 
 // Upstream's numFeasibleNodesToFind with the default adaptive percentage.
