@@ -168,16 +168,15 @@ TEST_F(DeviceHealthTest, StreamBreakIsUnknownUntilReconnected) {
 
 TEST_F(DeviceHealthTest, ReportNotRenewedWithinTimeoutBecomesUnknown) {
   auto& v1 = v1_;
-  // The driver says once that gpu-0 is Unhealthy, valid for 1 s, and then
-  // stays silent.
-  v1.SetDevices({{"pool", "gpu-0", 2, "hot", 1}});
+  // The driver says once that gpu-0 is Unhealthy, valid for 3 s, and then
+  // stays silent: the pod shows Unhealthy, then Unknown once it expires.
+  v1.SetDevices({{"pool", "gpu-0", 2, "hot", 3}});
   driver_.state().versions = {"v1.DRAPlugin", "v1.DRAResourceHealth"};
   driver_.AddService(&v1);
   ASSERT_TRUE(driver_.Start());
   StartAgent();
   CreatePodWithClaim();
-  // The report may already be stale when the pod runs: wait for either.
-  ASSERT_TRUE(WaitFor([&] { return PodHealth().is_array(); }));
+  ASSERT_TRUE(PodShows(Expected("Unhealthy", "hot"))) << PodHealth().dump();
   EXPECT_TRUE(PodShows(Expected("Unknown"))) << PodHealth().dump();
   EXPECT_EQ(v1.streams_opened(), 1);  // the stream is still open
 }
