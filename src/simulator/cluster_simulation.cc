@@ -196,6 +196,18 @@ std::vector<std::string> ClusterSimulation::PodsOnNode(
   return out;
 }
 
+std::vector<ObjectPtr> ClusterSimulation::Slices() const {
+  return informers_[kSlices]->List();
+}
+
+std::vector<ObjectPtr> ClusterSimulation::Claims() const {
+  std::vector<ObjectPtr> out;
+  for (const ObjectPtr& listed : informers_[kClaims]->List()) {
+    out.push_back(snapshot_->Claim(client::ObjectKey(*listed)));
+  }
+  return out;
+}
+
 // ---- journal -------------------------------------------------------------
 
 void ClusterSimulation::SetPod(const std::string& key, ObjectPtr now) {

@@ -84,6 +84,10 @@ class ClusterSimulation {
   client::ObjectPtr Claim(const std::string& claim_key) const {
     return snapshot_->Claim(claim_key);
   }
+  // The slices as they are now (with simulated additions and removals).
+  std::vector<client::ObjectPtr> Slices() const;
+  // Every claim as the simulation sees it now.
+  std::vector<client::ObjectPtr> Claims() const;
   // Node names in name order (the snapshot refreshed).
   std::vector<std::string> NodeNames();
   // The snapshot (refreshed), for utilization and explanations.
