@@ -35,6 +35,7 @@ void RegisterCelCommand(CLI::App& app, int& exit_code);
 void RegisterAllocateCommand(CLI::App& app, int& exit_code);
 void RegisterApiServerCommand(CLI::App& app, int& exit_code);
 void RegisterScheduleCommand(CLI::App& app, int& exit_code);
+void RegisterSimulateCommand(CLI::App& app, int& exit_code);
 void RegisterServeCommand(CLI::App& app, int& exit_code);
 void RegisterControlPlaneCommands(CLI::App& app, int& exit_code);
 void RegisterLocalClusterCommand(CLI::App& app, int& exit_code);

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterAllocateCommand(app, exit_code);
   dralloc::cli::RegisterApiServerCommand(app, exit_code);
   dralloc::cli::RegisterScheduleCommand(app, exit_code);
+  dralloc::cli::RegisterSimulateCommand(app, exit_code);
   dralloc::cli::RegisterServeCommand(app, exit_code);
   dralloc::cli::RegisterControlPlaneCommands(app, exit_code);
   dralloc::cli::RegisterLocalClusterCommand(app, exit_code);

@@ -1,0 +1,121 @@
+// ScaleUpPlanner: cluster-autoscaler's scale-up over a ClusterSimulation.
+//
+// The pending pods (queue order: priority, then name) are first scheduled
+// on the existing cluster. For the rest, each node group is estimated as
+// CA's binpacking estimator does: pods are scheduled in order, a new node
+// of the group is added when a pod fits nowhere, and a pod that does not
+// fit an empty template node is not helped by that group (with the
+// scheduler's reason); maxSize is respected. An expander picks one group,
+// its nodes are added, and this repeats until no group helps any pod left.
+//
+// Expanders: least-waste (the smallest fraction of the new nodes' devices
+// left unused; ties: most pods, then name), most-pods (ties: fewer nodes,
+// then name), priority (highest spec.priority of the NodeGroup; ties: random
+// with the seed), random (seeded, deterministic) and fewest-nodes (the
+// fewest new nodes in total across groups that run as many pods as the
+// greedy least-waste plan: count vectors searched in increasing total, each
+// replayed through the framework; falls back to the greedy plan when the
+// search budget runs out).
+#ifndef DRALLOC_SIMULATOR_SCALE_UP_PLANNER_H_
+#define DRALLOC_SIMULATOR_SCALE_UP_PLANNER_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "simulator/cluster_simulation.h"
+#include "simulator/node_group.h"
+
+namespace dralloc::simulator {
+
+enum class Expander {
+  kLeastWaste,
+  kMostPods,
+  kPriority,
+  kRandom,
+  kFewestNodes
+};
+// "least-waste", "most-pods", "priority", "random", "fewest-nodes".
+StatusOr<Expander> ParseExpander(std::string_view name);
+
+struct ScaleUpOptions {
+  Expander expander = Expander::kLeastWaste;
+  uint64_t seed = 1;
+  // fewest-nodes: count vectors replayed at most.
+  size_t max_search_vectors = 2000;
+};
+
+struct PodPlacementResult {
+  std::string pod;  // "ns/name"
+  std::string node;
+  std::string group;  // empty: an existing node
+};
+
+struct UnschedulablePod {
+  std::string pod;
+  std::string reason;
+};
+
+struct ScaleUpPlan {
+  std::vector<std::pair<std::string, int64_t>> scale_up;  // group, count
+  std::vector<PodPlacementResult> placements;             // by pod
+  std::vector<UnschedulablePod> unschedulable;            // by pod
+};
+
+class ScaleUpPlanner {
+ public:
+  // `simulation` must outlive the planner; Plan() leaves it scaled up.
+  ScaleUpPlanner(ClusterSimulation& simulation, std::vector<NodeGroup> groups,
+                 ScaleUpOptions options = {});
+  ScaleUpPlan Plan();
+
+ private:
+  // Where a group stands in the simulation.
+  struct GroupState {
+    int64_t size = 0;        // nodes of the group in the simulation
+    int64_t next_index = 1;  // n of the next `<group>-<n>`
+    bool shared_added = false;
+  };
+  struct Estimate {
+    size_t group = 0;
+    int64_t nodes = 0;
+    std::vector<PodPlacementResult> placed;
+    std::map<std::string, std::string> unhelped;  // pod → reason
+    double waste = 0;
+  };
+
+  Status AddGroupNode(size_t group, GroupState& state,
+                      std::set<std::string>& new_nodes);
+  // Binpacking for one group; reverted unless `commit`.
+  Estimate EstimateGroup(size_t group, const std::vector<std::string>& pods,
+                         bool commit);
+  double Waste(const std::set<std::string>& new_nodes,
+               const std::vector<PodPlacementResult>& placed);
+  size_t Choose(const std::vector<Estimate>& options);
+  // Greedy rounds until no group helps; returns the pods left.
+  std::vector<std::string> Greedy(std::vector<std::string> pods,
+                                  ScaleUpPlan& plan,
+                                  std::map<std::string, std::string>& reasons);
+  // fewest-nodes: the best count vector, or nullopt (use greedy).
+  std::optional<std::vector<int64_t>> FewestNodes(
+      const std::vector<std::string>& pods, size_t target);
+  size_t Replay(const std::vector<int64_t>& counts,
+                const std::vector<std::string>& pods, bool commit,
+                ScaleUpPlan* plan);
+  std::string EquivalenceKey(const std::string& pod_key);
+
+  ClusterSimulation& simulation_;
+  const std::vector<NodeGroup> groups_;
+  const ScaleUpOptions options_;
+  std::vector<GroupState> states_;
+  uint64_t random_state_;
+  // Equivalence classes that did not fit an empty node of a group.
+  std::map<std::pair<size_t, std::string>, std::string> hopeless_;
+};
+
+}  // namespace dralloc::simulator
+
+#endif  // DRALLOC_SIMULATOR_SCALE_UP_PLANNER_H_
