@@ -45,6 +45,12 @@ Status ApiClient::Delete(const api::ResourceInfo& resource,
                               "period",
                               resource.plural, name));
   }
+  if (options.orphan_dependents) {
+    return Status(StatusCode::kUnimplemented,
+                  fmt::format("{} {}: this client cannot delete with "
+                              "propagationPolicy Orphan",
+                              resource.plural, name));
+  }
   return Delete(resource, namespace_, name, options.uid);
 }
 

@@ -68,6 +68,10 @@ struct DeleteOptions {
   std::optional<int64_t> grace_period_seconds;
   // Precondition: delete only the object with this uid ("" : any).
   std::string uid;
+  // propagationPolicy Orphan: leave the objects this one owns (the
+  // default, Background, garbage-collects them). Only MemoryApiClient
+  // supports it; the others answer kUnimplemented.
+  bool orphan_dependents = false;
 };
 
 class ApiClient {

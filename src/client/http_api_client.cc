@@ -1,5 +1,6 @@
 #include "client/http_api_client.h"
 
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <atomic>
@@ -421,6 +422,13 @@ class HttpApiClient : public ApiClient {
   }
   Status Delete(const api::ResourceInfo& info, std::string_view namespace_,
                 std::string_view name, const DeleteOptions& options) override {
+    if (options.orphan_dependents) {
+      // dralloc's API server garbage-collects dependents regardless.
+      return Status(StatusCode::kUnimplemented,
+                    fmt::format("{} {}: propagationPolicy Orphan is not "
+                                "supported over HTTP",
+                                info.plural, name));
+    }
     std::string body;
     if (!options.uid.empty() || options.grace_period_seconds) {
       nlohmann::ordered_json json = {{"kind", "DeleteOptions"},

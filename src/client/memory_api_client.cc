@@ -374,6 +374,7 @@ Status MemoryApiClient::DeleteLocked(const api::ResourceInfo& resource,
   }
   const std::string owner_uid = meta.uid;
   RemoveLocked(collection, key, current);
+  if (options.orphan_dependents) return OkStatus();
   // Background garbage collection of dependents.
   for (const api::ResourceInfo& info : api::AllResources()) {
     Collection& other = CollectionFor(info);

@@ -101,29 +101,65 @@ void ClusterSnapshot::Refresh() {
   }
   if (nodes_dirty_) {
     nodes_.clear();
-    node_index_.clear();
+    next_cache_slot_ = 0;
     for (ObjectPtr& o : sources_.nodes.List()) {
-      const auto* node = As<api::Node>(o);
-      if (node == nullptr) continue;
-      NodeEntry entry;
-      entry.object = o;
-      entry.node = node;
-      entry.info = allocator::NodeInfo::FromNode(*node);
-      entry.usage.Reset(*node);
-      nodes_.push_back(std::move(entry));
+      if (As<api::Node>(o) != nullptr) nodes_.push_back(MakeNodeEntry(o));
     }
     std::sort(nodes_.begin(), nodes_.end(),
               [](const NodeEntry& a, const NodeEntry& b) {
                 return a.info.name < b.info.name;
               });
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      node_index_.emplace(nodes_[i].info.name, i);
-    }
+    ReindexNodes();
     nodes_dirty_ = false;
     ++nodes_generation_;
     for (const auto& [key, pod] : placed_pods_) AttachPod(pod);
     affinity_lists_dirty_ = true;
   }
+}
+
+NodeEntry ClusterSnapshot::MakeNodeEntry(ObjectPtr object) {
+  const auto* node = As<api::Node>(object);
+  NodeEntry entry;
+  entry.object = std::move(object);
+  entry.node = node;
+  entry.info = allocator::NodeInfo::FromNode(*node);
+  entry.usage.Reset(*node);
+  entry.cache_slot = next_cache_slot_++;
+  return entry;
+}
+
+void ClusterSnapshot::ReindexNodes() {
+  node_index_.clear();
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    node_index_.emplace(nodes_[i].info.name, i);
+  }
+}
+
+void ClusterSnapshot::AddNode(ObjectPtr object) {
+  const auto* node = As<api::Node>(object);
+  if (node == nullptr || nodes_dirty_) return;  // the rebuild adds it
+  RemoveNode(node->metadata.name);
+  NodeEntry entry = MakeNodeEntry(std::move(object));
+  auto at = std::lower_bound(nodes_.begin(), nodes_.end(), entry.info.name,
+                             [](const NodeEntry& e, const std::string& name) {
+                               return e.info.name < name;
+                             });
+  const std::string name = entry.info.name;
+  nodes_.insert(at, std::move(entry));
+  ReindexNodes();
+  affinity_lists_dirty_ = true;
+  for (const auto& [key, pod] : placed_pods_) {
+    if (std::get<api::Pod>(*pod).spec.node_name == name) AttachPod(pod);
+  }
+}
+
+void ClusterSnapshot::RemoveNode(std::string_view name) {
+  if (nodes_dirty_) return;
+  auto index = NodeIndex(name);
+  if (!index) return;
+  nodes_.erase(nodes_.begin() + static_cast<ptrdiff_t>(*index));
+  ReindexNodes();
+  affinity_lists_dirty_ = true;
 }
 
 std::optional<size_t> ClusterSnapshot::NodeIndex(std::string_view name) const {

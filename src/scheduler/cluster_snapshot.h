@@ -51,6 +51,15 @@ class ClusterSnapshot {
   void InvalidateNodes() { nodes_dirty_ = true; }
   // Rebuilds what was invalidated from the informers; nodes in name order.
   void Refresh();
+  // One node added to (or removed from) the nodes informer: updates
+  // nodes() in place, without the full rebuild InvalidateNodes asks for
+  // (the pods counted on it are attached or kept for its return). For
+  // callers that change nodes one at a time (the autoscaler simulation);
+  // the snapshot must be refreshed. AddNode replaces a node of that name.
+  void AddNode(client::ObjectPtr node);
+  void RemoveNode(std::string_view name);
+  // One past the highest NodeEntry::cache_slot handed out.
+  size_t node_slots() const { return next_cache_slot_; }
 
   // Claims: the assumed version if there is one, else the informer's.
   client::ObjectPtr Claim(const std::string& key) const {
@@ -107,6 +116,8 @@ class ClusterSnapshot {
   // node).
   void PlacePod(const std::string& key, client::ObjectPtr now);
   void AttachPod(const client::ObjectPtr& pod);
+  NodeEntry MakeNodeEntry(client::ObjectPtr node);
+  void ReindexNodes();
   void DetachPod(const client::ObjectPtr& pod);
 
   SnapshotSources sources_;
@@ -119,6 +130,7 @@ class ClusterSnapshot {
   bool nodes_dirty_ = true;
   std::vector<NodeEntry> nodes_;
   StringKeyedMap<size_t> node_index_;
+  size_t next_cache_slot_ = 0;
   // The pods counted on nodes (bound or assumed), by pod key, and the keys
   // of those that are assumed.
   StringKeyedMap<client::ObjectPtr> placed_pods_;

@@ -38,7 +38,7 @@ void FilterCache::BeginCycle(
     nodes_generation_ = snapshot_.nodes_generation();
     initialized_ = true;
   }
-  nodes_.resize(snapshot_.nodes().size());
+  nodes_.resize(snapshot_.node_slots());
   auto same = [&](const std::vector<api::DeviceClaim>& shape) {
     if (shape.size() != to_allocate.size()) return false;
     for (size_t i = 0; i < shape.size(); ++i) {
@@ -53,7 +53,7 @@ void FilterCache::BeginCycle(
   }
   if (shapes_.size() >= kMaxShapes) {
     Clear();
-    nodes_.resize(snapshot_.nodes().size());
+    nodes_.resize(snapshot_.node_slots());
   }
   std::vector<api::DeviceClaim> shape;
   shape.reserve(to_allocate.size());
@@ -65,7 +65,7 @@ void FilterCache::BeginCycle(
 }
 
 uint64_t FilterCache::PoolStamp(size_t node) {
-  NodeSlot& slot = nodes_[node];
+  NodeSlot& slot = nodes_[snapshot_.nodes()[node].cache_slot];
   if (!slot.pools_known) {
     const allocator::DeviceInventory& inventory = snapshot_.inventory();
     auto view = inventory.ViewFor(snapshot_.nodes()[node].info);
@@ -82,7 +82,7 @@ uint64_t FilterCache::PoolStamp(size_t node) {
 }
 
 const CachedFilterVerdict* FilterCache::Find(size_t node) {
-  NodeSlot& slot = nodes_[node];
+  NodeSlot& slot = nodes_[snapshot_.nodes()[node].cache_slot];
   for (const Entry& entry : slot.entries) {
     if (entry.shape != shape_) continue;
     if (entry.pool_stamp != PoolStamp(node)) return nullptr;
@@ -96,7 +96,7 @@ void FilterCache::Store(size_t node, FilterCode code,
                         const std::vector<api::AllocationResult>& results) {
   if (code != FilterCode::kFits && code != FilterCode::kUnfit) return;
   if (code == FilterCode::kFits && HasShareId(results)) return;
-  NodeSlot& slot = nodes_[node];
+  NodeSlot& slot = nodes_[snapshot_.nodes()[node].cache_slot];
   Entry entry{shape_, PoolStamp(node), {code, {}}};
   if (code == FilterCode::kFits) {
     entry.verdict.results =

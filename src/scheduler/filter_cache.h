@@ -8,7 +8,9 @@
 // state of the devices of the pools N can see (ViewFor(N).pools, including
 // counter consumption by devices of those pools on other nodes). So a
 // verdict stays valid while the snapshot's inventory_generation and
-// nodes_generation are unchanged and the sum of the PoolGenerations of N's
+// nodes_generation are unchanged, N's entry is the same (verdicts are kept
+// per NodeEntry::cache_slot, so nodes added or removed one at a time leave
+// the others' verdicts valid) and the sum of the PoolGenerations of N's
 // pools is unchanged (each only grows, so the sum grows iff one does).
 //
 // Cached: kFits with its AllocationResults, and kUnfit without its reason
@@ -74,7 +76,7 @@ class FilterCache {
   uint64_t inventory_generation_ = 0;
   uint64_t nodes_generation_ = 0;
   bool initialized_ = false;
-  std::vector<NodeSlot> nodes_;
+  std::vector<NodeSlot> nodes_;  // by NodeEntry::cache_slot
   // The distinct claim spec lists seen, by shape id.
   std::vector<std::vector<api::DeviceClaim>> shapes_;
   size_t shape_ = 0;  // this cycle's

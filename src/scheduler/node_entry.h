@@ -31,6 +31,11 @@ struct NodeEntry {
   std::vector<NodePod> pods_with_affinity;
   std::vector<NodePod> pods_with_required_anti_affinity;
   NodeUsage usage;
+  // Identifies the entry for caches indexed per node (FilterCache): unique
+  // among the entries the snapshot created since its last full node
+  // rebuild (nodes_generation), and kept while the entry lives, also when
+  // nodes added or removed one at a time move it in nodes().
+  size_t cache_slot = 0;
 };
 
 }  // namespace dralloc::scheduler

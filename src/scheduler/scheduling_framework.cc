@@ -50,8 +50,10 @@ bool FilterCacheEnabledByEnvironment() {
 }
 
 CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
-                                           size_t& next_start_node) {
-  const size_t all_nodes = snapshot_.nodes().size();
+                                           size_t& next_start_node,
+                                           const std::vector<size_t>* only) {
+  const size_t all_nodes =
+      only != nullptr ? only->size() : snapshot_.nodes().size();
   CycleVerdict verdict;
   // A rejection before Filter is reported for all nodes at once, as
   // upstream.
@@ -91,8 +93,8 @@ CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
   std::string error;
   const size_t start_node = next_start_node;
   bool reasons_left_out = false;
-  if (!FilterNodes(state, cycle, reasons, feasible, next_start_node, error,
-                   reasons_left_out)) {
+  if (!FilterNodes(state, cycle, reasons, feasible, next_start_node, only,
+                   error, reasons_left_out)) {
     return reject(error);
   }
   if (feasible.empty() && reasons_left_out) {
@@ -103,7 +105,7 @@ CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
     next_start_node = start_node;
     bypass_cache_ = true;
     const bool ok = FilterNodes(state, cycle, reasons, feasible,
-                                next_start_node, error, reasons_left_out);
+                                next_start_node, only, error, reasons_left_out);
     bypass_cache_ = false;
     if (!ok) return reject(error);
   }
@@ -124,15 +126,17 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
                                       UnschedulableReasons& reasons,
                                       std::vector<Candidate>& feasible,
                                       size_t& next_start_node,
+                                      const std::vector<size_t>* only,
                                       std::string& error,
                                       bool& reasons_left_out) {
   const std::vector<NodeEntry>& nodes = snapshot_.nodes();
-  const size_t n = nodes.size();
+  const size_t n = only != nullptr ? only->size() : nodes.size();
   const size_t want = options_.evaluate_all_nodes ? n : FeasibleNodesToFind(n);
   size_t evaluated = 0;
   bool ok = true;
   for (; evaluated < n && feasible.size() < want; ++evaluated) {
-    const size_t index = (next_start_node + evaluated) % n;
+    const size_t position = (next_start_node + evaluated) % n;
+    const size_t index = only != nullptr ? (*only)[position] : position;
     const NodeEntry& node = nodes[index];
     ++stats_.nodes_evaluated;
     bool fits = true;

@@ -80,10 +80,19 @@ class SchedulingFramework {
 
   // Runs the cycle for `state.pod` (the snapshot must be refreshed). Filter
   // starts at node `next_start_node` (rotating, as upstream) and advances it
-  // past the nodes it evaluated.
-  CycleVerdict Schedule(DraCycleState& state, size_t& next_start_node);
+  // past the nodes it evaluated. With `only` (ascending indices into
+  // snapshot.nodes()), the cycle considers just those nodes, as if they
+  // were the cluster (the autoscaler's estimate over new nodes); the start
+  // then counts positions in `only`.
+  CycleVerdict Schedule(DraCycleState& state, size_t& next_start_node,
+                        const std::vector<size_t>* only = nullptr);
 
   const FrameworkStats& stats() const { return stats_; }
+  // How many selections had ties: the state of the take-in-turn tie break.
+  // A caller that reverts a simulation restores it, so that repeating the
+  // same cycles gives the same choices.
+  uint64_t tie_breaks() const { return tie_breaks_; }
+  void set_tie_breaks(uint64_t tie_breaks) { tie_breaks_ = tie_breaks; }
   const std::vector<std::unique_ptr<NodePlugin>>& profile() const {
     return profile_;
   }
@@ -95,7 +104,8 @@ class SchedulingFramework {
   bool FilterNodes(DraCycleState& state, CycleState& cycle,
                    UnschedulableReasons& reasons,
                    std::vector<Candidate>& feasible, size_t& next_start_node,
-                   std::string& error, bool& reasons_left_out);
+                   const std::vector<size_t>* only, std::string& error,
+                   bool& reasons_left_out);
   // DraPlugin::Filter for node `index`, through the cache when there is
   // one; sets `reasons_left_out` when a cached kUnfit recorded no reason.
   FilterCode DraFilter(DraCycleState& state, UnschedulableReasons& reasons,

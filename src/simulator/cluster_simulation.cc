@@ -183,14 +183,13 @@ std::vector<std::string> ClusterSimulation::PendingPods() const {
 }
 
 std::vector<std::string> ClusterSimulation::PodsOnNode(
-    const std::string& node) const {
+    const std::string& node) {
   std::vector<std::string> out;
-  for (const ObjectPtr& listed : informers_[kPods]->List()) {
-    const std::string key = client::ObjectKey(*listed);
-    const auto* pod = As<api::Pod>(Pod(key));
-    if (pod != nullptr && pod->spec.node_name == node && !Finished(*pod)) {
-      out.push_back(key);
-    }
+  auto index = Snapshot().NodeIndex(node);
+  if (!index) return out;
+  for (const scheduler::NodePod& placed : snapshot_->nodes()[*index].pods) {
+    out.push_back(client::ObjectKey(placed.pod->metadata.namespace_,
+                                    placed.pod->metadata.name));
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -226,33 +225,98 @@ void ClusterSimulation::SetClaim(const std::string& key, ObjectPtr now) {
   snapshot_->AssumeClaim(key, std::move(now));
 }
 
-Status ClusterSimulation::CreateObject(const api::Object& object) {
+size_t ClusterSimulation::StartSimulation() {
+  const size_t mark = journal_.size();
+  JournalEntry cursor{JournalEntry::Kind::kCursor, "", nullptr};
+  cursor.next_start_node = next_start_node_;
+  cursor.tie_breaks = framework_->tie_breaks();
+  journal_.push_back(std::move(cursor));
+  return mark;
+}
+
+void ClusterSimulation::InvalidateInventory() {
+  snapshot_->InvalidateInventory();
+  stale_slices_.clear();  // the rebuild drops them
+}
+
+bool ClusterSimulation::Unreachable(const api::ResourceSlice& slice) {
+  if (!slice.spec.node_name || snapshot_->NodeIndex(*slice.spec.node_name)) {
+    return false;
+  }
+  for (const ObjectPtr& object : informers_[kSlices]->List()) {
+    const auto* other = As<api::ResourceSlice>(object);
+    if (other != nullptr && other->spec.driver == slice.spec.driver &&
+        other->spec.pool.name == slice.spec.pool.name &&
+        other->spec.node_name != slice.spec.node_name) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status ClusterSimulation::CreateObject(const api::Object& object,
+                                       bool journal) {
   auto created = api_.Create(object);
   if (!created.ok()) {
     return InvalidArgumentError(fmt::format("{}: {}", api::DisplayName(object),
                                             created.status().message()));
   }
-  journal_.push_back({JournalEntry::Kind::kApiCreated, "", *created});
+  if (journal) {
+    journal_.push_back({JournalEntry::Kind::kApiCreated, "", *created});
+  }
   PumpAll();
-  snapshot_->InvalidateInventory();
-  snapshot_->InvalidateNodes();
+  if (const auto* node = As<api::Node>(*created)) {
+    // Slices kept for an earlier node of this name must not show on it.
+    for (const auto& [name, stale] : stale_slices_) {
+      if (As<api::ResourceSlice>(stale)->spec.node_name ==
+          node->metadata.name) {
+        InvalidateInventory();
+        break;
+      }
+    }
+    snapshot_->Refresh();
+    snapshot_->AddNode(*created);
+    return OkStatus();
+  }
+  const auto* slice = As<api::ResourceSlice>(*created);
+  auto stale = slice != nullptr ? stale_slices_.find(slice->metadata.name)
+                                : stale_slices_.end();
+  if (stale != stale_slices_.end() &&
+      As<api::ResourceSlice>(stale->second)->spec == slice->spec &&
+      Unreachable(*slice)) {
+    stale_slices_.erase(stale);  // the inventory still has it
+    return OkStatus();
+  }
+  InvalidateInventory();
   return OkStatus();
 }
 
-Status ClusterSimulation::DeleteObject(const ObjectPtr& object) {
+Status ClusterSimulation::DeleteObject(const ObjectPtr& object, bool journal) {
   const api::ObjectMeta& meta = api::MetaOf(*object);
-  Status deleted =
-      api_.Delete(client::ResourceOf(*object), meta.namespace_, meta.name, "");
+  // Orphan: every change must be journaled, so nothing is collected.
+  client::DeleteOptions options;
+  options.orphan_dependents = true;
+  Status deleted = api_.Delete(client::ResourceOf(*object), meta.namespace_,
+                               meta.name, options);
   if (!deleted.ok()) return deleted;
-  journal_.push_back({JournalEntry::Kind::kApiDeleted, "", object});
+  if (journal)
+    journal_.push_back({JournalEntry::Kind::kApiDeleted, "", object});
   PumpAll();
-  snapshot_->InvalidateInventory();
-  snapshot_->InvalidateNodes();
+  if (std::holds_alternative<api::Node>(*object)) {
+    snapshot_->Refresh();
+    snapshot_->RemoveNode(meta.name);
+    return OkStatus();
+  }
+  const auto* slice = As<api::ResourceSlice>(object);
+  if (slice != nullptr && Unreachable(*slice)) {
+    stale_slices_[meta.name] = object;
+    return OkStatus();
+  }
+  InvalidateInventory();
   return OkStatus();
 }
 
 void ClusterSimulation::Revert(size_t mark) {
-  bool api_changed = false;
   while (journal_.size() > mark) {
     JournalEntry entry = std::move(journal_.back());
     journal_.pop_back();
@@ -275,27 +339,21 @@ void ClusterSimulation::Revert(size_t mark) {
           snapshot_->RestoreClaim(entry.key);
         }
         break;
-      case JournalEntry::Kind::kApiCreated: {
-        const api::ObjectMeta& meta = api::MetaOf(*entry.before);
-        (void)api_.Delete(client::ResourceOf(*entry.before), meta.namespace_,
-                          meta.name, "");
-        api_changed = true;
+      case JournalEntry::Kind::kApiCreated:
+        (void)DeleteObject(entry.before, /*journal=*/false);
         break;
-      }
       case JournalEntry::Kind::kApiDeleted: {
         api::Object again = *entry.before;
         api::MetaOf(again).resource_version.clear();
         api::MetaOf(again).uid.clear();
-        (void)api_.Create(std::move(again));
-        api_changed = true;
+        (void)CreateObject(again, /*journal=*/false);
         break;
       }
+      case JournalEntry::Kind::kCursor:
+        next_start_node_ = entry.next_start_node;
+        framework_->set_tie_breaks(entry.tie_breaks);
+        break;
     }
-  }
-  if (api_changed) {
-    PumpAll();
-    snapshot_->InvalidateInventory();
-    snapshot_->InvalidateNodes();
   }
 }
 
@@ -307,16 +365,15 @@ Status ClusterSimulation::SimulateAddNode(
     return AlreadyExistsError(
         fmt::format("Node {}: already exists", node.metadata.name));
   }
-  api::Node fresh = node;
-  fresh.metadata.resource_version.clear();
-  fresh.metadata.uid.clear();
-  if (Status created = CreateObject(api::Object(fresh)); !created.ok()) {
-    return created;
-  }
+  // The slices go first, so that reverting removes the node first and its
+  // slices are then unreachable (no inventory rebuild).
   for (const api::ResourceSlice& slice : slices) {
     if (Status added = SimulateAddSlice(slice); !added.ok()) return added;
   }
-  return OkStatus();
+  api::Node fresh = node;
+  fresh.metadata.resource_version.clear();
+  fresh.metadata.uid.clear();
+  return CreateObject(api::Object(fresh));
 }
 
 Status ClusterSimulation::SimulateAddSlice(const api::ResourceSlice& slice) {
@@ -324,6 +381,14 @@ Status ClusterSimulation::SimulateAddSlice(const api::ResourceSlice& slice) {
   fresh.metadata.resource_version.clear();
   fresh.metadata.uid.clear();
   return CreateObject(api::Object(fresh));
+}
+
+Status ClusterSimulation::SimulateRemoveSlice(const std::string& name) {
+  ObjectPtr slice = informers_[kSlices]->Get(name);
+  if (slice == nullptr) {
+    return NotFoundError(fmt::format("ResourceSlice {}: not found", name));
+  }
+  return DeleteObject(slice);
 }
 
 Status ClusterSimulation::SimulateRemoveNode(const std::string& name) {
@@ -337,6 +402,8 @@ Status ClusterSimulation::SimulateRemoveNode(const std::string& name) {
         fmt::format("Node {}: {} pod(s) still on it (first: {})", name,
                     pods.size(), pods.front()));
   }
+  // The node goes first, so that its slices are unreachable when they go.
+  if (Status deleted = DeleteObject(node); !deleted.ok()) return deleted;
   for (const ObjectPtr& object : informers_[kSlices]->List()) {
     const auto* slice = As<api::ResourceSlice>(object);
     if (slice != nullptr && slice->spec.node_name &&
@@ -344,7 +411,7 @@ Status ClusterSimulation::SimulateRemoveNode(const std::string& name) {
       if (Status deleted = DeleteObject(object); !deleted.ok()) return deleted;
     }
   }
-  return DeleteObject(node);
+  return OkStatus();
 }
 
 // ---- pods ------------------------------------------------------------------
@@ -387,7 +454,8 @@ void ClusterSimulation::BookReserve(DraCycleState& state, const ObjectPtr& pod,
   SetPod(key, Share(api::Object(std::move(bound))));
 }
 
-SimulatedPlacement ClusterSimulation::SchedulePod(const std::string& pod_key) {
+SimulatedPlacement ClusterSimulation::SchedulePod(
+    const std::string& pod_key, const std::vector<std::string>* only_nodes) {
   SimulatedPlacement out;
   ObjectPtr object = Pod(pod_key);
   const auto* pod = As<api::Pod>(object);
@@ -396,8 +464,18 @@ SimulatedPlacement ClusterSimulation::SchedulePod(const std::string& pod_key) {
     return out;
   }
   snapshot_->Refresh();
+  std::vector<size_t> only;
+  if (only_nodes != nullptr) {
+    for (const std::string& name : *only_nodes) {
+      if (auto index = snapshot_->NodeIndex(name)) only.push_back(*index);
+    }
+    std::sort(only.begin(), only.end());
+  }
   DraCycleState state(*pod);
-  CycleVerdict verdict = framework_->Schedule(state, next_start_node_);
+  size_t no_rotation = 0;  // a subset is tried from its first node
+  CycleVerdict verdict = only_nodes != nullptr
+                             ? framework_->Schedule(state, no_rotation, &only)
+                             : framework_->Schedule(state, next_start_node_);
   if (verdict.kind != CycleVerdict::Kind::kFeasible) {
     out.reason =
         verdict.message.empty()

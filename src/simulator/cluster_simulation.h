@@ -5,12 +5,19 @@
 //
 // Every change is an entry of an undo journal (the previous view of one
 // pod, claim, node or slice); StartSimulation returns the journal position,
-// Revert(mark) undoes back to it, Commit(mark) keeps the changes (an outer
-// mark can still revert them). Nothing is ever copied wholesale.
+// Revert(mark) undoes back to it (also the scheduler's rotation and
+// tie-break state, so that repeating reverted operations gives the same
+// answers), Commit(mark) keeps the changes (an outer mark can still revert
+// them). Nothing is ever copied wholesale.
 //
 // Pods and claims change as the scheduler's assumptions in the
 // ClusterSnapshot; nodes and slices change in the in-memory API the
-// snapshot's informers read (the inventory is rebuilt on the next cycle).
+// snapshot's informers read. Nodes change in the snapshot one at a time;
+// a slice change rebuilds the device inventory on the next cycle, except
+// when no node can see the slice (its node does not exist and its pool has
+// no slice for any other node): such slices stay in the inventory,
+// unreachable, so that removing a node and putting it back, or publishing
+// the slices of nodes before adding them, costs no rebuild.
 // Thread-compatible.
 #ifndef DRALLOC_SIMULATOR_CLUSTER_SIMULATION_H_
 #define DRALLOC_SIMULATOR_CLUSTER_SIMULATION_H_
@@ -51,7 +58,7 @@ class ClusterSimulation {
   ClusterSimulation& operator=(const ClusterSimulation&) = delete;
 
   // Journal marks: nestable forks.
-  size_t StartSimulation() const { return journal_.size(); }
+  size_t StartSimulation();
   void Revert(size_t mark);
   // Keeps the changes since `mark` (they stay revertible by an outer mark).
   void Commit(size_t mark) { (void)mark; }
@@ -59,8 +66,12 @@ class ClusterSimulation {
   // Adds `node` and the slices it publishes (already named for it).
   Status SimulateAddNode(const api::Node& node,
                          const std::vector<api::ResourceSlice>& slices);
-  // Adds a slice without a node (a network-attached pool).
+  // Adds a slice: one without a node (a network-attached pool), or the
+  // slice of a node added later (publishing the slices of several nodes
+  // before adding them costs one inventory rebuild instead of one each).
   Status SimulateAddSlice(const api::ResourceSlice& slice);
+  // Removes the slice named `name` (kNotFound if there is none).
+  Status SimulateRemoveSlice(const std::string& name);
   // Removes the node and the slices with its spec.nodeName; fails
   // (kFailedPrecondition) while pods are on it.
   Status SimulateRemoveNode(const std::string& name);
@@ -71,13 +82,16 @@ class ClusterSimulation {
   // The pod becomes pending again: its reservations go, and a claim no pod
   // uses any more is deallocated.
   Status SimulateEvictPod(const std::string& pod_key);
-  // The real framework over all nodes, then the bind there.
-  SimulatedPlacement SchedulePod(const std::string& pod_key);
+  // The real framework over all nodes (or only the nodes named in
+  // `only_nodes`, as if they were the cluster), then the bind there.
+  SimulatedPlacement SchedulePod(
+      const std::string& pod_key,
+      const std::vector<std::string>* only_nodes = nullptr);
 
   // Keys of pods not bound to a node (and not finished), in name order.
   std::vector<std::string> PendingPods() const;
   // Keys of the pods counted on `node`, in name order.
-  std::vector<std::string> PodsOnNode(const std::string& node) const;
+  std::vector<std::string> PodsOnNode(const std::string& node);
   // The pod as the simulation sees it now (null: unknown).
   client::ObjectPtr Pod(const std::string& pod_key) const;
   // The claim as the simulation sees it now (null: unknown).
@@ -96,19 +110,27 @@ class ClusterSimulation {
 
  private:
   struct JournalEntry {
-    enum class Kind { kPod, kClaim, kApiCreated, kApiDeleted } kind;
+    enum class Kind { kPod, kClaim, kApiCreated, kApiDeleted, kCursor } kind;
     std::string key;
     // kPod/kClaim: the assumed version before (null: none assumed).
     // kApiCreated: the created object; kApiDeleted: the deleted one.
     client::ObjectPtr before;
+    // kCursor: the scheduler's rotation and tie-break state at the mark.
+    size_t next_start_node = 0;
+    uint64_t tie_breaks = 0;
   };
   ClusterSimulation();
   Status Load(std::vector<api::Object> objects);
   void PumpAll();
   void SetPod(const std::string& key, client::ObjectPtr now);
   void SetClaim(const std::string& key, client::ObjectPtr now);
-  Status CreateObject(const api::Object& object);
-  Status DeleteObject(const client::ObjectPtr& object);
+  // Change the API and the snapshot; journaled unless reverting.
+  Status CreateObject(const api::Object& object, bool journal = true);
+  Status DeleteObject(const client::ObjectPtr& object, bool journal = true);
+  // Whether no node can see `slice` (see the class comment).
+  bool Unreachable(const api::ResourceSlice& slice);
+  // The inventory will be rebuilt from the informers.
+  void InvalidateInventory();
   // Journals the claims Reserve assumed and the pod bound on the node.
   void BookReserve(scheduler::DraCycleState& state,
                    const client::ObjectPtr& pod, scheduler::Candidate& chosen);
@@ -125,6 +147,9 @@ class ClusterSimulation {
   StringKeyedMap<client::ObjectPtr> assumed_pods_;
   StringKeyedMap<client::ObjectPtr> assumed_claims_;
   std::vector<JournalEntry> journal_;
+  // Slices deleted from the API but kept, unreachable, in the inventory
+  // (by name): putting the same slice back needs no rebuild.
+  StringKeyedMap<client::ObjectPtr> stale_slices_;
 };
 
 }  // namespace dralloc::simulator

@@ -116,5 +116,70 @@ TEST(ClusterSimulationTest, EvictDeallocatesAndRemoveNodeNeedsNoPods) {
   EXPECT_FALSE(simulation->SimulateBindPod("ml/p2", "node-a").ok());
 }
 
+TEST(ClusterSimulationTest, RemovedNodeComesBackWithItsDevicesWithoutRebuild) {
+  auto simulation = Load(kCluster);
+  ASSERT_TRUE(
+      simulation->SimulateAddNode(NamedNode("node-b"), {OneGpuSlice("node-b")})
+          .ok());
+  const uint64_t generation = simulation->Snapshot().inventory_generation();
+  const size_t mark = simulation->StartSimulation();
+  ASSERT_TRUE(simulation->SimulateRemoveNode("node-b").ok());
+  EXPECT_EQ(simulation->Slices().size(), 1u);  // node-a's only
+  EXPECT_EQ(simulation->SchedulePod("ml/p1").node, "node-a");
+  EXPECT_FALSE(simulation->SchedulePod("ml/p2").scheduled);
+  simulation->Revert(mark);
+  // The slices of a removed node were unreachable, not rebuilt away.
+  EXPECT_EQ(simulation->Snapshot().inventory_generation(), generation);
+  EXPECT_EQ(simulation->Slices().size(), 2u);
+  EXPECT_TRUE(simulation->SchedulePod("ml/p1").scheduled);
+  EXPECT_TRUE(simulation->SchedulePod("ml/p2").scheduled);
+}
+
+TEST(ClusterSimulationTest, NodeAddedAgainWithOtherSlicesSeesOnlyThose) {
+  auto simulation = Load(kCluster);
+  ASSERT_TRUE(
+      simulation->SimulateAddNode(NamedNode("node-b"), {OneGpuSlice("node-b")})
+          .ok());
+  ASSERT_TRUE(simulation->SimulateRemoveNode("node-b").ok());
+  // The same name again, without devices: the old slice must not show.
+  ASSERT_TRUE(simulation->SimulateAddNode(NamedNode("node-b"), {}).ok());
+  EXPECT_EQ(simulation->SchedulePod("ml/p1").node, "node-a");
+  SimulatedPlacement second = simulation->SchedulePod("ml/p2");
+  EXPECT_FALSE(second.scheduled) << second.node;
+}
+
+TEST(ClusterSimulationTest, ScheduleOnlyOnNamedNodes) {
+  auto simulation = Load(kCluster);
+  ASSERT_TRUE(
+      simulation->SimulateAddNode(NamedNode("node-b"), {OneGpuSlice("node-b")})
+          .ok());
+  const std::vector<std::string> only = {"node-b"};
+  SimulatedPlacement placed = simulation->SchedulePod("ml/p1", &only);
+  EXPECT_EQ(placed.node, "node-b") << placed.reason;
+  SimulatedPlacement none = simulation->SchedulePod("ml/p2", &only);
+  EXPECT_FALSE(none.scheduled);
+  EXPECT_NE(none.reason.find("0/1 nodes are available"), std::string::npos)
+      << none.reason;
+}
+
+TEST(ClusterSimulationTest, RevertedSchedulingRepeatsTheSameChoices) {
+  auto simulation = Load(kCluster);
+  for (const std::string name : {"node-b", "node-c", "node-d"}) {
+    ASSERT_TRUE(
+        simulation->SimulateAddNode(NamedNode(name), {OneGpuSlice(name)}).ok());
+  }
+  auto run = [&] {
+    std::vector<std::string> nodes;
+    for (const std::string pod : {"ml/p1", "ml/p2"}) {
+      nodes.push_back(simulation->SchedulePod(pod).node);
+    }
+    return nodes;
+  };
+  const size_t mark = simulation->StartSimulation();
+  const std::vector<std::string> first = run();
+  simulation->Revert(mark);
+  EXPECT_EQ(run(), first);
+}
+
 }  // namespace
 }  // namespace dralloc::simulator

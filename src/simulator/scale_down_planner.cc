@@ -10,40 +10,50 @@ namespace dralloc::simulator {
 
 using client::As;
 
-double DeviceUtilization(ClusterSimulation& simulation,
-                         const std::string& node) {
-  // Pools published for this node: devices per (driver, pool).
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> pools;
+std::map<std::string, double> DeviceUtilizationByNode(
+    ClusterSimulation& simulation) {
+  using PoolKey = std::pair<std::string, std::string>;  // driver, pool
+  struct PoolDevices {
+    std::string node;
+    std::set<std::string> devices, used;
+  };
+  // Pools published for one node: the devices of their node-local slices.
+  std::map<PoolKey, PoolDevices> pools;
   for (const client::ObjectPtr& object : simulation.Slices()) {
     const auto* slice = As<api::ResourceSlice>(object);
-    if (slice == nullptr || !slice->spec.node_name ||
-        *slice->spec.node_name != node) {
-      continue;
-    }
-    auto& devices = pools[{slice->spec.driver, slice->spec.pool.name}];
+    if (slice == nullptr || !slice->spec.node_name) continue;
+    PoolDevices& pool = pools[{slice->spec.driver, slice->spec.pool.name}];
+    pool.node = *slice->spec.node_name;
     for (const api::Device& device : slice->spec.devices) {
-      devices.insert(device.name);
+      pool.devices.insert(device.name);
     }
   }
-  if (pools.empty()) return 0;
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> used;
   for (const client::ObjectPtr& object : simulation.Claims()) {
     const auto* claim = As<api::ResourceClaim>(object);
     if (claim == nullptr || !claim->status.allocation) continue;
     for (const auto& r : claim->status.allocation->devices.results) {
       auto pool = pools.find({r.driver, r.pool});
-      if (pool != pools.end() && pool->second.contains(r.device)) {
-        used[pool->first].insert(r.device);
+      if (pool != pools.end() && pool->second.devices.contains(r.device)) {
+        pool->second.used.insert(r.device);
       }
     }
   }
-  double highest = 0;
-  for (const auto& [pool, devices] : pools) {
-    if (devices.empty()) continue;
-    highest = std::max(highest, static_cast<double>(used[pool].size()) /
-                                    static_cast<double>(devices.size()));
+  std::map<std::string, double> highest;
+  for (const std::string& node : simulation.NodeNames()) highest[node] = 0;
+  for (const auto& [key, pool] : pools) {
+    if (pool.devices.empty()) continue;
+    double& node = highest[pool.node];
+    node = std::max(node, static_cast<double>(pool.used.size()) /
+                              static_cast<double>(pool.devices.size()));
   }
   return highest;
+}
+
+double DeviceUtilization(ClusterSimulation& simulation,
+                         const std::string& node) {
+  const std::map<std::string, double> all = DeviceUtilizationByNode(simulation);
+  auto it = all.find(node);
+  return it == all.end() ? 0 : it->second;
 }
 
 BlockedNode ScaleDownPlanner::TryRemove(const std::string& node) {
@@ -71,8 +81,9 @@ BlockedNode ScaleDownPlanner::TryRemove(const std::string& node) {
 
 ScaleDownPlan ScaleDownPlanner::Plan() {
   std::vector<std::pair<double, std::string>> order;
-  for (const std::string& node : simulation_.NodeNames()) {
-    order.emplace_back(DeviceUtilization(simulation_, node), node);
+  for (const auto& [node, utilization] : DeviceUtilizationByNode(simulation_)) {
+    if (simulation_.Node(node) != nullptr)
+      order.emplace_back(utilization, node);
   }
   std::sort(order.begin(), order.end());
   ScaleDownPlan plan;

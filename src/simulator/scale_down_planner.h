@@ -13,6 +13,7 @@
 #ifndef DRALLOC_SIMULATOR_SCALE_DOWN_PLANNER_H_
 #define DRALLOC_SIMULATOR_SCALE_DOWN_PLANNER_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,11 @@ struct ScaleDownPlan {
   std::vector<BlockedNode> blocked;    // in the order tried
 };
 
-// The node's device utilization in [0, 1] as defined above.
+// Every node's device utilization in [0, 1] as defined above, by name
+// (one pass over the slices and claims).
+std::map<std::string, double> DeviceUtilizationByNode(
+    ClusterSimulation& simulation);
+// One node's (a pass over the whole cluster: for many nodes, use the map).
 double DeviceUtilization(ClusterSimulation& simulation,
                          const std::string& node);
 

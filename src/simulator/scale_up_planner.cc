@@ -70,26 +70,57 @@ ScaleUpPlanner::ScaleUpPlanner(ClusterSimulation& simulation,
   }
 }
 
-std::string ScaleUpPlanner::EquivalenceKey(const std::string& pod_key) {
+const std::string& ScaleUpPlanner::EquivalenceKey(const std::string& pod_key) {
+  auto known = equivalence_keys_.find(pod_key);
+  if (known != equivalence_keys_.end()) return known->second;
+  std::string& key = equivalence_keys_[pod_key];
   // Pods of one controller with the same spec (apart from names) behave
   // alike on an empty node; pods without a controller are not grouped.
   const auto* pod = As<api::Pod>(simulation_.Pod(pod_key));
-  if (pod == nullptr) return "";
+  if (pod == nullptr) return key;
   std::string owner;
   for (const auto& ref : pod->metadata.owner_references) {
     if (ref.controller.value_or(false)) owner = ref.uid;
   }
-  if (owner.empty()) return "";
+  if (owner.empty()) return key;
   api::Pod shape;
   shape.spec = pod->spec;
   shape.metadata.namespace_ = pod->metadata.namespace_;
   shape.metadata.labels = pod->metadata.labels;
   auto text = api::EncodeObjectText(api::Object(shape), "v1");
-  return text.ok() ? owner + "\n" + *text : "";
+  if (text.ok()) key = owner + "\n" + *text;
+  return key;
+}
+
+Status ScaleUpPlanner::PublishSlices(size_t group, GroupState& state,
+                                     int64_t count) {
+  const NodeGroup& g = groups_[group];
+  for (int64_t i = 0; i < count; ++i) {
+    const std::string name =
+        fmt::format("{}-{}", g.name, state.next_index + state.published);
+    for (const api::ResourceSlice& slice : g.NewSlices(name)) {
+      if (Status added = simulation_.SimulateAddSlice(slice); !added.ok()) {
+        return added;
+      }
+    }
+    ++state.published;
+  }
+  return OkStatus();
+}
+
+void ScaleUpPlanner::UnpublishSlices(size_t group, GroupState& state) {
+  const NodeGroup& g = groups_[group];
+  for (int64_t i = 0; i < state.published; ++i) {
+    const std::string name = fmt::format("{}-{}", g.name, state.next_index + i);
+    for (const api::ResourceSlice& slice : g.NewSlices(name)) {
+      (void)simulation_.SimulateRemoveSlice(slice.metadata.name);
+    }
+  }
+  state.published = 0;
 }
 
 Status ScaleUpPlanner::AddGroupNode(size_t group, GroupState& state,
-                                    std::set<std::string>& new_nodes) {
+                                    std::vector<std::string>& new_nodes) {
   const NodeGroup& g = groups_[group];
   if (!state.shared_added) {
     for (const api::ResourceSlice& slice : g.shared_slices) {
@@ -99,12 +130,23 @@ Status ScaleUpPlanner::AddGroupNode(size_t group, GroupState& state,
     }
     state.shared_added = true;
   }
-  const std::string name = fmt::format("{}-{}", g.name, state.next_index++);
-  Status added =
-      simulation_.SimulateAddNode(g.NewNode(name), g.NewSlices(name));
+  if (state.published == 0) {
+    // Twice as many as this estimate added so far, within maxSize.
+    const int64_t batch = std::min<int64_t>(
+        std::max<int64_t>(4, 2 * static_cast<int64_t>(new_nodes.size())),
+        std::max<int64_t>(1, g.max_size - state.size));
+    if (Status published = PublishSlices(group, state, batch);
+        !published.ok()) {
+      return published;
+    }
+  }
+  const std::string name = fmt::format("{}-{}", g.name, state.next_index);
+  Status added = simulation_.SimulateAddNode(g.NewNode(name), {});
   if (!added.ok()) return added;
+  ++state.next_index;
+  --state.published;
   ++state.size;
-  new_nodes.insert(name);
+  new_nodes.push_back(name);
   return OkStatus();
 }
 
@@ -114,44 +156,31 @@ ScaleUpPlanner::Estimate ScaleUpPlanner::EstimateGroup(
   Estimate estimate;
   estimate.group = group;
   GroupState state = states_[group];
-  std::set<std::string> new_nodes;
+  std::vector<std::string> new_nodes;
   for (const std::string& pod : pods) {
-    const std::string key = EquivalenceKey(pod);
+    const std::string& key = EquivalenceKey(pod);
     auto known = key.empty() ? hopeless_.end() : hopeless_.find({group, key});
     if (known != hopeless_.end()) {
       estimate.unhelped[pod] = known->second;
       continue;
     }
-    SimulatedPlacement placed = simulation_.SchedulePod(pod);
+    SimulatedPlacement placed = simulation_.SchedulePod(pod, &new_nodes);
     if (!placed.scheduled) {
-      if (state.size >= groups_[group].max_size) {
-        estimate.unhelped[pod] =
-            fmt::format("node group at max size ({})", groups_[group].max_size);
+      std::string reason;
+      if (!AddNodeFor(group, pod, state, new_nodes, placed, reason)) {
+        estimate.unhelped[pod] = reason;
+        if (!key.empty() && state.size < groups_[group].max_size) {
+          hopeless_[{group, key}] = reason;
+        }
         continue;
       }
-      const size_t before_node = simulation_.StartSimulation();
-      GroupState before = state;
-      std::set<std::string> with_node = new_nodes;
-      Status added = AddGroupNode(group, state, with_node);
-      placed = added.ok() ? simulation_.SchedulePod(pod)
-                          : SimulatedPlacement{false, "", added.message()};
-      if (!placed.scheduled) {
-        simulation_.Revert(before_node);
-        state = before;
-        estimate.unhelped[pod] = placed.reason;
-        if (!key.empty()) hopeless_[{group, key}] = placed.reason;
-        continue;
-      }
-      new_nodes = std::move(with_node);
     }
-    estimate.placed.push_back({pod, placed.node,
-                               new_nodes.contains(placed.node)
-                                   ? groups_[group].name
-                                   : std::string()});
+    estimate.placed.push_back({pod, placed.node, groups_[group].name});
   }
   estimate.nodes = static_cast<int64_t>(new_nodes.size());
   estimate.waste = Waste(new_nodes, estimate.placed);
   if (commit) {
+    UnpublishSlices(group, state);
     simulation_.Commit(mark);
     states_[group] = state;
   } else {
@@ -160,8 +189,36 @@ ScaleUpPlanner::Estimate ScaleUpPlanner::EstimateGroup(
   return estimate;
 }
 
-double ScaleUpPlanner::Waste(const std::set<std::string>& new_nodes,
+bool ScaleUpPlanner::AddNodeFor(size_t group, const std::string& pod,
+                                GroupState& state,
+                                std::vector<std::string>& new_nodes,
+                                SimulatedPlacement& placed,
+                                std::string& reason) {
+  if (state.size >= groups_[group].max_size) {
+    reason =
+        fmt::format("node group at max size ({})", groups_[group].max_size);
+    return false;
+  }
+  const size_t before_node = simulation_.StartSimulation();
+  const GroupState before = state;
+  Status added = AddGroupNode(group, state, new_nodes);
+  if (added.ok()) {
+    // Only the new node: the pod fits none of the others.
+    const std::vector<std::string> only = {new_nodes.back()};
+    placed = simulation_.SchedulePod(pod, &only);
+  }
+  if (added.ok() && placed.scheduled) return true;
+  reason = added.ok() ? placed.reason : std::string(added.message());
+  simulation_.Revert(before_node);
+  if (added.ok()) new_nodes.pop_back();
+  state = before;
+  return false;
+}
+
+double ScaleUpPlanner::Waste(const std::vector<std::string>& new_node_list,
                              const std::vector<PodPlacementResult>& placed) {
+  const std::set<std::string> new_nodes(new_node_list.begin(),
+                                        new_node_list.end());
   // Devices of the new nodes' own pools; used: allocated to a placed pod.
   size_t total = 0;
   std::set<std::string> used;
@@ -301,26 +358,28 @@ size_t ScaleUpPlanner::Replay(const std::vector<int64_t>& counts,
   const size_t mark = simulation_.StartSimulation();
   std::vector<GroupState> states = states_;
   std::map<std::string, std::string> group_of;
+  std::vector<std::string> new_nodes;
   for (size_t g = 0; g < groups_.size(); ++g) {
-    std::set<std::string> new_nodes;
+    if (counts[g] > 0 && states[g].published < counts[g]) {
+      (void)PublishSlices(g, states[g], counts[g] - states[g].published);
+    }
     for (int64_t n = 0; n < counts[g]; ++n) {
       if (!AddGroupNode(g, states[g], new_nodes).ok()) break;
+      group_of[new_nodes.back()] = groups_[g].name;
     }
-    for (const std::string& node : new_nodes) group_of[node] = groups_[g].name;
   }
   size_t scheduled = 0;
   for (const std::string& pod : pods) {
-    SimulatedPlacement placed = simulation_.SchedulePod(pod);
+    // The pods did not fit the existing nodes: only the new ones count.
+    SimulatedPlacement placed = simulation_.SchedulePod(pod, &new_nodes);
     if (!placed.scheduled) continue;
     ++scheduled;
     if (plan != nullptr) {
-      auto group = group_of.find(placed.node);
-      plan->placements.push_back(
-          {pod, placed.node,
-           group == group_of.end() ? std::string() : group->second});
+      plan->placements.push_back({pod, placed.node, group_of[placed.node]});
     }
   }
   if (commit) {
+    for (size_t g = 0; g < groups_.size(); ++g) UnpublishSlices(g, states[g]);
     simulation_.Commit(mark);
     states_ = std::move(states);
   } else {

@@ -2,11 +2,15 @@
 //
 // The pending pods (queue order: priority, then name) are first scheduled
 // on the existing cluster. For the rest, each node group is estimated as
-// CA's binpacking estimator does: pods are scheduled in order, a new node
-// of the group is added when a pod fits nowhere, and a pod that does not
-// fit an empty template node is not helped by that group (with the
-// scheduler's reason); maxSize is respected. An expander picks one group,
-// its nodes are added, and this repeats until no group helps any pod left.
+// CA's binpacking estimator does: pods are scheduled in order on the nodes
+// the estimate added (they did not fit the others), a new node of the
+// group is added when a pod fits none of them, and a pod that does not fit
+// an empty template node is not helped by that group (with the scheduler's
+// reason); maxSize is respected. The slices of new nodes are published in
+// batches ahead of the nodes (doubling), so that the device inventory is
+// rebuilt a few times per estimate rather than once per node. An expander picks
+// one group, its nodes are added, and this repeats until no group helps any pod
+// left.
 //
 // Expanders: least-waste (the smallest fraction of the new nodes' devices
 // left unused; ties: most pods, then name), most-pods (ties: fewer nodes,
@@ -77,6 +81,8 @@ class ScaleUpPlanner {
   struct GroupState {
     int64_t size = 0;        // nodes of the group in the simulation
     int64_t next_index = 1;  // n of the next `<group>-<n>`
+    // Nodes from next_index on whose slices are published already.
+    int64_t published = 0;
     bool shared_added = false;
   };
   struct Estimate {
@@ -87,12 +93,22 @@ class ScaleUpPlanner {
     double waste = 0;
   };
 
+  // Adds the next node of `group`; its name is appended to `new_nodes`.
   Status AddGroupNode(size_t group, GroupState& state,
-                      std::set<std::string>& new_nodes);
+                      std::vector<std::string>& new_nodes);
+  // Publishes the slices of the next `count` nodes of the group.
+  Status PublishSlices(size_t group, GroupState& state, int64_t count);
+  // Removes the published slices of nodes that were not added.
+  void UnpublishSlices(size_t group, GroupState& state);
   // Binpacking for one group; reverted unless `commit`.
   Estimate EstimateGroup(size_t group, const std::vector<std::string>& pods,
                          bool commit);
-  double Waste(const std::set<std::string>& new_nodes,
+  // When no node of the estimate fits `pod`: adds one and schedules the
+  // pod there; false with `reason` when that does not help (reverted).
+  bool AddNodeFor(size_t group, const std::string& pod, GroupState& state,
+                  std::vector<std::string>& new_nodes,
+                  SimulatedPlacement& placed, std::string& reason);
+  double Waste(const std::vector<std::string>& new_nodes,
                const std::vector<PodPlacementResult>& placed);
   size_t Choose(const std::vector<Estimate>& options);
   // Greedy rounds until no group helps; returns the pods left.
@@ -105,7 +121,8 @@ class ScaleUpPlanner {
   size_t Replay(const std::vector<int64_t>& counts,
                 const std::vector<std::string>& pods, bool commit,
                 ScaleUpPlan* plan);
-  std::string EquivalenceKey(const std::string& pod_key);
+  // Pods of one controller with the same spec; "" for pods without one.
+  const std::string& EquivalenceKey(const std::string& pod_key);
 
   ClusterSimulation& simulation_;
   const std::vector<NodeGroup> groups_;
@@ -114,6 +131,7 @@ class ScaleUpPlanner {
   uint64_t random_state_;
   // Equivalence classes that did not fit an empty node of a group.
   std::map<std::pair<size_t, std::string>, std::string> hopeless_;
+  std::map<std::string, std::string> equivalence_keys_;  // by pod
 };
 
 }  // namespace dralloc::simulator
