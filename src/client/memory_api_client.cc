@@ -251,6 +251,7 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
   const api::ResourceInfo& info = ResourceOf(copy);
   api::ObjectMeta& meta = api::MetaOf(copy);
   const bool named = !meta.name.empty();
+  const std::string kept_uid = options_.keep_uids ? meta.uid : "";
   // Everything that does not need the lock first: writers contend for it.
   // The uid is assigned under the lock, to created objects only.
   api::ErrorList errors = registry::PrepareCreate(
@@ -273,7 +274,9 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
                   fmt::format("{} \"{}\" already exists",
                               info.QualifiedResource(), meta.name));
   }
-  meta.uid = fmt::format("00000000-0000-4000-8000-{:012d}", next_uid_++);
+  meta.uid = !kept_uid.empty()
+                 ? kept_uid
+                 : fmt::format("00000000-0000-4000-8000-{:012d}", next_uid_++);
   return StoreLocked(collection, key, std::move(fresh), true);
 }
 

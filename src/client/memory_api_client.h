@@ -31,6 +31,11 @@ namespace dralloc::client {
 struct MemoryApiOptions {
   // Validate every write as the API server does (its error messages too).
   bool validate = false;
+  // Create keeps a uid the object carries (for loading a cluster's state,
+  // where claims' reservedFor and owner references name objects by uid);
+  // objects without one get a fresh uid. Off: every create gets a fresh
+  // uid, as the API server gives.
+  bool keep_uids = false;
 };
 
 class MemoryApiClient : public ApiClient, private registry::NamespaceLookup {

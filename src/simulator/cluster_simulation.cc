@@ -345,7 +345,6 @@ void ClusterSimulation::Revert(size_t mark) {
       case JournalEntry::Kind::kApiDeleted: {
         api::Object again = *entry.before;
         api::MetaOf(again).resource_version.clear();
-        api::MetaOf(again).uid.clear();
         (void)CreateObject(again, /*journal=*/false);
         break;
       }

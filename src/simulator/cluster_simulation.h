@@ -137,7 +137,9 @@ class ClusterSimulation {
   Status FilterOneNode(scheduler::DraCycleState& state, size_t node,
                        scheduler::Candidate& candidate);
 
-  client::MemoryApiClient api_;
+  // Keeps the loaded objects' uids: claims' reservedFor and generated
+  // claims' owner references name pods by uid.
+  client::MemoryApiClient api_{client::MemoryApiOptions{.keep_uids = true}};
   std::vector<std::unique_ptr<client::Informer>> informers_;
   std::unique_ptr<scheduler::ClusterSnapshot> snapshot_;
   std::unique_ptr<scheduler::DraPlugin> dra_;
