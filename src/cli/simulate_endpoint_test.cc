@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "allocator/offline_allocation.h"
+#include "api/well_known.h"
 #include "apiserver/api_server.h"
 #include "client/http_api_client.h"
 #include "encoding/document_reader.h"
@@ -102,13 +103,17 @@ class SimulateEndpointTest : public testing::Test {
     config.server = "http://127.0.0.1:" + std::to_string(server_->port());
     auto api = client::NewHttpApiClient(config);
     ASSERT_TRUE(api.ok()) << api.status();
+    api_ = std::move(*api);
     for (api::Object& object : ClusterObjects()) {
       const std::string name = api::DisplayName(object);
-      auto created = (*api)->Create(std::move(object));
+      auto created = api_->Create(std::move(object));
       ASSERT_TRUE(created.ok()) << name << ": " << created.status();
     }
   }
-  void TearDown() override { server_->Stop(); }
+  void TearDown() override {
+    api_.reset();
+    server_->Stop();
+  }
 
   HttpAnswer Call(const std::string& method, const std::string& target,
                   const std::string& body = "") {
@@ -117,6 +122,7 @@ class SimulateEndpointTest : public testing::Test {
 
   store::MemoryStore store_;
   std::unique_ptr<apiserver::ApiServer> server_;
+  std::unique_ptr<client::ApiClient> api_;  // over HTTP
 };
 
 std::unique_ptr<simulator::ClusterSimulation> OfflineSimulation() {
@@ -247,6 +253,53 @@ TEST_F(SimulateEndpointTest, NothingIsWrittenToTheCluster) {
   EXPECT_EQ(Call("POST", kScaleUp, groups).code, 200);
   EXPECT_EQ(Call("GET", kScaleDown).code, 200);
   EXPECT_EQ(store_.Revision(), before);
+}
+
+// Known broken, in the simulator's loading (not in the endpoint): objects
+// read from a live store carry the store's UIDs, ClusterSimulation::Create
+// gives every object a new one, and the claim controller it runs then takes
+// reservedFor entries for "gone" pods and deallocates the claims holding the
+// delete-protection finalizer. The bound train-0 keeps node-a's only GPU in
+// the real cluster, but the simulation hands it to train-1 as well.
+// Run with --gtest_also_run_disabled_tests.
+TEST_F(SimulateEndpointTest, DISABLED_ABoundPodKeepsTheDeviceItsClaimHolds) {
+  auto pod = api_->Get(client::PodsResource(), "default", "train-0");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  const std::string uid = api::MetaOf(**pod).uid;
+  ASSERT_TRUE(api_->Bind("default", "train-0", uid, "node-a").ok());
+  auto claim =
+      api_->Get(client::ResourceClaimsResource(), "default", "train-0-gpu");
+  ASSERT_TRUE(claim.ok()) << claim.status();
+  api::Object object = **claim;
+  auto& held = std::get<api::ResourceClaim>(object);
+  held.metadata.finalizers.emplace_back(api::kDeleteProtectionFinalizer);
+  auto allocated = allocator::DecodeManifests(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: train-0-gpu, namespace: default}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+status:
+  allocation:
+    devices:
+      results: [{request: gpu, driver: gpu.example.com, pool: node-a, device: gpu-0}]
+    nodeSelector:
+      nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [node-a]}]}]
+  reservedFor: [{resource: pods, name: train-0, uid: placeholder}]
+)",
+                                              "allocated");
+  ASSERT_TRUE(allocated.ok()) << allocated.status();
+  held.status = std::get<api::ResourceClaim>(allocated->front()).status;
+  held.status.reserved_for.front().uid = uid;
+  auto updated = api_->UpdateWithStatus(std::move(object));
+  ASSERT_TRUE(updated.ok()) << updated.status();
+
+  HttpAnswer answer = Call("POST", kScaleUp, ReadFile(kNodeGroupsFile));
+  ASSERT_EQ(answer.code, 200) << answer.body.dump();
+  for (const Json& placement : answer.body["placements"]) {
+    EXPECT_NE(placement["node"], "node-a") << placement.dump();
+  }
 }
 
 }  // namespace
