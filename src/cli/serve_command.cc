@@ -1,6 +1,7 @@
 // `dralloc serve`: a whole DRA control plane in one process — the API server
 // with its embedded store, the ResourceClaim controller and the scheduler,
-// the last two talking to the store in process.
+// the last two talking to the store in process — and the simulation
+// endpoints (cli/simulate_endpoint.h) over the live state.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include "apiserver/in_process_api_client.h"
 #include "cli/commands.h"
 #include "cli/server_flags.h"
+#include "cli/simulate_endpoint.h"
 #include "common/log.h"
 #include "controlplane/control_plane.h"
 
@@ -65,7 +67,8 @@ std::string ControlPlaneMetrics(controlplane::ControlPlane& plane) {
 
 int RunServe(const ServeFlags& flags) {
   ServedApi served;
-  if (int code = StartApiServer(flags.server, served); code != kExitOk) {
+  if (int code = StartApiServer(flags.server, served, AddSimulateEndpoint);
+      code != kExitOk) {
     return code;
   }
   apiserver::ApiServer& server = *served.server;

@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "simulator/cluster_simulation.h"
 #include "simulator/node_group.h"
+#include "simulator/plan_output.h"
 #include "simulator/scale_down_planner.h"
 #include "simulator/scale_up_planner.h"
 
@@ -82,48 +83,6 @@ StatusOr<std::vector<simulator::NodeGroup>> LoadNodeGroups(
   return simulator::ParseNodeGroups(text.str(), path);
 }
 
-api::Json NullableString(const std::string& value) {
-  return value.empty() ? api::Json(nullptr) : api::Json(value);
-}
-
-void PrintScaleUp(const simulator::ScaleUpPlan& plan,
-                  const std::string& output) {
-  if (output == "json") {
-    api::Json scale_up = api::Json::array();
-    for (const auto& [group, count] : plan.scale_up) {
-      scale_up.push_back({{"nodeGroup", group}, {"count", count}});
-    }
-    api::Json placements = api::Json::array();
-    for (const auto& p : plan.placements) {
-      placements.push_back({{"pod", p.pod},
-                            {"node", p.node},
-                            {"nodeGroup", NullableString(p.group)}});
-    }
-    api::Json unschedulable = api::Json::array();
-    for (const auto& u : plan.unschedulable) {
-      unschedulable.push_back({{"pod", u.pod}, {"reason", u.reason}});
-    }
-    api::Json out = {{"scaleUp", scale_up},
-                     {"placements", placements},
-                     {"unschedulable", unschedulable}};
-    std::cout << out.dump(2) << '\n';
-    return;
-  }
-  std::cout << fmt::format("{:<24} {}\n", "NODE GROUP", "NEW NODES");
-  for (const auto& [group, count] : plan.scale_up) {
-    std::cout << fmt::format("{:<24} {}\n", group, count);
-  }
-  std::cout << fmt::format("\n{:<40} {:<24} {}\n", "POD", "NODE", "NODE GROUP");
-  for (const auto& p : plan.placements) {
-    std::cout << fmt::format("{:<40} {:<24} {}\n", p.pod, p.node,
-                             p.group.empty() ? "-" : p.group);
-  }
-  if (!plan.unschedulable.empty()) std::cout << "\nUNSCHEDULABLE\n";
-  for (const auto& u : plan.unschedulable) {
-    std::cout << fmt::format("{}: {}\n", u.pod, u.reason);
-  }
-}
-
 int RunScaleUp(const SimulateFlags& flags) {
   log::SetLevel(log::Level::kWarn);
   auto expander = simulator::ParseExpander(flags.expander);
@@ -143,7 +102,11 @@ int RunScaleUp(const SimulateFlags& flags) {
   options.seed = flags.seed;
   simulator::ScaleUpPlanner planner(*simulation, std::move(*groups), options);
   const simulator::ScaleUpPlan plan = planner.Plan();
-  PrintScaleUp(plan, flags.output);
+  if (flags.output == "json") {
+    std::cout << simulator::ScaleUpPlanJson(plan).dump(2) << '\n';
+  } else {
+    std::cout << simulator::ScaleUpPlanTable(plan);
+  }
   return plan.unschedulable.empty() ? kExitOk : kExitInvalid;
 }
 
@@ -154,22 +117,9 @@ int RunScaleDown(const SimulateFlags& flags) {
   simulator::ScaleDownPlanner planner(*simulation);
   const simulator::ScaleDownPlan plan = planner.Plan();
   if (flags.output == "json") {
-    api::Json blocked = api::Json::array();
-    for (const auto& b : plan.blocked) {
-      blocked.push_back({{"node", b.node},
-                         {"pod", NullableString(b.pod)},
-                         {"reason", b.reason}});
-    }
-    api::Json out = {{"removable", plan.removable}, {"blocked", blocked}};
-    std::cout << out.dump(2) << '\n';
-    return kExitOk;
-  }
-  std::cout << "REMOVABLE\n";
-  for (const std::string& node : plan.removable) std::cout << node << '\n';
-  if (!plan.blocked.empty()) std::cout << "\nBLOCKED\n";
-  for (const auto& b : plan.blocked) {
-    std::cout << fmt::format("{}: {}: {}\n", b.node,
-                             b.pod.empty() ? "-" : b.pod, b.reason);
+    std::cout << simulator::ScaleDownPlanJson(plan).dump(2) << '\n';
+  } else {
+    std::cout << simulator::ScaleDownPlanTable(plan);
   }
   return kExitOk;
 }

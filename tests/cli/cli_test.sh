@@ -240,5 +240,18 @@ check local-cluster-no-dir 2 "$dralloc" local-cluster
 check local-cluster-bad-listen 1 "$dralloc" local-cluster --listen 127.0.0.1:notaport --dir "$work/lc"
 expect_output local-cluster-bad-listen-message "$work/err" 'control plane exited with code [0-9]+ before it was ready \(log: .*serve.log\)'
 
+# simulate: the rendering shared with the serve endpoints (docs/simulation.md).
+check simulate-scale-up 0 "$dralloc" simulate scale-up -f tests/simulator/serve_cluster.yaml \
+  --node-groups tests/simulator/serve_node_groups.yaml
+expect_output simulate-scale-up-table "$work/out" '^default/train-1 +gpu-1 +gpu$'
+check simulate-scale-up-json 0 "$dralloc" simulate scale-up -f tests/simulator/serve_cluster.yaml \
+  --node-groups tests/simulator/serve_node_groups.yaml -o json
+expect_output simulate-scale-up-json-count "$work/out" '^      "count": 1$'
+check simulate-scale-up-bad-expander 2 "$dralloc" simulate scale-up -f tests/simulator/serve_cluster.yaml \
+  --node-groups tests/simulator/serve_node_groups.yaml --expander cheapest
+expect_output simulate-scale-up-bad-expander-message "$work/err" 'expander: Unsupported value: "cheapest"'
+check simulate-scale-down 0 "$dralloc" simulate scale-down -f tests/simulator/serve_cluster.yaml -o json
+expect_output simulate-scale-down-json "$work/out" '"removable": \['
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
