@@ -255,14 +255,11 @@ TEST_F(SimulateEndpointTest, NothingIsWrittenToTheCluster) {
   EXPECT_EQ(store_.Revision(), before);
 }
 
-// Known broken, in the simulator's loading (not in the endpoint): objects
-// read from a live store carry the store's UIDs, ClusterSimulation::Create
-// gives every object a new one, and the claim controller it runs then takes
-// reservedFor entries for "gone" pods and deallocates the claims holding the
-// delete-protection finalizer. The bound train-0 keeps node-a's only GPU in
-// the real cluster, but the simulation hands it to train-1 as well.
-// Run with --gtest_also_run_disabled_tests.
-TEST_F(SimulateEndpointTest, DISABLED_ABoundPodKeepsTheDeviceItsClaimHolds) {
+// Objects read from a live store carry the store's uids; the simulation
+// keeps them, so a bound pod's claim stays allocated to it (with fresh
+// uids the claim controller would take its reservedFor entry for a gone
+// pod and free the device).
+TEST_F(SimulateEndpointTest, ABoundPodKeepsTheDeviceItsClaimHolds) {
   auto pod = api_->Get(client::PodsResource(), "default", "train-0");
   ASSERT_TRUE(pod.ok()) << pod.status();
   const std::string uid = api::MetaOf(**pod).uid;
