@@ -99,7 +99,7 @@ def main():
     parser.add_argument("--update", action="store_true",
                         help="rewrite expect.json/expect.exit from the output")
     parser.add_argument("cases", nargs="*")
-    options = parser.parse_args()
+    options = parser.parse_intermixed_args()
     names = case_dirs(options.cases)
     if not names:
         sys.exit(f"no cases under {HERE}")
