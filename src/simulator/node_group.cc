@@ -146,9 +146,9 @@ api::Node NodeGroup::NewNode(const std::string& name) const {
   node.metadata.name = name;
   node.metadata.uid.clear();
   node.metadata.resource_version.clear();
-  if (node.metadata.labels.contains("kubernetes.io/hostname")) {
-    node.metadata.labels["kubernetes.io/hostname"] = name;
-  }
+  // As a kubelet registers it (and cluster-autoscaler sanitizes a
+  // template): hostname topology must tell the new nodes apart.
+  node.metadata.labels["kubernetes.io/hostname"] = name;
   return node;
 }
 
