@@ -1,10 +1,12 @@
 #include "simulator/node_group.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
 #include "allocator/offline_allocation.h"
+#include "api/validation/validation.h"
 #include "encoding/document_reader.h"
 
 namespace dralloc::simulator {
@@ -20,6 +22,19 @@ std::string ReplaceAll(std::string text, std::string_view from,
     text.replace(at, from.size(), to);
   }
   return text;
+}
+
+// The decoder names its input "<field>:<line>: "; the caller names the
+// field already.
+std::string WithoutSourcePrefix(std::string_view message,
+                                std::string_view field) {
+  if (!message.starts_with(field) || message.size() == field.size() ||
+      message[field.size()] != ':') {
+    return std::string(message);
+  }
+  const size_t end = message.find(": ", field.size());
+  return std::string(end == std::string_view::npos ? message
+                                                   : message.substr(end + 2));
 }
 
 Status FieldError(const std::string& group, std::string_view field,
@@ -40,11 +55,23 @@ StatusOr<T> DecodeEmbedded(Json value, std::string_view api_version,
   if (!value.contains("kind")) value["kind"] = kind;
   auto decoded = allocator::DecodeManifests(value.dump(), field);
   if (!decoded.ok()) {
-    return FieldError(group, field, decoded.status().message());
+    return FieldError(group, field,
+                      WithoutSourcePrefix(decoded.status().message(), field));
   }
   if (decoded->size() != 1 || !std::holds_alternative<T>(decoded->front())) {
     return FieldError(group, field,
                       fmt::format("Invalid value: must be a {}", kind));
+  }
+  // Checked as the cluster's own objects are: an invalid template would
+  // only fail later, on every node of the group.
+  const api::ErrorList errors = api::Validate(decoded->front());
+  if (!errors.empty()) {
+    std::vector<std::string> messages;
+    for (const api::FieldError& error : errors) {
+      messages.push_back(error.ToString());
+    }
+    return FieldError(group, field,
+                      fmt::format("{}", fmt::join(messages, "; ")));
   }
   return std::get<T>(std::move(decoded->front()));
 }
@@ -146,9 +173,9 @@ api::Node NodeGroup::NewNode(const std::string& name) const {
   node.metadata.name = name;
   node.metadata.uid.clear();
   node.metadata.resource_version.clear();
-  if (node.metadata.labels.contains("kubernetes.io/hostname")) {
-    node.metadata.labels["kubernetes.io/hostname"] = name;
-  }
+  // As a kubelet registers it (and cluster-autoscaler sanitizes a
+  // template): hostname topology must tell the new nodes apart.
+  node.metadata.labels["kubernetes.io/hostname"] = name;
   return node;
 }
 

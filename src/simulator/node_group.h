@@ -12,7 +12,8 @@
 //       node: {...}         # a Node (name, labels, taints, allocatable)
 //       resourceSlices: [...]
 //
-// A new node is named `<group>-<n>`; in its slices every occurrence of the
+// A new node is named `<group>-<n>` and labelled kubernetes.io/hostname with
+// that name (as a kubelet registers it); in its slices every occurrence of the
 // template node's name in metadata.name, spec.nodeName and spec.pool.name is
 // replaced by the new name. Slices without spec.nodeName (network-attached
 // pools) are taken as they are, once per group.
