@@ -195,6 +195,10 @@ std::vector<std::string> ClusterSimulation::PodsOnNode(
   return out;
 }
 
+bool ClusterSimulation::HasSlice(const std::string& name) const {
+  return informers_[kSlices]->Get(name) != nullptr;
+}
+
 std::vector<ObjectPtr> ClusterSimulation::Slices() const {
   return informers_[kSlices]->List();
 }

@@ -100,6 +100,7 @@ class ClusterSimulation {
   }
   // The slices as they are now (with simulated additions and removals).
   std::vector<client::ObjectPtr> Slices() const;
+  bool HasSlice(const std::string& name) const;
   // Every claim as the simulation sees it now.
   std::vector<client::ObjectPtr> Claims() const;
   // Node names in name order (the snapshot refreshed).

@@ -10,28 +10,72 @@ namespace dralloc::simulator {
 
 using client::As;
 
+namespace {
+
+// One node-local pool: its devices, its shared counters, what is in use.
+struct PoolUse {
+  std::string node;
+  std::map<std::string, const api::Device*> devices;  // by name
+  // Counter set → counter → capacity (partitionable pools only).
+  std::map<std::string, std::map<std::string, double>> capacity;
+  std::set<std::string> used;  // devices allocated (adminAccess aside)
+};
+
+// Upstream's pool utilization: allocated/total devices, or for pools with
+// shared counters the average over counter sets of each set's most used
+// counter.
+double PoolUtilization(const PoolUse& pool) {
+  if (pool.capacity.empty()) {
+    return pool.devices.empty() ? 0
+                                : static_cast<double>(pool.used.size()) /
+                                      static_cast<double>(pool.devices.size());
+  }
+  std::map<std::string, std::map<std::string, double>> consumed;
+  for (const std::string& name : pool.used) {
+    for (const auto& consumption : pool.devices.at(name)->consumes_counters) {
+      for (const auto& [counter, amount] : consumption.counters) {
+        consumed[consumption.counter_set][counter] +=
+            amount.value.AsApproximateDouble();
+      }
+    }
+  }
+  double sum = 0;
+  for (const auto& [set, counters] : pool.capacity) {
+    double highest = 0;
+    for (const auto& [counter, capacity] : counters) {
+      if (capacity <= 0) continue;
+      highest = std::max(highest, consumed[set][counter] / capacity);
+    }
+    sum += highest;
+  }
+  return sum / static_cast<double>(pool.capacity.size());
+}
+
+}  // namespace
+
 std::map<std::string, double> DeviceUtilizationByNode(
     ClusterSimulation& simulation) {
-  using PoolKey = std::pair<std::string, std::string>;  // driver, pool
-  struct PoolDevices {
-    std::string node;
-    std::set<std::string> devices, used;
-  };
-  // Pools published for one node: the devices of their node-local slices.
-  std::map<PoolKey, PoolDevices> pools;
-  for (const client::ObjectPtr& object : simulation.Slices()) {
+  const std::vector<client::ObjectPtr> slices = simulation.Slices();
+  std::map<std::pair<std::string, std::string>, PoolUse> pools;
+  for (const client::ObjectPtr& object : slices) {
     const auto* slice = As<api::ResourceSlice>(object);
     if (slice == nullptr || !slice->spec.node_name) continue;
-    PoolDevices& pool = pools[{slice->spec.driver, slice->spec.pool.name}];
+    PoolUse& pool = pools[{slice->spec.driver, slice->spec.pool.name}];
     pool.node = *slice->spec.node_name;
     for (const api::Device& device : slice->spec.devices) {
-      pool.devices.insert(device.name);
+      pool.devices[device.name] = &device;
+    }
+    for (const api::CounterSet& set : slice->spec.shared_counters) {
+      for (const auto& [name, counter] : set.counters) {
+        pool.capacity[set.name][name] = counter.value.AsApproximateDouble();
+      }
     }
   }
   for (const client::ObjectPtr& object : simulation.Claims()) {
     const auto* claim = As<api::ResourceClaim>(object);
     if (claim == nullptr || !claim->status.allocation) continue;
     for (const auto& r : claim->status.allocation->devices.results) {
+      if (r.admin_access.value_or(false)) continue;  // upstream leaves out
       auto pool = pools.find({r.driver, r.pool});
       if (pool != pools.end() && pool->second.devices.contains(r.device)) {
         pool->second.used.insert(r.device);
@@ -43,8 +87,7 @@ std::map<std::string, double> DeviceUtilizationByNode(
   for (const auto& [key, pool] : pools) {
     if (pool.devices.empty()) continue;
     double& node = highest[pool.node];
-    node = std::max(node, static_cast<double>(pool.used.size()) /
-                              static_cast<double>(pool.devices.size()));
+    node = std::max(node, PoolUtilization(pool));
   }
   return highest;
 }
@@ -54,6 +97,20 @@ double DeviceUtilization(ClusterSimulation& simulation,
   const std::map<std::string, double> all = DeviceUtilizationByNode(simulation);
   auto it = all.find(node);
   return it == all.end() ? 0 : it->second;
+}
+
+bool GoesWithItsNode(const client::ObjectPtr& object) {
+  const auto* pod = As<api::Pod>(object);
+  if (pod == nullptr) return false;
+  if (pod->metadata.annotations.contains("kubernetes.io/config.mirror")) {
+    return true;
+  }
+  for (const auto& owner : pod->metadata.owner_references) {
+    if (owner.controller.value_or(false) && owner.kind == "DaemonSet") {
+      return true;
+    }
+  }
+  return false;
 }
 
 BlockedNode ScaleDownPlanner::TryRemove(const std::string& node) {
@@ -72,6 +129,7 @@ BlockedNode ScaleDownPlanner::TryRemove(const std::string& node) {
     return blocked("", std::string(removed.message()));
   }
   for (const std::string& pod : pods) {
+    if (GoesWithItsNode(simulation_.Pod(pod))) continue;
     SimulatedPlacement placed = simulation_.SchedulePod(pod);
     if (!placed.scheduled) return blocked(pod, placed.reason);
   }

@@ -8,6 +8,7 @@
 
 #include "api/codec.h"
 #include "client/informer.h"
+#include "scheduler/node_usage.h"
 
 namespace dralloc::simulator {
 
@@ -124,6 +125,8 @@ Status ScaleUpPlanner::AddGroupNode(size_t group, GroupState& state,
   const NodeGroup& g = groups_[group];
   if (!state.shared_added) {
     for (const api::ResourceSlice& slice : g.shared_slices) {
+      // A network-attached pool is usually published already.
+      if (simulation_.HasSlice(slice.metadata.name)) continue;
       if (Status added = simulation_.SimulateAddSlice(slice); !added.ok()) {
         return added;
       }
@@ -178,7 +181,8 @@ ScaleUpPlanner::Estimate ScaleUpPlanner::EstimateGroup(
     estimate.placed.push_back({pod, placed.node, groups_[group].name});
   }
   estimate.nodes = static_cast<int64_t>(new_nodes.size());
-  estimate.waste = Waste(new_nodes, estimate.placed);
+  estimate.waste = ResourceWaste(group, estimate.nodes, estimate.placed);
+  estimate.device_waste = DeviceWaste(new_nodes, estimate.placed);
   if (commit) {
     UnpublishSlices(group, state);
     simulation_.Commit(mark);
@@ -215,8 +219,34 @@ bool ScaleUpPlanner::AddNodeFor(size_t group, const std::string& pod,
   return false;
 }
 
-double ScaleUpPlanner::Waste(const std::vector<std::string>& new_node_list,
-                             const std::vector<PodPlacementResult>& placed) {
+double ScaleUpPlanner::ResourceWaste(
+    size_t group, int64_t nodes,
+    const std::vector<PodPlacementResult>& placed) {
+  const scheduler::ResourceAmounts node =
+      scheduler::NodeAllocatable(groups_[group].template_node);
+  scheduler::ResourceAmounts requested;
+  for (const PodPlacementResult& p : placed) {
+    const auto* pod = As<api::Pod>(simulation_.Pod(p.pod));
+    if (pod == nullptr) continue;
+    const scheduler::ResourceAmounts amounts = scheduler::PodRequests(*pod);
+    requested.milli_cpu += amounts.milli_cpu;
+    requested.memory += amounts.memory;
+  }
+  // A resource the template does not declare adds nothing (upstream would
+  // divide by zero).
+  auto unused = [&](int64_t per_node, int64_t used) {
+    const double available =
+        static_cast<double>(per_node) * static_cast<double>(nodes);
+    return available > 0 ? (available - static_cast<double>(used)) / available
+                         : 0.0;
+  };
+  return unused(node.milli_cpu, requested.milli_cpu) +
+         unused(node.memory, requested.memory);
+}
+
+double ScaleUpPlanner::DeviceWaste(
+    const std::vector<std::string>& new_node_list,
+    const std::vector<PodPlacementResult>& placed) {
   const std::set<std::string> new_nodes(new_node_list.begin(),
                                         new_node_list.end());
   // Devices of the new nodes' own pools; used: allocated to a placed pod.
@@ -303,6 +333,9 @@ size_t ScaleUpPlanner::Choose(const std::vector<Estimate>& options) {
   }
   return by([&](const Estimate& a, const Estimate& b) {
     if (a.waste != b.waste) return a.waste < b.waste;
+    if (a.device_waste != b.device_waste) {
+      return a.device_waste < b.device_waste;
+    }
     if (a.placed.size() != b.placed.size()) {
       return a.placed.size() > b.placed.size();
     }
@@ -357,25 +390,39 @@ size_t ScaleUpPlanner::Replay(const std::vector<int64_t>& counts,
                               ScaleUpPlan* plan) {
   const size_t mark = simulation_.StartSimulation();
   std::vector<GroupState> states = states_;
-  std::map<std::string, std::string> group_of;
-  std::vector<std::string> new_nodes;
+  std::vector<int64_t> left = counts;
   for (size_t g = 0; g < groups_.size(); ++g) {
-    if (counts[g] > 0 && states[g].published < counts[g]) {
-      (void)PublishSlices(g, states[g], counts[g] - states[g].published);
-    }
-    for (int64_t n = 0; n < counts[g]; ++n) {
-      if (!AddGroupNode(g, states[g], new_nodes).ok()) break;
-      group_of[new_nodes.back()] = groups_[g].name;
+    if (left[g] > states[g].published) {
+      (void)PublishSlices(g, states[g], left[g] - states[g].published);
     }
   }
+  // Packs as the binpacking estimator: a pod goes to the nodes opened so
+  // far (it did not fit the existing ones); else a node of the first group
+  // with budget left that it fits is opened.
+  std::map<std::string, std::string> group_of;
+  std::vector<std::string> opened;
   size_t scheduled = 0;
   for (const std::string& pod : pods) {
-    // The pods did not fit the existing nodes: only the new ones count.
-    SimulatedPlacement placed = simulation_.SchedulePod(pod, &new_nodes);
+    SimulatedPlacement placed = simulation_.SchedulePod(pod, &opened);
+    for (size_t g = 0; !placed.scheduled && g < groups_.size(); ++g) {
+      if (left[g] == 0) continue;
+      std::string reason;
+      if (AddNodeFor(g, pod, states[g], opened, placed, reason)) {
+        --left[g];
+        group_of[opened.back()] = groups_[g].name;
+      }
+    }
     if (!placed.scheduled) continue;
     ++scheduled;
     if (plan != nullptr) {
       plan->placements.push_back({pod, placed.node, group_of[placed.node]});
+    }
+  }
+  if (plan != nullptr) {
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      if (counts[g] > left[g]) {
+        plan->scale_up.emplace_back(groups_[g].name, counts[g] - left[g]);
+      }
     }
   }
   if (commit) {
@@ -455,10 +502,6 @@ ScaleUpPlan ScaleUpPlanner::Plan() {
     auto best = target == 0 ? std::nullopt : FewestNodes(rest, target);
     if (best) {
       Replay(*best, rest, /*commit=*/true, &plan);
-      for (size_t g = 0; g < groups_.size(); ++g) {
-        if ((*best)[g] > 0)
-          plan.scale_up.emplace_back(groups_[g].name, (*best)[g]);
-      }
       std::set<std::string> done;
       for (const auto& p : plan.placements) done.insert(p.pod);
       std::erase_if(left, [](const std::string&) { return true; });

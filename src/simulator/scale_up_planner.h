@@ -12,8 +12,10 @@
 // one group, its nodes are added, and this repeats until no group helps any pod
 // left.
 //
-// Expanders: least-waste (the smallest fraction of the new nodes' devices
-// left unused; ties: most pods, then name), most-pods (ties: fewer nodes,
+// Expanders: least-waste (as upstream: the smallest sum of the fractions of
+// the new nodes' allocatable CPU and memory the placed pods leave unused;
+// ties: the smaller fraction of the new nodes' devices left unused, then
+// most pods, then name), most-pods (ties: fewer nodes,
 // then name), priority (highest spec.priority of the NodeGroup; ties: random
 // with the seed), random (seeded, deterministic) and fewest-nodes (the
 // fewest new nodes in total across groups that run as many pods as the
@@ -90,7 +92,8 @@ class ScaleUpPlanner {
     int64_t nodes = 0;
     std::vector<PodPlacementResult> placed;
     std::map<std::string, std::string> unhelped;  // pod → reason
-    double waste = 0;
+    double waste = 0;         // CPU + memory fractions left unused
+    double device_waste = 0;  // fraction of the new nodes' devices unused
   };
 
   // Adds the next node of `group`; its name is appended to `new_nodes`.
@@ -108,8 +111,10 @@ class ScaleUpPlanner {
   bool AddNodeFor(size_t group, const std::string& pod, GroupState& state,
                   std::vector<std::string>& new_nodes,
                   SimulatedPlacement& placed, std::string& reason);
-  double Waste(const std::vector<std::string>& new_nodes,
-               const std::vector<PodPlacementResult>& placed);
+  double DeviceWaste(const std::vector<std::string>& new_nodes,
+                     const std::vector<PodPlacementResult>& placed);
+  double ResourceWaste(size_t group, int64_t nodes,
+                       const std::vector<PodPlacementResult>& placed);
   size_t Choose(const std::vector<Estimate>& options);
   // Greedy rounds until no group helps; returns the pods left.
   std::vector<std::string> Greedy(std::vector<std::string> pods,
