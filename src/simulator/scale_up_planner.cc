@@ -436,13 +436,14 @@ size_t ScaleUpPlanner::Replay(const std::vector<int64_t>& counts,
 }
 
 std::optional<std::vector<int64_t>> ScaleUpPlanner::FewestNodes(
-    const std::vector<std::string>& pods, size_t target) {
+    const std::vector<std::string>& pods, size_t target, int64_t max_nodes) {
   std::vector<int64_t> room(groups_.size());
   int64_t max_total = 0;
   for (size_t g = 0; g < groups_.size(); ++g) {
     room[g] = std::max<int64_t>(0, groups_[g].max_size - states_[g].size);
     max_total += room[g];
   }
+  max_total = std::min(max_total, max_nodes);
   size_t budget = options_.max_search_vectors;
   std::vector<int64_t> counts(groups_.size(), 0);
   std::optional<std::vector<int64_t>> found;
@@ -471,6 +472,38 @@ std::optional<std::vector<int64_t>> ScaleUpPlanner::FewestNodes(
   return std::nullopt;
 }
 
+std::vector<std::string> ScaleUpPlanner::FewestNodesPlan(
+    const std::vector<std::string>& pods, ScaleUpPlan& plan,
+    std::map<std::string, std::string>& reasons) {
+  // The greedy least-waste plan sets the goal: as many pods, in at most as
+  // many nodes.
+  const size_t mark = simulation_.StartSimulation();
+  const std::vector<GroupState> states = states_;
+  ScaleUpPlan greedy;
+  std::map<std::string, std::string> greedy_reasons = reasons;
+  const size_t greedy_left = Greedy(pods, greedy, greedy_reasons).size();
+  int64_t greedy_nodes = 0;
+  for (const auto& [group, count] : greedy.scale_up) greedy_nodes += count;
+  simulation_.Revert(mark);
+  states_ = states;
+  const size_t target = pods.size() - greedy_left;
+  auto best =
+      target == 0 ? std::nullopt : FewestNodes(pods, target, greedy_nodes);
+  if (!best) return Greedy(pods, plan, reasons);
+  const size_t placed_before = plan.placements.size();
+  Replay(*best, pods, /*commit=*/true, &plan);
+  std::set<std::string> done;
+  for (size_t i = placed_before; i < plan.placements.size(); ++i) {
+    done.insert(plan.placements[i].pod);
+  }
+  std::vector<std::string> left;
+  for (const std::string& pod : pods) {
+    if (!done.contains(pod)) left.push_back(pod);
+  }
+  reasons = std::move(greedy_reasons);
+  return left;
+}
+
 ScaleUpPlan ScaleUpPlanner::Plan() {
   ScaleUpPlan plan;
   std::vector<std::string> pending = simulation_.PendingPods();
@@ -491,28 +524,7 @@ ScaleUpPlan ScaleUpPlanner::Plan() {
     }
   }
   if (options_.expander == Expander::kFewestNodes && !rest.empty()) {
-    const size_t mark = simulation_.StartSimulation();
-    const std::vector<GroupState> states = states_;
-    ScaleUpPlan greedy;
-    std::map<std::string, std::string> greedy_reasons = reasons;
-    std::vector<std::string> left = Greedy(rest, greedy, greedy_reasons);
-    const size_t target = rest.size() - left.size();
-    simulation_.Revert(mark);
-    states_ = states;
-    auto best = target == 0 ? std::nullopt : FewestNodes(rest, target);
-    if (best) {
-      Replay(*best, rest, /*commit=*/true, &plan);
-      std::set<std::string> done;
-      for (const auto& p : plan.placements) done.insert(p.pod);
-      std::erase_if(left, [](const std::string&) { return true; });
-      for (const std::string& pod : rest) {
-        if (!done.contains(pod)) left.push_back(pod);
-      }
-      reasons = std::move(greedy_reasons);
-    } else {
-      left = Greedy(rest, plan, reasons);
-    }
-    rest = std::move(left);
+    rest = FewestNodesPlan(rest, plan, reasons);
   } else {
     rest = Greedy(rest, plan, reasons);
   }

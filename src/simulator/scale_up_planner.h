@@ -19,9 +19,10 @@
 // then name), priority (highest spec.priority of the NodeGroup; ties: random
 // with the seed), random (seeded, deterministic) and fewest-nodes (the
 // fewest new nodes in total across groups that run as many pods as the
-// greedy least-waste plan: count vectors searched in increasing total, each
-// replayed through the framework; falls back to the greedy plan when the
-// search budget runs out).
+// greedy least-waste plan: count vectors searched in increasing total up to
+// the greedy plan's, each replayed through the framework packing as the
+// estimator does; falls back to the greedy plan when none does better
+// within the search budget).
 #ifndef DRALLOC_SIMULATOR_SCALE_UP_PLANNER_H_
 #define DRALLOC_SIMULATOR_SCALE_UP_PLANNER_H_
 
@@ -120,9 +121,14 @@ class ScaleUpPlanner {
   std::vector<std::string> Greedy(std::vector<std::string> pods,
                                   ScaleUpPlan& plan,
                                   std::map<std::string, std::string>& reasons);
-  // fewest-nodes: the best count vector, or nullopt (use greedy).
+  // fewest-nodes: the plan for `pods`; returns the pods left.
+  std::vector<std::string> FewestNodesPlan(
+      const std::vector<std::string>& pods, ScaleUpPlan& plan,
+      std::map<std::string, std::string>& reasons);
+  // The count vector of the smallest total (at most `max_nodes`) whose
+  // replay runs `target` pods, or nullopt (use greedy).
   std::optional<std::vector<int64_t>> FewestNodes(
-      const std::vector<std::string>& pods, size_t target);
+      const std::vector<std::string>& pods, size_t target, int64_t max_nodes);
   size_t Replay(const std::vector<int64_t>& counts,
                 const std::vector<std::string>& pods, bool commit,
                 ScaleUpPlan* plan);
