@@ -46,21 +46,31 @@ std::string ScaleUpPlanTable(const ScaleUpPlan& plan) {
   for (const auto& [group, count] : plan.scale_up) {
     out += fmt::format("{:<24} {}\n", group, count);
   }
+  if (plan.scale_up.empty()) out += "(no new nodes)\n";
   out += fmt::format("\n{:<40} {:<24} {}\n", "POD", "NODE", "NODE GROUP");
   for (const PodPlacementResult& placement : plan.placements) {
     out += fmt::format("{:<40} {:<24} {}\n", placement.pod, placement.node,
                        placement.group.empty() ? "-" : placement.group);
   }
+  if (plan.placements.empty()) out += "(none)\n";
   if (!plan.unschedulable.empty()) out += "\nUNSCHEDULABLE\n";
   for (const UnschedulablePod& pod : plan.unschedulable) {
-    out += fmt::format("{}: {}\n", pod.pod, pod.reason);
+    if (pod.by_group.empty()) {
+      out += fmt::format("{}: {}\n", pod.pod, pod.reason);
+      continue;
+    }
+    out += pod.pod + '\n';
+    for (const auto& [group, reason] : pod.by_group) {
+      out += fmt::format("  node group {}: {}\n", group, reason);
+    }
   }
   return out;
 }
 
 std::string ScaleDownPlanTable(const ScaleDownPlan& plan) {
-  std::string out = "REMOVABLE\n";
+  std::string out = "REMOVABLE (in removal order)\n";
   for (const std::string& node : plan.removable) out += node + '\n';
+  if (plan.removable.empty()) out += "(none)\n";
   if (!plan.blocked.empty()) out += "\nBLOCKED\n";
   for (const BlockedNode& node : plan.blocked) {
     out += fmt::format("{}: {}: {}\n", node.node,

@@ -348,18 +348,24 @@ std::vector<std::string> ScaleUpPlanner::Greedy(
     std::map<std::string, std::string>& reasons) {
   while (!pods.empty()) {
     std::vector<Estimate> options;
-    std::map<std::string, std::string> why;
+    std::map<std::string, std::vector<std::pair<std::string, std::string>>> why;
     for (size_t g = 0; g < groups_.size(); ++g) {
       Estimate estimate = EstimateGroup(g, pods, /*commit=*/false);
       for (const auto& [pod, reason] : estimate.unhelped) {
-        std::string& text = why[pod];
-        text += fmt::format("{}node group {}: {}", text.empty() ? "" : "; ",
-                            groups_[g].name, reason);
+        why[pod].emplace_back(groups_[g].name, reason);
       }
       if (!estimate.placed.empty()) options.push_back(std::move(estimate));
     }
     if (options.empty()) {
-      for (const auto& [pod, reason] : why) reasons[pod] = reason;
+      for (auto& [pod, by_group] : why) {
+        std::string text;
+        for (const auto& [group, reason] : by_group) {
+          text += fmt::format("{}node group {}: {}", text.empty() ? "" : "; ",
+                              group, reason);
+        }
+        reasons[pod] = std::move(text);
+        group_reasons_[pod] = std::move(by_group);
+      }
       break;
     }
     const size_t group = options[Choose(options)].group;
@@ -529,7 +535,7 @@ ScaleUpPlan ScaleUpPlanner::Plan() {
     rest = Greedy(rest, plan, reasons);
   }
   for (const std::string& pod : rest) {
-    plan.unschedulable.push_back({pod, reasons[pod]});
+    plan.unschedulable.push_back({pod, reasons[pod], group_reasons_[pod]});
   }
   std::sort(plan.placements.begin(), plan.placements.end(),
             [](const auto& a, const auto& b) { return a.pod < b.pod; });

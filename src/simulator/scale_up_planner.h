@@ -63,7 +63,11 @@ struct PodPlacementResult {
 
 struct UnschedulablePod {
   std::string pod;
+  // "node group G: why; node group H: why" (or the scheduler's reason on
+  // the existing cluster when no group was tried).
   std::string reason;
+  // The same per group: (group, why a new node of it does not help).
+  std::vector<std::pair<std::string, std::string>> by_group;
 };
 
 struct ScaleUpPlan {
@@ -143,6 +147,9 @@ class ScaleUpPlanner {
   // Equivalence classes that did not fit an empty node of a group.
   std::map<std::pair<size_t, std::string>, std::string> hopeless_;
   std::map<std::string, std::string> equivalence_keys_;  // by pod
+  // Why no group helps, per pod left (see UnschedulablePod::by_group).
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>>
+      group_reasons_;
 };
 
 }  // namespace dralloc::simulator

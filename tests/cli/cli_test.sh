@@ -252,6 +252,12 @@ check simulate-scale-up-bad-expander 2 "$dralloc" simulate scale-up -f tests/sim
 expect_output simulate-scale-up-bad-expander-message "$work/err" 'expander: Unsupported value: "cheapest"'
 check simulate-scale-down 0 "$dralloc" simulate scale-down -f tests/simulator/serve_cluster.yaml -o json
 expect_output simulate-scale-down-json "$work/out" '"removable": \['
+# The table gives each node group's reason on its own line.
+check simulate-scale-up-unschedulable 1 "$dralloc" simulate scale-up \
+  -f tests/golden/simulate/up-device-no-template-has/cluster.yaml \
+  --node-groups tests/golden/simulate/up-device-no-template-has/groups.yaml
+expect_output simulate-scale-up-unschedulable-group "$work/out" \
+  '^  node group small: 0/1 nodes are available: .*rejected by selector'
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
