@@ -97,8 +97,10 @@ Instance RandomInstance(std::mt19937& random) {
       continue;
     }
     const int model = pick(0, 9);
-    instance.pods.push_back(
-        {model < 5 ? "a" : model < 9 ? "b" : "c", pick(1, 3), pick(1, 4)});
+    instance.pods.push_back({model < 5   ? "a"
+                             : model < 9 ? "b"
+                                         : "c",
+                             pick(1, 3), pick(1, 4)});
   }
   return instance;
 }
@@ -131,8 +133,7 @@ std::string ClaimSpec(const PodShape& pod) {
 }
 
 std::string PodYaml(const std::string& name, int cpu,
-                    const std::string& claim_line,
-                    const std::string& node = "",
+                    const std::string& claim_line, const std::string& node = "",
                     const std::string& uid = "") {
   return fmt::format(
       "apiVersion: v1\nkind: Pod\nmetadata: {{name: {}, namespace: ml{}}}\n"
@@ -197,7 +198,8 @@ std::string GroupsYaml(const Instance& instance) {
     std::string devices;
     for (int d = 0; d < group.shape.devices; ++d) {
       devices += fmt::format(
-          "          - {{name: gpu-{}, attributes: {{model: {{string: {}}}}}}}\n",
+          "          - {{name: gpu-{}, attributes: {{model: {{string: "
+          "{}}}}}}}\n",
           d, group.shape.model);
     }
     out += fmt::format(
@@ -225,7 +227,8 @@ struct Room {
 
 // The most pods of `pods` that fit `rooms` (backtracking over every
 // assignment, a pod may also stay out).
-int MostPodsThatFit(const std::vector<PodShape>& pods, std::vector<Room> rooms) {
+int MostPodsThatFit(const std::vector<PodShape>& pods,
+                    std::vector<Room> rooms) {
   int best = 0;
   std::function<void(size_t, int)> place = [&](size_t next, int placed) {
     if (placed + static_cast<int>(pods.size() - next) <= best) return;
@@ -325,14 +328,18 @@ std::unique_ptr<ClusterSimulation> Simulation(const Instance& instance) {
 void AddPlanNodes(const Instance& instance, const ScaleUpPlan& plan,
                   ClusterSimulation& simulation) {
   const std::vector<NodeGroup> groups = Groups(instance);
-  for (const auto& [name, count] : plan.scale_up) {
-    const auto group = std::find_if(groups.begin(), groups.end(),
-                                    [&](const auto& g) { return g.name == name; });
+  for (const auto& [group_name, count] : plan.scale_up) {
+    const std::string& name = group_name;  // clang 14: no lambda captures
+                                           // of structured bindings
+    const auto group =
+        std::find_if(groups.begin(), groups.end(),
+                     [&](const auto& g) { return g.name == name; });
     ASSERT_NE(group, groups.end()) << name;
     for (int n = 1; n <= count; ++n) {
       const std::string node = fmt::format("{}-{}", name, n);
       ASSERT_TRUE(
-          simulation.SimulateAddNode(group->NewNode(node), group->NewSlices(node))
+          simulation
+              .SimulateAddNode(group->NewNode(node), group->NewSlices(node))
               .ok());
     }
   }
@@ -405,8 +412,8 @@ TEST(ScaleUpDifferentialTest, AgainstExhaustiveSearch) {
     const Instance instance = RandomInstance(random);
     const Reference reference = ExhaustiveReference(instance);
     ++instances;
-    for (Expander expander : {Expander::kFewestNodes, Expander::kLeastWaste,
-                              Expander::kMostPods}) {
+    for (Expander expander :
+         {Expander::kFewestNodes, Expander::kLeastWaste, Expander::kMostPods}) {
       const ScaleUpPlan plan = PlanFor(instance, expander);
       const int placed = static_cast<int>(plan.placements.size());
       SCOPED_TRACE(fmt::format("instance {} expander {}\n{}", i,
@@ -424,7 +431,8 @@ TEST(ScaleUpDifferentialTest, AgainstExhaustiveSearch) {
         EXPECT_EQ(NewNodes(plan), reference.nodes);
       } else {
         fewer_pods += placed < reference.pods;
-        more_nodes += placed == reference.pods && NewNodes(plan) > reference.nodes;
+        more_nodes +=
+            placed == reference.pods && NewNodes(plan) > reference.nodes;
       }
     }
     uniform += instance.uniform();
@@ -434,8 +442,7 @@ TEST(ScaleUpDifferentialTest, AgainstExhaustiveSearch) {
       "run fewer pods than the optimum, %d use more nodes; plans after "
       "which the scheduler's own spreading leaves a planned pod pending: "
       "%d of %d\n",
-      instances, uniform, fewer_pods, more_nodes, spread_misses,
-      instances * 3);
+      instances, uniform, fewer_pods, more_nodes, spread_misses, instances * 3);
 }
 
 }  // namespace
