@@ -107,28 +107,11 @@ struct CaseCluster {
   std::optional<AffinityNodeLists> lists;
 };
 
-bool HasAffinityTerms(const api::Pod& pod) {
-  const auto& a = pod.spec.affinity;
-  return a && (a->pod_affinity || a->pod_anti_affinity);
-}
-
-bool HasRequiredAntiAffinity(const api::Pod& pod) {
-  const auto& a = pod.spec.affinity;
-  return a && a->pod_anti_affinity &&
-         !a->pod_anti_affinity
-              ->required_during_scheduling_ignored_during_execution.empty();
-}
-
 void AddExistingPod(CaseCluster& cluster, client::ObjectPtr object) {
   const auto& pod = std::get<api::Pod>(*object);
   for (NodeEntry& node : cluster.nodes) {
     if (node.info.name != pod.spec.node_name) continue;
-    NodePod entry{.object = object, .pod = &pod};
-    node.pods.push_back(entry);
-    if (HasAffinityTerms(pod)) node.pods_with_affinity.push_back(entry);
-    if (HasRequiredAntiAffinity(pod)) {
-      node.pods_with_required_anti_affinity.push_back(entry);
-    }
+    node.AddPod(object);
     return;
   }
   ADD_FAILURE() << "pod " << pod.metadata.name << " on unknown node "

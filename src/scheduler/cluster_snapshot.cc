@@ -220,29 +220,6 @@ bool CountsOnNode(const ObjectPtr& object) {
          pod->status.phase != "Succeeded" && pod->status.phase != "Failed";
 }
 
-bool HasPodAffinity(const api::Pod& pod) {
-  const auto& affinity = pod.spec.affinity;
-  return affinity && (affinity->pod_affinity || affinity->pod_anti_affinity);
-}
-
-bool HasRequiredAntiAffinity(const api::Pod& pod) {
-  const auto& affinity = pod.spec.affinity;
-  return affinity && affinity->pod_anti_affinity &&
-         !affinity->pod_anti_affinity
-              ->required_during_scheduling_ignored_during_execution.empty();
-}
-
-bool EraseObject(std::vector<NodePod>& pods, const ObjectPtr& object) {
-  for (size_t i = 0; i < pods.size(); ++i) {
-    if (pods[i].object == object) {
-      pods[i] = std::move(pods.back());
-      pods.pop_back();
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 void ClusterSnapshot::ObservePod(const std::string& key, const ObjectPtr& now) {
@@ -289,30 +266,15 @@ void ClusterSnapshot::AttachPod(const ObjectPtr& object) {
   auto index = NodeIndex(pod.spec.node_name);
   // A pod on a node not listed yet is attached when the node appears.
   if (!index || nodes_dirty_) return;
-  NodeEntry& node = nodes_[*index];
-  const NodePod entry{object, &pod};
-  node.pods.push_back(entry);
-  if (HasPodAffinity(pod)) {
-    node.pods_with_affinity.push_back(entry);
-    affinity_lists_dirty_ = true;
-  }
-  if (HasRequiredAntiAffinity(pod)) {
-    node.pods_with_required_anti_affinity.push_back(entry);
-  }
-  node.usage.AddPod(pod);
+  if (nodes_[*index].AddPod(object)) affinity_lists_dirty_ = true;
 }
 
 void ClusterSnapshot::DetachPod(const ObjectPtr& object) {
   const api::Pod& pod = std::get<api::Pod>(*object);
   auto index = NodeIndex(pod.spec.node_name);
   if (!index || nodes_dirty_) return;
-  NodeEntry& node = nodes_[*index];
-  if (!EraseObject(node.pods, object)) return;
-  if (EraseObject(node.pods_with_affinity, object)) {
-    affinity_lists_dirty_ = true;
-  }
-  EraseObject(node.pods_with_required_anti_affinity, object);
-  node.usage.RemovePod(pod);
+  bool removed = false;
+  if (nodes_[*index].RemovePod(object, removed)) affinity_lists_dirty_ = true;
 }
 
 int64_t ClusterSnapshot::DeviceFillPercent(

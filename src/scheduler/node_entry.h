@@ -18,6 +18,11 @@ struct NodePod {
   const api::Pod* pod = nullptr;
 };
 
+// Whether the pod has any pod affinity or anti-affinity term, and whether
+// it has a required anti-affinity term.
+bool HasPodAffinity(const api::Pod& pod);
+bool HasRequiredAntiAffinity(const api::Pod& pod);
+
 struct NodeEntry {
   client::ObjectPtr object;  // keeps `node` alive
   const api::Node* node = nullptr;
@@ -36,6 +41,13 @@ struct NodeEntry {
   // rebuild (nodes_generation), and kept while the entry lives, also when
   // nodes added or removed one at a time move it in nodes().
   size_t cache_slot = 0;
+
+  // Counts `pod` (the Pod in `object`) here: pods, the affinity subsets and
+  // usage. Returns whether it has any pod affinity term.
+  bool AddPod(const client::ObjectPtr& object);
+  // Stops counting it; `removed` false when it was not counted here.
+  // Returns whether it was in pods_with_affinity.
+  bool RemovePod(const client::ObjectPtr& object, bool& removed);
 };
 
 }  // namespace dralloc::scheduler

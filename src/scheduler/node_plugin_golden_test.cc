@@ -127,18 +127,6 @@ struct Cluster {
   std::map<std::string, std::map<std::string, std::string>> namespaces;
 };
 
-bool HasPodAffinity(const api::Pod& pod) {
-  const auto& affinity = pod.spec.affinity;
-  return affinity && (affinity->pod_affinity || affinity->pod_anti_affinity);
-}
-
-bool HasRequiredAntiAffinity(const api::Pod& pod) {
-  const auto& affinity = pod.spec.affinity;
-  return affinity && affinity->pod_anti_affinity &&
-         !affinity->pod_anti_affinity
-              ->required_during_scheduling_ignored_during_execution.empty();
-}
-
 void PlacePod(const client::ObjectPtr& object, Cluster& cluster) {
   const api::Pod& pod = std::get<api::Pod>(*object);
   if (pod.spec.node_name.empty()) {
@@ -151,13 +139,7 @@ void PlacePod(const client::ObjectPtr& object, Cluster& cluster) {
     return n.node->metadata.name == pod.spec.node_name;
   });
   ASSERT_NE(node, cluster.nodes.end()) << "no node " << pod.spec.node_name;
-  const NodePod placed{object, &pod};
-  node->pods.push_back(placed);
-  if (HasPodAffinity(pod)) node->pods_with_affinity.push_back(placed);
-  if (HasRequiredAntiAffinity(pod)) {
-    node->pods_with_required_anti_affinity.push_back(placed);
-  }
-  node->usage.AddPod(pod);
+  node->AddPod(object);
 }
 
 void BuildCluster(std::vector<api::Object> objects, Cluster& cluster) {
