@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build dralloc, validate the bundled
 # examples, then schedule the example pods (claim controller + scheduler,
-# offline) and print where each pod landed with its devices.
+# offline) and print where each pod landed with its devices, ask the
+# autoscaler simulation what to add and what could go, and run a local
+# cluster (serve + node agents + example drivers) that kubectl talks to.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache keys on paths relative to the checkout (see scripts/test.sh).
@@ -20,6 +22,13 @@ build/src/cli/dralloc schedule -f examples/cluster -f examples/workloads
 echo
 echo "== dralloc schedule -f examples/scheduling  (shared claim, firstAvailable, templates)"
 build/src/cli/dralloc schedule -f examples/scheduling
+echo
+echo "== dralloc simulate scale-up  (how many nodes of which NodeGroup the pending pods need)"
+build/src/cli/dralloc simulate scale-up -f tests/simulator/serve_cluster.yaml \
+  --node-groups tests/simulator/serve_node_groups.yaml
+echo
+echo "== dralloc simulate scale-down  (which nodes could go, least-used devices first)"
+build/src/cli/dralloc simulate scale-down -f tests/simulator/serve_cluster.yaml
 echo
 echo "== dralloc local-cluster --nodes 2 --gpus 2 --runtime process  (serve + 2 node agents + 2 example drivers, separate processes)"
 if ! command -v kubectl >/dev/null 2>&1; then

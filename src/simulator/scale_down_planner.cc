@@ -131,6 +131,9 @@ BlockedNode ScaleDownPlanner::TryRemove(const std::string& node) {
   for (const std::string& pod : pods) {
     if (GoesWithItsNode(simulation_.Pod(pod))) continue;
     SimulatedPlacement placed = simulation_.SchedulePod(pod);
+    if (!placed.scheduled && simulation_.NodeNames().empty()) {
+      return blocked(pod, "no other node would be left to run it");
+    }
     if (!placed.scheduled) return blocked(pod, placed.reason);
   }
   simulation_.Commit(mark);
