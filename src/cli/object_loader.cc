@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "api/resource_registry.h"
+#include "api/validation/validation.h"
 #include "encoding/document_reader.h"
 
 namespace dralloc::cli {
@@ -128,6 +129,31 @@ void PrintFieldErrors(const api::ErrorList& errors, std::string_view prefix,
                       std::ostream& out) {
   for (const api::FieldError& error : errors)
     out << "  " << prefix << error.ToString() << '\n';
+}
+
+bool LoadValidObjects(const std::vector<std::string>& paths,
+                      std::vector<api::Object>& objects, std::ostream& err) {
+  LoadResult loaded = LoadObjects(paths, api::DecodeOptions{});
+  if (ReportLoadFailures(loaded, err)) return false;
+  PutInNamespace(loaded, "default");
+  bool ok = true;
+  for (LoadedObject& object : loaded.objects) {
+    if (!object.result.errors.empty()) {
+      err << fmt::format("error: {}: cannot decode\n", object.Location());
+      PrintFieldErrors(object.result.errors, "  ", err);
+      ok = false;
+      continue;
+    }
+    api::ErrorList errors = api::Validate(*object.result.object);
+    if (!errors.empty()) {
+      err << fmt::format("error: {}: invalid\n", object.Location());
+      PrintFieldErrors(errors, "  ", err);
+      ok = false;
+      continue;
+    }
+    objects.push_back(std::move(*object.result.object));
+  }
+  return ok;
 }
 
 }  // namespace dralloc::cli

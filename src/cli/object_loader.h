@@ -52,6 +52,14 @@ bool ReportLoadFailures(const LoadResult& loaded, std::ostream& out);
 void PrintFieldErrors(const api::ErrorList& errors, std::string_view prefix,
                       std::ostream& out);
 
+// The objects of -f PATH… decoded (strictly), put in namespace "default"
+// when namespaced without one, and validated; every problem is printed to
+// `err` ("error: file:line: Kind ns/name: cannot decode|invalid" and the
+// field errors). False when anything could not be read, decoded or
+// validated; `objects` then holds the good ones.
+bool LoadValidObjects(const std::vector<std::string>& paths,
+                      std::vector<api::Object>& objects, std::ostream& err);
+
 }  // namespace dralloc::cli
 
 #endif  // DRALLOC_CLI_OBJECT_LOADER_H_

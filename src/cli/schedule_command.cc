@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "api/codec.h"
-#include "api/validation/validation.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
 #include "cli/server_flags.h"
@@ -45,31 +44,6 @@ struct ScheduleFlags {
   int threads = 2;
   bool stats = false;
 };
-
-// Loads, decodes and validates the input; prints problems to stderr.
-bool LoadInput(const ScheduleFlags& flags, std::vector<api::Object>& objects) {
-  LoadResult loaded = LoadObjects(flags.paths, api::DecodeOptions{});
-  if (ReportLoadFailures(loaded, std::cerr)) return false;
-  PutInNamespace(loaded, "default");
-  bool ok = true;
-  for (LoadedObject& object : loaded.objects) {
-    if (!object.result.errors.empty()) {
-      std::cerr << fmt::format("error: {}: cannot decode\n", object.Location());
-      PrintFieldErrors(object.result.errors, "  ", std::cerr);
-      ok = false;
-      continue;
-    }
-    api::ErrorList errors = api::Validate(*object.result.object);
-    if (!errors.empty()) {
-      std::cerr << fmt::format("error: {}: invalid\n", object.Location());
-      PrintFieldErrors(errors, "  ", std::cerr);
-      ok = false;
-      continue;
-    }
-    objects.push_back(std::move(*object.result.object));
-  }
-  return ok;
-}
 
 template <typename T>
 std::vector<const T*> Sorted(const std::vector<client::ObjectPtr>& objects) {
@@ -140,7 +114,7 @@ int RunSchedule(const ScheduleFlags& flags) {
   // Reasons are part of the output; progress logs would only be noise.
   log::SetLevel(log::Level::kWarn);
   std::vector<api::Object> objects;
-  if (!LoadInput(flags, objects)) return kExitBadInput;
+  if (!LoadValidObjects(flags.paths, objects, std::cerr)) return kExitBadInput;
 
   scheduler::SchedulerOptions options;
   options.scheduler_name = flags.scheduler_name;

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "api/codec.h"
-#include "api/validation/validation.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
 #include "common/log.h"
@@ -41,28 +40,8 @@ struct SimulateFlags {
 
 // Loads, decodes and validates the cluster; prints problems to stderr.
 std::unique_ptr<ClusterSimulation> LoadCluster(const SimulateFlags& flags) {
-  LoadResult loaded = LoadObjects(flags.paths, api::DecodeOptions{});
-  if (ReportLoadFailures(loaded, std::cerr)) return nullptr;
-  PutInNamespace(loaded, "default");
-  bool ok = true;
   std::vector<api::Object> objects;
-  for (LoadedObject& object : loaded.objects) {
-    if (!object.result.errors.empty()) {
-      std::cerr << fmt::format("error: {}: cannot decode\n", object.Location());
-      PrintFieldErrors(object.result.errors, "  ", std::cerr);
-      ok = false;
-      continue;
-    }
-    api::ErrorList errors = api::Validate(*object.result.object);
-    if (!errors.empty()) {
-      std::cerr << fmt::format("error: {}: invalid\n", object.Location());
-      PrintFieldErrors(errors, "  ", std::cerr);
-      ok = false;
-      continue;
-    }
-    objects.push_back(std::move(*object.result.object));
-  }
-  if (!ok) return nullptr;
+  if (!LoadValidObjects(flags.paths, objects, std::cerr)) return nullptr;
   auto simulation = ClusterSimulation::Create(std::move(objects));
   if (!simulation.ok()) {
     std::cerr << "error: " << simulation.status().message() << '\n';

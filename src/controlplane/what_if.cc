@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
-#include "api/kind_traits.h"
+#include "controlplane/store_objects.h"
 
 namespace dralloc::controlplane {
 namespace {
@@ -53,52 +52,7 @@ WhatIf::WhatIf(scheduler::SchedulerOptions options, size_t pipeline_batch)
     : plane_(api_, OfflineOptions(std::move(options), pipeline_batch)) {}
 
 Status WhatIf::Load(std::vector<api::Object> objects) {
-  // Creation order: what objects refer to exists before them.
-  std::stable_sort(objects.begin(), objects.end(),
-                   [](const api::Object& a, const api::Object& b) {
-                     return api::CreationRank(api::KindOf(a)) <
-                            api::CreationRank(api::KindOf(b));
-                   });
-  std::set<std::string> namespaces;
-  for (const api::Object& object : objects) {
-    if (const auto* ns = std::get_if<api::Namespace>(&object)) {
-      namespaces.insert(ns->metadata.name);
-    }
-  }
-  std::string errors;
-  for (api::Object& object : objects) {
-    if (std::holds_alternative<api::Event>(object)) continue;
-    if (client::ResourceOf(object).namespaced) {
-      std::string& ns = api::MetaOf(object).namespace_;
-      if (ns.empty()) ns = "default";
-      if (namespaces.insert(ns).second) {
-        api::Namespace created;
-        created.metadata.name = ns;
-        (void)api_.Create(api::Object(created));
-      }
-    }
-    auto created = api_.Create(object);
-    if (!created.ok()) {
-      errors +=
-          fmt::format("{}{}: {}", errors.empty() ? "" : "\n",
-                      api::DisplayName(object), created.status().message());
-      continue;
-    }
-    // Claims given with an allocation are in-use state.
-    const auto* claim = std::get_if<api::ResourceClaim>(&object);
-    if (claim != nullptr && claim->status.allocation) {
-      api::Object with_status = **created;
-      std::get<api::ResourceClaim>(with_status).status = claim->status;
-      auto updated = api_.UpdateStatus(std::move(with_status));
-      if (!updated.ok()) {
-        errors +=
-            fmt::format("{}{}: status: {}", errors.empty() ? "" : "\n",
-                        api::DisplayName(object), updated.status().message());
-      }
-    }
-  }
-  if (!errors.empty()) return InvalidArgumentError(errors);
-  return OkStatus();
+  return StoreObjects(api_, std::move(objects));
 }
 
 Status WhatIf::WarmUp() { return plane_.WarmUp(); }

@@ -211,11 +211,7 @@ int64_t DraPlugin::ScoreNode(const DraCycleState& state,
 }
 
 void DraPlugin::NormalizeScores(std::span<int64_t> scores) {
-  int64_t max_score = 0;
-  for (const int64_t score : scores) max_score = std::max(max_score, score);
-  for (int64_t& score : scores) {
-    score = max_score > 0 ? score * kMaxNodeScore / max_score : 0;
-  }
+  DefaultNormalizeScore(scores, /*reverse=*/false);
 }
 
 size_t DraPlugin::Score(const DraCycleState& state,

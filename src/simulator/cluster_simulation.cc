@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 
-#include "api/kind_traits.h"
 #include "client/api_client.h"
 #include "controlplane/control_plane.h"
+#include "controlplane/store_objects.h"
 
 namespace dralloc::simulator {
 
@@ -38,50 +37,6 @@ ObjectPtr Share(api::Object object) {
   return std::make_shared<const api::Object>(std::move(object));
 }
 
-// Stores the objects in creation order; claims keep their status.
-Status StoreObjects(client::MemoryApiClient& api,
-                    std::vector<api::Object> objects) {
-  std::stable_sort(objects.begin(), objects.end(),
-                   [](const api::Object& a, const api::Object& b) {
-                     return api::CreationRank(api::KindOf(a)) <
-                            api::CreationRank(api::KindOf(b));
-                   });
-  std::set<std::string> namespaces;
-  for (const api::Object& object : objects) {
-    if (const auto* ns = std::get_if<api::Namespace>(&object)) {
-      namespaces.insert(ns->metadata.name);
-    }
-  }
-  for (api::Object& object : objects) {
-    if (std::holds_alternative<api::Event>(object)) continue;
-    if (client::ResourceOf(object).namespaced) {
-      std::string& ns = api::MetaOf(object).namespace_;
-      if (ns.empty()) ns = "default";
-      if (namespaces.insert(ns).second) {
-        api::Namespace created;
-        created.metadata.name = ns;
-        (void)api.Create(api::Object(created));
-      }
-    }
-    auto created = api.Create(object);
-    if (!created.ok()) {
-      return InvalidArgumentError(fmt::format(
-          "{}: {}", api::DisplayName(object), created.status().message()));
-    }
-    const auto* claim = std::get_if<api::ResourceClaim>(&object);
-    if (claim != nullptr && claim->status.allocation) {
-      api::Object with_status = **created;
-      std::get<api::ResourceClaim>(with_status).status = claim->status;
-      Status updated = api.UpdateStatus(std::move(with_status)).status();
-      if (!updated.ok()) {
-        return InvalidArgumentError(fmt::format(
-            "{}: status: {}", api::DisplayName(object), updated.message()));
-      }
-    }
-  }
-  return OkStatus();
-}
-
 }  // namespace
 
 ClusterSimulation::ClusterSimulation() = default;
@@ -96,7 +51,8 @@ StatusOr<std::unique_ptr<ClusterSimulation>> ClusterSimulation::Create(
 }
 
 Status ClusterSimulation::Load(std::vector<api::Object> objects) {
-  if (Status stored = StoreObjects(api_, std::move(objects)); !stored.ok()) {
+  if (Status stored = controlplane::StoreObjects(api_, std::move(objects));
+      !stored.ok()) {
     return stored;
   }
   {

@@ -92,13 +92,6 @@ std::map<std::string, double> DeviceUtilizationByNode(
   return highest;
 }
 
-double DeviceUtilization(ClusterSimulation& simulation,
-                         const std::string& node) {
-  const std::map<std::string, double> all = DeviceUtilizationByNode(simulation);
-  auto it = all.find(node);
-  return it == all.end() ? 0 : it->second;
-}
-
 bool GoesWithItsNode(const client::ObjectPtr& object) {
   const auto* pod = As<api::Pod>(object);
   if (pod == nullptr) return false;

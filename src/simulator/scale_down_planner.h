@@ -44,9 +44,6 @@ bool GoesWithItsNode(const client::ObjectPtr& pod);
 // (one pass over the slices and claims).
 std::map<std::string, double> DeviceUtilizationByNode(
     ClusterSimulation& simulation);
-// One node's (a pass over the whole cluster: for many nodes, use the map).
-double DeviceUtilization(ClusterSimulation& simulation,
-                         const std::string& node);
 
 class ScaleDownPlanner {
  public:
