@@ -10,6 +10,7 @@ packages=(
   libboost-container-dev libboost-dev libabsl-dev libsqlite3-dev libssl-dev libjemalloc-dev libxxhash-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc tzdata
   libgtest-dev libgmock-dev libbenchmark-dev
+  etcd-server etcd-client golang-etcd-server-dev
 )
 
 # Node.js and npm fetch the pinned CEL conformance data and run the JS

@@ -36,6 +36,11 @@ bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.32
 bash tests/clients/client_node_suite.sh build/src/cli/dralloc
 bash tests/crash/crash_test.sh build/src/cli/dralloc
 
+echo "== the same client suites with the etcd backend (a throwaway etcd member)"
+DRALLOC_STORAGE=etcd bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.33
+DRALLOC_STORAGE=etcd bash tests/clients/client_node_suite.sh build/src/cli/dralloc
+DRALLOC_STORAGE=etcd bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
+
 echo "== dralloc serve end to end with kubectl 1.33 and 1.32"
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.32

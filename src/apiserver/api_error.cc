@@ -151,6 +151,13 @@ ApiError StorageError(const api::ResourceInfo& info, std::string_view name,
       return Conflict(info, name);
     case StatusCode::kOutOfRange:
       return Gone(status.message());
+    case StatusCode::kDeadlineExceeded:
+      // As kube-apiserver: the write may or may not have been applied.
+      return {504, "Timeout",
+              fmt::format("Timeout: request did not complete within the "
+                          "allotted timeout ({})",
+                          status.message()),
+              nullptr};
     default:
       return {503, "ServiceUnavailable",
               fmt::format("storage error: {}", status.message()), nullptr};

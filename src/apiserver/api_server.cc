@@ -294,7 +294,8 @@ void ApiServer::EnsureNamespace(const std::string& name) {
           R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})",
           name),
       {});
-  if (!created.ok()) {
+  // Another server sharing the store may have created it meanwhile.
+  if (!created.ok() && created.error().code != 409) {
     log::Warn("apiserver", "creating namespace {}: {}", name,
               created.error().message);
   }

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "patch/patch_schema.h"
 #include "patch/server_side_apply.h"
+#include "store/store.h"
 
 namespace dralloc::apiserver {
 
@@ -19,10 +20,14 @@ namespace {
 // is spliced in afterwards, in place of this marker.
 constexpr std::string_view kRevisionMarker =
     "\"resourceVersion\":\"@revision@\"";
+static_assert(kRevisionMarker.find(store::kRevisionMarker) !=
+              std::string_view::npos);
 }  // namespace
 
 std::string ManagedFieldsWriter::WithRevision(std::string text,
                                               int64_t revision) {
+  // The store puts the revision in itself (its marker is inside ours).
+  if (revision == store::kRevisionAtCommit) return text;
   const size_t at = text.find(kRevisionMarker);
   if (at != std::string::npos) {
     text.replace(at, kRevisionMarker.size(),

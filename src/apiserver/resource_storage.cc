@@ -241,7 +241,9 @@ store::ValueEncoder ResourceStorage::Publisher(const RequestScope& scope,
                                                SharedObject* published) const {
   return [this, &scope, &key, &text, object, published](int64_t revision) {
     std::string stored = WithRevision(text, revision);
-    if (object != nullptr) {
+    // A revision assigned at commit is not known yet: the caller decodes
+    // the stored value instead.
+    if (object != nullptr && revision != store::kRevisionAtCommit) {
       api::MetaOf(*object).resource_version = std::to_string(revision);
       const std::string_view version = api::PreferredVersion(*object);
       std::visit(

@@ -43,6 +43,7 @@ void RegisterDriverCommands(CLI::App& app, int& exit_code);
 void RegisterPodResourcesCommand(CLI::App& app, int& exit_code);
 void RegisterNodeCommand(CLI::App& app, int& exit_code);
 void RegisterNodeCheckpointCommand(CLI::App& app, int& exit_code);
+void RegisterMigrateCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

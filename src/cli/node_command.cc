@@ -38,27 +38,6 @@ struct NodeFlags {
   std::string log_level = "info";
 };
 
-// A Go-style duration: "45s", "500ms", "1m", "2h" (one number, one unit).
-bool ParseDuration(const std::string& text, std::chrono::milliseconds& out) {
-  int64_t value = 0;
-  auto [end, error] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || value < 0) return false;
-  const std::string unit(end, text.data() + text.size());
-  if (unit == "ms") {
-    out = std::chrono::milliseconds(value);
-  } else if (unit == "s") {
-    out = std::chrono::seconds(value);
-  } else if (unit == "m") {
-    out = std::chrono::minutes(value);
-  } else if (unit == "h") {
-    out = std::chrono::hours(value);
-  } else {
-    return false;
-  }
-  return true;
-}
-
 // Fills directories left empty: under --root when given, else the
 // kubelet's defaults.
 void ApplyDirectoryDefaults(NodeFlags& flags) {

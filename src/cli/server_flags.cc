@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
 #include <utility>
 
@@ -17,7 +18,18 @@ void AddServerFlags(CLI::App& command, ServerFlags& flags) {
                   "HOST:PORT to serve plain HTTP on (port 0: any free port)")
       ->capture_default_str();
   command
-      .add_option("--storage", flags.storage, "sqlite:DIR (durable) or memory:")
+      .add_option("--storage", flags.storage,
+                  "sqlite:DIR (durable, one server), "
+                  "etcd:http://HOST:PORT[,http://HOST:PORT...] (an etcd "
+                  "cluster that several servers can share) or memory:")
+      ->capture_default_str();
+  command
+      .add_option("--etcd-prefix", flags.etcd_prefix,
+                  "the etcd key prefix every object is stored under")
+      ->capture_default_str();
+  command
+      .add_option("--etcd-compaction-interval", flags.etcd_compaction_interval,
+                  "how often etcd's history is compacted (e.g. 5m; 0: never)")
       ->capture_default_str();
   command
       .add_option("--log-level", flags.log_level, "debug, info, warn or error")
@@ -38,10 +50,24 @@ int PrepareServer(const ServerFlags& flags,
     return kExitBadInput;
   }
   options.version_minor = flags.version_minor;
-  auto opened = store::OpenStore(flags.storage);
+  store::OpenOptions open_options;
+  open_options.etcd_prefix = flags.etcd_prefix;
+  std::chrono::milliseconds compaction{0};
+  if (!ParseDuration(flags.etcd_compaction_interval, compaction)) {
+    fmt::print(stderr,
+               "--etcd-compaction-interval \"{}\": expected a duration such "
+               "as 5m, 90s or 0\n",
+               flags.etcd_compaction_interval);
+    return kExitBadInput;
+  }
+  open_options.etcd_compaction_interval =
+      std::chrono::duration_cast<std::chrono::seconds>(compaction);
+  auto opened = store::OpenStore(flags.storage, open_options);
   if (!opened.ok()) {
     fmt::print(stderr, "{}\n", opened.status().message());
-    return kExitBadInput;
+    return opened.status().code() == StatusCode::kInvalidArgument
+               ? kExitBadInput
+               : kExitInvalid;
   }
   store = std::move(*opened);
   return kExitOk;
@@ -75,6 +101,28 @@ scheduler::Placement ParsePlacement(const std::string& placement) {
   if (placement == "pack") return scheduler::Placement::kPack;
   if (placement == "spread") return scheduler::Placement::kSpread;
   return scheduler::Placement::kDefault;
+}
+
+bool ParseDuration(std::string_view text, std::chrono::milliseconds& out) {
+  int64_t value = 0;
+  auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || value < 0) return false;
+  const std::string_view unit(end, text.data() + text.size());
+  if (unit == "ms") {
+    out = std::chrono::milliseconds(value);
+  } else if (unit == "s") {
+    out = std::chrono::seconds(value);
+  } else if (unit == "m") {
+    out = std::chrono::minutes(value);
+  } else if (unit == "h") {
+    out = std::chrono::hours(value);
+  } else if (unit.empty() && value == 0) {
+    out = std::chrono::milliseconds(0);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {

@@ -6,10 +6,12 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "apiserver/api_server.h"
 #include "scheduler/dra_plugin.h"
@@ -21,6 +23,8 @@ namespace dralloc::cli {
 struct ServerFlags {
   std::string listen = "127.0.0.1:6443";
   std::string storage = "sqlite:./dralloc-data";
+  std::string etcd_prefix = "/registry";
+  std::string etcd_compaction_interval = "5m";
   std::string log_level = "info";
   std::string version_minor = "33";
 };
@@ -62,6 +66,10 @@ bool SplitListen(const std::string& listen, std::string& host, uint16_t& port);
 sigset_t BlockTerminationSignals();
 // Waits for SIGINT or SIGTERM; returns the signal.
 int WaitForTermination(const sigset_t& signals);
+
+// A Go-style duration: "45s", "500ms", "1m", "2h" (one number, one unit),
+// or "0"; false when malformed or negative.
+bool ParseDuration(std::string_view text, std::chrono::milliseconds& out);
 
 // Applies --log-level; false (with a message on stderr) when unknown.
 bool ApplyLogLevel(const std::string& level);

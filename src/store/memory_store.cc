@@ -282,6 +282,54 @@ void MemoryStore::RecordEvent(WatchEvent event) {
   }
 }
 
+size_t MemoryStore::FirstEventAfter(int64_t revision) const {
+  // Revisions ascend but may repeat (a transaction's writes share one) or
+  // skip (a replica sees only its prefix of the source's writes).
+  auto it = std::partition_point(window_.begin(), window_.end(),
+                                 [revision](const WatchEvent& e) {
+                                   return e.kv.mod_revision <= revision;
+                                 });
+  return static_cast<size_t>(it - window_.begin());
+}
+
+// Replicas --------------------------------------------------------------
+
+void MemoryStore::ApplyReplicated(std::vector<WatchEvent> events) {
+  MutexLock writer(write_mutex_);
+  assigned_revision_ = std::max(
+      assigned_revision_, events.empty() ? 0 : events.back().kv.mod_revision);
+  Apply(events);
+}
+
+void MemoryStore::AdvanceReplicatedRevision(int64_t revision) {
+  MutexLock writer(write_mutex_);
+  WriterMutexLock data(data_mutex_);
+  revision_ = std::max(revision_, revision);
+  assigned_revision_ = std::max(assigned_revision_, revision_);
+}
+
+void MemoryStore::ResetReplica(std::vector<KeyValue> objects,
+                               int64_t revision) {
+  MutexLock writer(write_mutex_);
+  WriterMutexLock data(data_mutex_);
+  objects_.clear();
+  for (KeyValue& kv : objects) {
+    objects_.emplace(
+        std::move(kv.key),
+        Entry{std::move(kv.value), kv.create_revision, kv.mod_revision});
+  }
+  revision_ = revision;
+  assigned_revision_ = revision;
+  MutexLock window(window_mutex_);
+  // Every watch is now behind the window: each is woken and gets
+  // kOutOfRange, and its client lists again.
+  window_.clear();
+  window_bytes_ = 0;
+  window_start_ = revision;
+  list_floor_ = revision;
+  for (Waiter& waiter : waiters_) waiter.wake->SignalAll();
+}
+
 std::optional<KeyValue> MemoryStore::Get(std::string_view key) const {
   ReaderMutexLock data(data_mutex_);
   auto it = objects_.find(key);
@@ -351,10 +399,7 @@ StatusOr<std::vector<WatchEvent>> MemoryStore::EventsAfter(
   const auto has_news = [&]() REQUIRES(window_mutex_) {
     if (shutdown_ || *stopped || after < window_start_) return true;
     if (window_.empty()) return false;
-    const int64_t first = window_.front().kv.mod_revision;
-    for (size_t i =
-             static_cast<size_t>(std::max<int64_t>(after + 1 - first, 0));
-         i < window_.size(); ++i) {
+    for (size_t i = FirstEventAfter(after); i < window_.size(); ++i) {
       if (HasPrefix(window_[i].kv.key, prefix)) return true;
     }
     after = std::max(after, window_.back().kv.mod_revision);
@@ -374,9 +419,7 @@ StatusOr<std::vector<WatchEvent>> MemoryStore::EventsAfter(
   }
   std::vector<WatchEvent> events;
   if (window_.empty()) return events;
-  const int64_t first = window_.front().kv.mod_revision;
-  for (size_t i = static_cast<size_t>(std::max<int64_t>(after + 1 - first, 0));
-       i < window_.size(); ++i) {
+  for (size_t i = FirstEventAfter(after); i < window_.size(); ++i) {
     if (HasPrefix(window_[i].kv.key, prefix)) events.push_back(window_[i]);
   }
   after = window_.back().kv.mod_revision;
@@ -420,10 +463,7 @@ StatusOr<ListResult> MemoryStore::ListAt(std::string_view prefix,
           fmt::format("too old resource version: {} ({})", revision, oldest));
     }
     if (revision < revision_ && !window_.empty()) {
-      const int64_t first = window_.front().kv.mod_revision;
-      for (size_t i =
-               static_cast<size_t>(std::max<int64_t>(revision + 1 - first, 0));
-           i < window_.size(); ++i) {
+      for (size_t i = FirstEventAfter(revision); i < window_.size(); ++i) {
         const WatchEvent& event = window_[i];
         const std::string& key = event.kv.key;
         if (!HasPrefix(key, prefix) || key < from || undone.contains(key)) {

@@ -80,6 +80,21 @@ class MemoryStore : public Store {
   int64_t OldestWatchableRevision() const override EXCLUDES(window_mutex_);
   void Shutdown() override EXCLUDES(window_mutex_);
 
+  // For a replica of a store that numbers its own writes (EtcdStore): the
+  // source's events, in revision order (revisions may repeat or skip), made
+  // visible as they are. Put and Delete must not be used on a replica.
+  void ApplyReplicated(std::vector<WatchEvent> events)
+      EXCLUDES(write_mutex_, data_mutex_, window_mutex_);
+  // The source reached `revision` with no event under the replicated
+  // prefix since the last one applied.
+  void AdvanceReplicatedRevision(int64_t revision)
+      EXCLUDES(write_mutex_, data_mutex_);
+  // Replaces the whole state (after the replica lost events it cannot
+  // recover): the event window restarts at `revision`, so every open watch
+  // fails with kOutOfRange and its client lists again.
+  void ResetReplica(std::vector<KeyValue> objects, int64_t revision)
+      EXCLUDES(write_mutex_, data_mutex_, window_mutex_);
+
  private:
   class WindowWatcher;
   struct Entry {
@@ -127,6 +142,8 @@ class MemoryStore : public Store {
   // the event window (after a restart).
   void SeedWindow(const std::vector<KeyValue>& initial, int64_t revision)
       EXCLUDES(window_mutex_);
+  // The index of the first window event with a revision above `revision`.
+  size_t FirstEventAfter(int64_t revision) const REQUIRES(window_mutex_);
   // Appends to the window and wakes watchers.
   void RecordEvent(WatchEvent event) REQUIRES(window_mutex_);
   // Events under `prefix` after `after`, or kOutOfRange/kCancelled; moves

@@ -74,7 +74,18 @@ struct Precondition {
 // Builds the value to store once the write's revision is known (objects
 // carry their resourceVersion). Runs while the store serialises writes, so
 // it must be quick and must not call back into the store.
+//
+// A backend whose revisions are assigned by a server only as the write
+// commits (etcd) passes kRevisionAtCommit instead: the value must then hold
+// kRevisionMarker where the revision goes, and the backend puts the
+// revision in its place (StampRevision) in every value it returns.
 using ValueEncoder = std::function<std::string(int64_t revision)>;
+inline constexpr int64_t kRevisionAtCommit = -1;
+inline constexpr std::string_view kRevisionMarker = "@revision@";
+
+// `value` with its first kRevisionMarker replaced by `revision` (decimal);
+// unchanged when it has none.
+std::string StampRevision(std::string value, int64_t revision);
 
 struct ListResult {
   std::vector<KeyValue> items;  // key order

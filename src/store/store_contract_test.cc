@@ -9,6 +9,8 @@
 #include <mutex>
 #include <thread>
 
+#include "store/etcd_cluster_test_util.h"
+#include "store/etcd_store.h"
 #include "store/memory_store.h"
 #include "store/sqlite_store.h"
 #include "store/store_factory.h"
@@ -18,10 +20,29 @@ namespace {
 
 using std::chrono::milliseconds;
 
+// "text@REVISION"; the revision is spliced in by the store when it is
+// assigned at commit (etcd).
 ValueEncoder Text(std::string text) {
   return [text](int64_t revision) {
-    return text + "@" + std::to_string(revision);
+    return text + "@" +
+           (revision == kRevisionAtCommit ? std::string(kRevisionMarker)
+                                          : std::to_string(revision));
   };
+}
+
+// One etcd member for every etcd test of this program; each test works
+// under its own key prefix.
+EtcdTestCluster& SharedEtcd() {
+  static std::unique_ptr<EtcdTestCluster> cluster = [] {
+    auto started = EtcdTestCluster::Start(
+        1, testing::TempDir() + "/etcd-" + std::to_string(getpid()));
+    if (!started.ok()) {
+      ADD_FAILURE() << started.status();
+      std::abort();
+    }
+    return std::move(started).value();
+  }();
+  return *cluster;
 }
 
 struct Backend {
@@ -47,16 +68,31 @@ std::vector<Backend> Backends() {
          return std::move(store).value();
        },
        true},
+      {"etcd",
+       [](const std::string& dir, StoreOptions options) {
+         EtcdOptions etcd;
+         etcd.endpoints = SharedEtcd().Endpoints();
+         etcd.prefix =
+             "/contract/" + std::filesystem::path(dir).filename().string();
+         etcd.compaction_interval = std::chrono::seconds(0);
+         etcd.window = options;
+         auto store = OpenEtcdStore(etcd);
+         EXPECT_TRUE(store.ok()) << store.status();
+         return std::move(store).value();
+       },
+       true},
   };
 }
 
 class StoreContractTest : public testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
+    static std::atomic<int> tests = 0;
     dir_ = testing::TempDir() + "/store-" + GetParam().name + "-" +
-           std::to_string(reinterpret_cast<uintptr_t>(this));
+           std::to_string(getpid()) + "-" + std::to_string(++tests);
     std::filesystem::remove_all(dir_);
     store_ = GetParam().open(dir_, {});
+    base_ = store_->Revision();
   }
   void TearDown() override {
     store_.reset();
@@ -67,49 +103,59 @@ class StoreContractTest : public testing::TestWithParam<Backend> {
     store_ = GetParam().open(dir_, options);
   }
 
+  // The revision `n` writes after the test began (etcd's revisions count
+  // the writes of every test).
+  int64_t R(int64_t n) const { return base_ + n; }
+  // The value Text(text) writes at R(n).
+  std::string V(std::string_view text, int64_t n) const {
+    return std::string(text) + "@" + std::to_string(R(n));
+  }
+
   std::string dir_;
   std::unique_ptr<Store> store_;
+  int64_t base_ = 0;
 };
 
 TEST_P(StoreContractTest, CreateGetAndRevisions) {
-  EXPECT_EQ(store_->Revision(), 0);
+  EXPECT_EQ(store_->Revision(), R(0));
   auto a = store_->Put("/a/1", Precondition::MustNotExist(), Text("one"));
   ASSERT_TRUE(a.ok()) << a.status();
-  EXPECT_EQ(a->mod_revision, 1);
-  EXPECT_EQ(a->create_revision, 1);
-  EXPECT_EQ(*a->value, "one@1");
+  EXPECT_EQ(a->mod_revision, R(1));
+  EXPECT_EQ(a->create_revision, R(1));
+  EXPECT_EQ(*a->value, V("one", 1));
   auto got = store_->Get("/a/1");
   ASSERT_TRUE(got.has_value());
-  EXPECT_EQ(*got->value, "one@1");
+  EXPECT_EQ(*got->value, V("one", 1));
   EXPECT_FALSE(store_->Get("/a/2").has_value());
-  EXPECT_EQ(store_->Revision(), 1);
+  EXPECT_EQ(store_->Revision(), R(1));
 }
 
 TEST_P(StoreContractTest, PreconditionsFailWithoutWriting) {
   ASSERT_TRUE(store_->Put("/k", Precondition::MustNotExist(), Text("v")).ok());
   auto again = store_->Put("/k", Precondition::MustNotExist(), Text("w"));
   EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
-  auto stale = store_->Put("/k", Precondition::AtRevision(7), Text("w"));
+  auto stale = store_->Put("/k", Precondition::AtRevision(R(7)), Text("w"));
   EXPECT_EQ(stale.status().code(), StatusCode::kAborted);
   auto missing = store_->Put("/x", Precondition::MustExist(), Text("w"));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store_->Delete("/x", {}).status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(store_->Delete("/k", Precondition::AtRevision(9)).status().code(),
-            StatusCode::kAborted);
-  EXPECT_EQ(store_->Revision(), 1);
-  EXPECT_EQ(*store_->Get("/k")->value, "v@1");
+  EXPECT_EQ(
+      store_->Delete("/k", Precondition::AtRevision(R(9))).status().code(),
+      StatusCode::kAborted);
+  EXPECT_EQ(store_->Revision(), R(1));
+  EXPECT_EQ(*store_->Get("/k")->value, V("v", 1));
 }
 
 TEST_P(StoreContractTest, UpdateKeepsCreateRevision) {
   ASSERT_TRUE(store_->Put("/k", Precondition::MustNotExist(), Text("v")).ok());
-  auto updated = store_->Put("/k", Precondition::AtRevision(1), Text("w"));
+  auto updated = store_->Put("/k", Precondition::AtRevision(R(1)), Text("w"));
   ASSERT_TRUE(updated.ok());
-  EXPECT_EQ(updated->create_revision, 1);
-  EXPECT_EQ(updated->mod_revision, 2);
-  auto deleted = store_->Delete("/k", Precondition::AtRevision(2));
+  EXPECT_EQ(updated->create_revision, R(1));
+  EXPECT_EQ(updated->mod_revision, R(2));
+  auto deleted = store_->Delete("/k", Precondition::AtRevision(R(2)));
   ASSERT_TRUE(deleted.ok());
-  EXPECT_EQ(deleted->mod_revision, 3);
-  EXPECT_EQ(*deleted->value, "w@2");
+  EXPECT_EQ(deleted->mod_revision, R(3));
+  EXPECT_EQ(*deleted->value, V("w", 2));
   EXPECT_FALSE(store_->Get("/k").has_value());
 }
 
@@ -122,7 +168,7 @@ TEST_P(StoreContractTest, ListByPrefixWithPages) {
   EXPECT_EQ(all.items[0].key, "/b/1");
   EXPECT_EQ(all.items[2].key, "/b/3");
   EXPECT_FALSE(all.more);
-  EXPECT_EQ(all.revision, 5);
+  EXPECT_EQ(all.revision, R(5));
   ListResult page = store_->List("/b/", "", 2);
   ASSERT_EQ(page.items.size(), 2u);
   EXPECT_TRUE(page.more);
@@ -152,17 +198,17 @@ TEST_P(StoreContractTest, WatchDeliversEventsInOrder) {
   EXPECT_TRUE(seen[0].created());
   EXPECT_EQ(seen[0].kv.key, "/w/b");
   EXPECT_FALSE(seen[1].created());
-  EXPECT_EQ(*seen[1].kv.value, "a2@4");
+  EXPECT_EQ(*seen[1].kv.value, V("a2", 4));
   EXPECT_EQ(seen[2].type, WatchEvent::Type::kDelete);
-  EXPECT_EQ(seen[2].kv.mod_revision, 5);
-  EXPECT_EQ(*seen[2].kv.value, "b@2");
-  EXPECT_EQ((*watcher)->revision(), 5);
+  EXPECT_EQ(seen[2].kv.mod_revision, R(5));
+  EXPECT_EQ(*seen[2].kv.value, V("b", 2));
+  EXPECT_EQ((*watcher)->revision(), R(5));
 }
 
 TEST_P(StoreContractTest, WatchFromHistoryReplaysWindow) {
   ASSERT_TRUE(store_->Put("/h/1", {}, Text("1")).ok());
   ASSERT_TRUE(store_->Put("/h/2", {}, Text("2")).ok());
-  auto watcher = store_->Watch("/h/", 0);
+  auto watcher = store_->Watch("/h/", R(0));
   ASSERT_TRUE(watcher.ok());
   auto events = (*watcher)->Next(milliseconds(100));
   ASSERT_TRUE(events.ok());
@@ -175,9 +221,10 @@ TEST_P(StoreContractTest, WatchTooOldIsOutOfRange) {
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(store_->Put("/t/" + std::to_string(i), {}, Text("x")).ok());
   }
-  EXPECT_EQ(store_->Watch("/t/", 1).status().code(), StatusCode::kOutOfRange);
-  EXPECT_TRUE(store_->Watch("/t/", 3).ok());
-  EXPECT_EQ(store_->OldestWatchableRevision(), 3);
+  EXPECT_EQ(store_->Watch("/t/", R(1)).status().code(),
+            StatusCode::kOutOfRange);
+  EXPECT_TRUE(store_->Watch("/t/", R(3)).ok());
+  EXPECT_EQ(store_->OldestWatchableRevision(), R(3));
 }
 
 TEST_P(StoreContractTest, BlockedWatcherOfAQuietPrefixOutlivesTheWindow) {
@@ -234,7 +281,7 @@ TEST_P(StoreContractTest, ConcurrentWritersGetDistinctRevisions) {
     });
   }
   for (auto& t : threads) t.join();
-  EXPECT_EQ(store_->Revision(), kThreads * kWrites);
+  EXPECT_EQ(store_->Revision(), R(kThreads * kWrites));
   EXPECT_EQ(store_->Count("/c/"), static_cast<size_t>(kThreads * kWrites));
 }
 
@@ -270,16 +317,16 @@ TEST_P(StoreContractTest, ReopenKeepsEveryAcknowledgedWrite) {
   ASSERT_TRUE(store_->Put("/p/2", {}, Text("two")).ok());
   ASSERT_TRUE(store_->Delete("/p/1", {}).ok());
   Reopen();
-  EXPECT_EQ(store_->Revision(), 3);
+  EXPECT_EQ(store_->Revision(), R(3));
   EXPECT_FALSE(store_->Get("/p/1").has_value());
   auto two = store_->Get("/p/2");
   ASSERT_TRUE(two.has_value());
-  EXPECT_EQ(*two->value, "two@2");
-  EXPECT_EQ(two->mod_revision, 2);
+  EXPECT_EQ(*two->value, V("two", 2));
+  EXPECT_EQ(two->mod_revision, R(2));
   auto next = store_->Put("/p/3", {}, Text("three"));
   ASSERT_TRUE(next.ok());
-  EXPECT_EQ(next->mod_revision, 4);
-  EXPECT_TRUE(store_->Watch("/p/", 4).ok());
+  EXPECT_EQ(next->mod_revision, R(4));
+  EXPECT_TRUE(store_->Watch("/p/", R(4)).ok());
 }
 
 TEST_P(StoreContractTest, ReopenKeepsRevisionAfterPutsAndDeletes) {
@@ -289,10 +336,10 @@ TEST_P(StoreContractTest, ReopenKeepsRevisionAfterPutsAndDeletes) {
   ASSERT_TRUE(store_->Put("/q/2", {}, Text("b")).ok());
   ASSERT_TRUE(store_->Put("/q/2", {}, Text("c")).ok());
   Reopen();
-  EXPECT_EQ(store_->Revision(), 4);
+  EXPECT_EQ(store_->Revision(), R(4));
   ASSERT_TRUE(store_->Delete("/q/2", {}).ok());
   Reopen();
-  EXPECT_EQ(store_->Revision(), 5);
+  EXPECT_EQ(store_->Revision(), R(5));
   EXPECT_EQ(store_->Count("/q/"), 0u);
 }
 
@@ -305,16 +352,17 @@ TEST_P(StoreContractTest, WatchesResumeAcrossReopenWhenTheWritesAreKnown) {
   Reopen();
   // Revisions 2..4 are each a key's current state, so they are replayed;
   // revision 1 was overwritten, so a watch from before 2 is too old.
-  EXPECT_EQ(store_->OldestWatchableRevision(), 1);
-  auto watcher = store_->Watch("/w/", 2);
+  EXPECT_EQ(store_->OldestWatchableRevision(), R(1));
+  auto watcher = store_->Watch("/w/", R(2));
   ASSERT_TRUE(watcher.ok()) << watcher.status();
   auto events = (*watcher)->Next(std::chrono::milliseconds(100));
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), 2u);
   EXPECT_EQ((*events)[0].kv.key, "/w/2");
   EXPECT_TRUE((*events)[0].created());
-  EXPECT_EQ((*events)[1].kv.mod_revision, 4);
-  EXPECT_EQ(store_->Watch("/w/", 0).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ((*events)[1].kv.mod_revision, R(4));
+  EXPECT_EQ(store_->Watch("/w/", R(0)).status().code(),
+            StatusCode::kOutOfRange);
   // After a delete nothing earlier can be replayed exactly.
   ASSERT_TRUE(store_->Delete("/w/3", {}).ok());
   Reopen();
@@ -346,22 +394,24 @@ TEST_P(StoreContractTest, ListAtAnEarlierRevisionUndoesLaterWrites) {
   auto then = store_->ListAt("/p/", "", 0, snapshot);
   ASSERT_TRUE(then.ok()) << then.status();
   EXPECT_EQ(then->revision, snapshot);
-  EXPECT_EQ(Listed(*then), (Strings{"/p/a=a@1", "/p/b=b@2", "/p/c=c@3"}));
-  EXPECT_EQ(then->items[1].mod_revision, 2);
-  EXPECT_EQ(then->items[1].create_revision, 2);
-  EXPECT_EQ(then->items[2].mod_revision, 3);
+  EXPECT_EQ(Listed(*then),
+            (Strings{V("/p/a=a", 1), V("/p/b=b", 2), V("/p/c=c", 3)}));
+  EXPECT_EQ(then->items[1].mod_revision, R(2));
+  EXPECT_EQ(then->items[1].create_revision, R(2));
+  EXPECT_EQ(then->items[2].mod_revision, R(3));
   EXPECT_FALSE(then->more);
 
   auto now = store_->ListAt("/p/", "", 0, 0);
   ASSERT_TRUE(now.ok()) << now.status();
-  EXPECT_EQ(now->revision, 9);
-  EXPECT_EQ(Listed(*now), (Strings{"/p/0=new@7", "/p/a=again@9", "/p/b=b2@5"}));
-  EXPECT_EQ(now->items[1].create_revision, 9);
+  EXPECT_EQ(now->revision, R(9));
+  EXPECT_EQ(Listed(*now),
+            (Strings{V("/p/0=new", 7), V("/p/a=again", 9), V("/p/b=b2", 5)}));
+  EXPECT_EQ(now->items[1].create_revision, R(9));
 
   // Between the writes: after the update and the delete (revision 6).
-  auto middle = store_->ListAt("/p/", "", 0, 6);
+  auto middle = store_->ListAt("/p/", "", 0, R(6));
   ASSERT_TRUE(middle.ok());
-  EXPECT_EQ(Listed(*middle), (Strings{"/p/a=a@1", "/p/b=b2@5"}));
+  EXPECT_EQ(Listed(*middle), (Strings{V("/p/a=a", 1), V("/p/b=b2", 5)}));
 }
 
 TEST_P(StoreContractTest, ListAtPagesFromAnInclusiveStartAndCountsTheRest) {
@@ -374,24 +424,24 @@ TEST_P(StoreContractTest, ListAtPagesFromAnInclusiveStartAndCountsTheRest) {
 
   auto first = store_->ListAt("/r/", "", 2, snapshot);
   ASSERT_TRUE(first.ok()) << first.status();
-  EXPECT_EQ(Listed(*first), (Strings{"/r/1=/r/1@1", "/r/2=/r/2@2"}));
+  EXPECT_EQ(Listed(*first), (Strings{V("/r/1=/r/1", 1), V("/r/2=/r/2", 2)}));
   EXPECT_TRUE(first->more);
   EXPECT_EQ(first->remaining, 3u);
   // The next page starts at the key after the last one returned.
   auto second = store_->ListAt("/r/", std::string("/r/2") + '\0', 2, snapshot);
   ASSERT_TRUE(second.ok());
-  EXPECT_EQ(Listed(*second), (Strings{"/r/3=/r/3@3", "/r/4=/r/4@4"}));
+  EXPECT_EQ(Listed(*second), (Strings{V("/r/3=/r/3", 3), V("/r/4=/r/4", 4)}));
   EXPECT_EQ(second->remaining, 1u);
   auto last = store_->ListAt("/r/", "/r/5", 2, snapshot);
   ASSERT_TRUE(last.ok());
-  EXPECT_EQ(Listed(*last), (Strings{"/r/5=/r/5@5"}));
+  EXPECT_EQ(Listed(*last), (Strings{V("/r/5=/r/5", 5)}));
   EXPECT_FALSE(last->more);
   EXPECT_EQ(last->remaining, 0u);
 
   // At the current revision the same paging sees the later writes.
   auto current = store_->ListAt("/r/", "", 2, 0);
   ASSERT_TRUE(current.ok());
-  EXPECT_EQ(Listed(*current), (Strings{"/r/1=/r/1@1", "/r/3=/r/3@3"}));
+  EXPECT_EQ(Listed(*current), (Strings{V("/r/1=/r/1", 1), V("/r/3=/r/3", 3)}));
   EXPECT_EQ(current->remaining, 3u);
   EXPECT_EQ(current->revision, store_->Revision());
 }
@@ -401,11 +451,11 @@ TEST_P(StoreContractTest, ListAtOutsideTheWindowFails) {
   for (int i = 0; i < 6; ++i) {
     ASSERT_TRUE(store_->Put("/t/" + std::to_string(i % 2), {}, Text("v")).ok());
   }
-  EXPECT_EQ(store_->OldestListableRevision(), 3);
-  EXPECT_TRUE(store_->ListAt("/t/", "", 0, 3).ok());
-  EXPECT_EQ(store_->ListAt("/t/", "", 0, 2).status().code(),
+  EXPECT_EQ(store_->OldestListableRevision(), R(3));
+  EXPECT_TRUE(store_->ListAt("/t/", "", 0, R(3)).ok());
+  EXPECT_EQ(store_->ListAt("/t/", "", 0, R(2)).status().code(),
             StatusCode::kOutOfRange);
-  EXPECT_EQ(store_->ListAt("/t/", "", 0, 7).status().code(),
+  EXPECT_EQ(store_->ListAt("/t/", "", 0, R(7)).status().code(),
             StatusCode::kInvalidArgument);
 }
 
@@ -447,12 +497,12 @@ TEST_P(StoreContractTest, ListAtStaysConsistentUnderConcurrentWrites) {
     const int sum =
         std::stoi(*list->items[0].value) + std::stoi(*list->items[1].value);
     // Even revisions follow a completed pair of writes.
-    EXPECT_EQ(sum, revision % 2 == 0 ? 100 : 99) << "at " << revision;
+    EXPECT_EQ(sum, (revision - R(0)) % 2 == 0 ? 100 : 99) << "at " << revision;
     auto current = store_->ListAt("/u/", "", 0, 0);
     ASSERT_TRUE(current.ok());
     const int now = std::stoi(*current->items[0].value) +
                     std::stoi(*current->items[1].value);
-    EXPECT_EQ(now, current->revision % 2 == 0 ? 100 : 99);
+    EXPECT_EQ(now, (current->revision - R(0)) % 2 == 0 ? 100 : 99);
     ++checked;
   }
   writer.join();
@@ -480,7 +530,7 @@ TEST_P(StoreContractTest, ListAtSnapshotsTakenDuringConcurrentWritesReplay) {
   }
   std::vector<ListResult> seen;
   while (running > 0 || seen.size() < 10) {
-    const int64_t earlier = std::max<int64_t>(store_->Revision() - 3, 0);
+    const int64_t earlier = std::max<int64_t>(store_->Revision() - 3, R(0));
     for (int64_t revision : {int64_t{0}, earlier}) {
       auto list = store_->ListAt("/m/", "", 0, revision);
       if (list.ok()) seen.push_back(std::move(*list));
@@ -502,11 +552,11 @@ TEST_P(StoreContractTest, ListAtAfterReopenGoesBackOnlyOverKnownWrites) {
   ASSERT_TRUE(store_->Put("/v/2", {}, Text("c")).ok());  // 3: a create
   Reopen();
   // The update's previous state is lost, the create's is known (absent).
-  EXPECT_EQ(store_->OldestListableRevision(), 2);
-  auto at2 = store_->ListAt("/v/", "", 0, 2);
+  EXPECT_EQ(store_->OldestListableRevision(), R(2));
+  auto at2 = store_->ListAt("/v/", "", 0, R(2));
   ASSERT_TRUE(at2.ok()) << at2.status();
-  EXPECT_EQ(Listed(*at2), (Strings{"/v/1=b@2"}));
-  EXPECT_EQ(store_->ListAt("/v/", "", 0, 1).status().code(),
+  EXPECT_EQ(Listed(*at2), (Strings{V("/v/1=b", 2)}));
+  EXPECT_EQ(store_->ListAt("/v/", "", 0, R(1)).status().code(),
             StatusCode::kOutOfRange);
 }
 

@@ -3,8 +3,11 @@
 # check results, and stop the server on exit.
 #
 # Usage (from a suite): source lib.sh; start_server DRALLOC [ARGS...]
+# With DRALLOC_STORAGE=etcd the server stores in a throwaway one-member etcd
+# (Debian's etcd-server) instead of SQLite: the same suite, another backend.
 
 work=$(mktemp -d /tmp/dralloc-clients.XXXXXX)
+source "$(dirname "${BASH_SOURCE[0]}")/../etcd/etcd_lib.sh"
 server_pid=""
 passed=0
 failed=0
@@ -15,6 +18,7 @@ cleanup() {
     for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$server_pid" 2>/dev/null || true
   fi
+  stop_etcd_members
   [[ -n "${KEEP_WORKDIR:-}" ]] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -24,7 +28,12 @@ trap cleanup EXIT
 start_server() {
   local dralloc=$1
   shift
-  "$dralloc" "${DRALLOC_SERVER_COMMAND:-apiserver}" --listen 127.0.0.1:0 --storage "sqlite:$work/data" "$@" \
+  local storage="sqlite:$work/data"
+  if [[ "${DRALLOC_STORAGE:-sqlite}" == etcd ]]; then
+    start_etcd_cluster 1 || exit 1
+    storage="etcd:$etcd_urls"
+  fi
+  "$dralloc" "${DRALLOC_SERVER_COMMAND:-apiserver}" --listen 127.0.0.1:0 --storage "$storage" "$@" \
     >"$work/server.out" 2>"$work/server.log" &
   server_pid=$!
   for _ in $(seq 200); do

@@ -1,0 +1,614 @@
+#include "store/etcd_store.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <thread>
+#include <utility>
+
+#include "common/log.h"
+#include "common/mutex.h"
+#include "store/etcd_client.h"
+
+namespace dralloc::store {
+namespace {
+
+using etcdserverpb::Compare;
+using etcdserverpb::RangeRequest;
+using etcdserverpb::TxnRequest;
+using etcdserverpb::TxnResponse;
+
+// Keys per page when the replica loads everything.
+constexpr int64_t kLoadPage = 1000;
+// The watch asks its member for a progress report this often, and gives the
+// member up when nothing arrived for kWatchSilence.
+constexpr std::chrono::milliseconds kProgressPeriod{1000};
+constexpr std::chrono::milliseconds kWatchSilence{5000};
+// The key through which servers sharing one etcd agree on compactions (the
+// same key as kube-apiserver's).
+constexpr std::string_view kCompactRevisionKey = "compact_rev_key";
+
+// The first key after every key with `prefix` (etcd's range_end).
+std::string PrefixEnd(std::string prefix) {
+  while (!prefix.empty()) {
+    auto& last = reinterpret_cast<unsigned char&>(prefix.back());
+    if (last < 0xff) {
+      ++last;
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::string(1, '\0');  // every key
+}
+
+Value Stamped(const std::string& value, int64_t revision) {
+  return std::make_shared<const std::string>(StampRevision(value, revision));
+}
+
+void AddCompare(TxnRequest& txn, const std::string& key,
+                Precondition precondition) {
+  if (precondition.kind == Precondition::Kind::kNone) return;
+  Compare* compare = txn.add_compare();
+  compare->set_key(key);
+  compare->set_target(Compare::MOD);
+  switch (precondition.kind) {
+    case Precondition::Kind::kMustNotExist:
+      compare->set_result(Compare::EQUAL);
+      compare->set_mod_revision(0);
+      break;
+    case Precondition::Kind::kMustExist:
+      compare->set_result(Compare::GREATER);
+      compare->set_mod_revision(0);
+      break;
+    case Precondition::Kind::kModRevision:
+      compare->set_result(Compare::EQUAL);
+      compare->set_mod_revision(precondition.mod_revision);
+      break;
+    case Precondition::Kind::kNone:
+      break;
+  }
+}
+
+// Why a transaction's compare failed, from the key's state read in its
+// failure branch (nullptr: absent).
+Status PreconditionFailure(std::string_view key,
+                           const mvccpb::KeyValue* current,
+                           Precondition precondition) {
+  if (current == nullptr) {
+    return NotFoundError(fmt::format("key {} not found", key));
+  }
+  if (precondition.kind == Precondition::Kind::kMustNotExist) {
+    return AlreadyExistsError(fmt::format("key {} already exists", key));
+  }
+  return Status(
+      StatusCode::kAborted,
+      fmt::format("key {} is at revision {}, not {}", key,
+                  current->mod_revision(), precondition.mod_revision));
+}
+
+class EtcdStore : public Store {
+ public:
+  EtcdStore(EtcdOptions options, std::unique_ptr<EtcdClient> client)
+      : options_(std::move(options)),
+        client_(std::move(client)),
+        range_start_(options_.prefix + "/"),
+        range_end_(PrefixEnd(range_start_)) {}
+  ~EtcdStore() override;
+
+  // Loads the replica and starts the watch and compaction threads.
+  Status Start();
+
+  StatusOr<KeyValue> Put(std::string_view key, Precondition precondition,
+                         const ValueEncoder& encode) override;
+  StatusOr<KeyValue> Delete(std::string_view key,
+                            Precondition precondition) override;
+  std::optional<KeyValue> Get(std::string_view key) const override {
+    return mirror_->Get(key);
+  }
+  ListResult List(std::string_view prefix, std::string_view start_after,
+                  size_t limit) const override {
+    return mirror_->List(prefix, start_after, limit);
+  }
+  StatusOr<ListResult> ListAt(std::string_view prefix, std::string_view start,
+                              size_t limit, int64_t revision) const override {
+    return mirror_->ListAt(prefix, start, limit, revision);
+  }
+  int64_t OldestListableRevision() const override {
+    return mirror_->OldestListableRevision();
+  }
+  size_t Count(std::string_view prefix) const override {
+    return mirror_->Count(prefix);
+  }
+  int64_t Revision() const override { return mirror_->Revision(); }
+  StatusOr<std::unique_ptr<Watcher>> Watch(std::string prefix,
+                                           int64_t after_revision) override {
+    return mirror_->Watch(std::move(prefix), after_revision);
+  }
+  int64_t OldestWatchableRevision() const override {
+    return mirror_->OldestWatchableRevision();
+  }
+  void Shutdown() override EXCLUDES(mu_);
+
+ private:
+  struct Snapshot {
+    std::vector<KeyValue> items;
+    int64_t revision = 0;
+  };
+
+  std::string EtcdKey(std::string_view key) const {
+    return options_.prefix + std::string(key);
+  }
+  std::string StoreKey(const std::string& etcd_key) const {
+    return etcd_key.substr(options_.prefix.size());
+  }
+  // Every key under the prefix, as of one revision.
+  StatusOr<Snapshot> LoadAll();
+  // The events of one watch response, as the replica stores them.
+  std::vector<WatchEvent> Convert(const etcdserverpb::WatchResponse& response);
+
+  void WatchLoop() EXCLUDES(mu_);
+  // One watch stream on the current member, from `after` + 1, until it
+  // fails; kOutOfRange when etcd compacted past `after`.
+  Status RunWatchStream(int64_t after) EXCLUDES(mu_);
+  // Reloads the replica after it fell behind a compaction.
+  void Reload() EXCLUDES(mu_);
+  void Applied(int64_t revision) EXCLUDES(mu_);
+  // Waits (bounded) until the replica holds the write at `revision`.
+  void AwaitReplica(int64_t revision) EXCLUDES(mu_);
+  void CompactLoop() EXCLUDES(mu_);
+  // Sleeps up to `period`; false once the store is shutting down.
+  bool Idle(std::chrono::milliseconds period) EXCLUDES(mu_);
+
+  const EtcdOptions options_;
+  const std::unique_ptr<EtcdClient> client_;
+  const std::string range_start_;  // PREFIX + "/"
+  const std::string range_end_;
+  std::unique_ptr<MemoryStore> mirror_;
+
+  Mutex mu_;
+  CondVar changed_;
+  // The newest revision of an event the replica applied.
+  int64_t applied_ GUARDED_BY(mu_) = 0;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  grpc::ClientContext* watch_context_ GUARDED_BY(mu_) = nullptr;
+  std::thread watch_thread_;
+  std::thread compact_thread_;
+};
+
+StatusOr<EtcdStore::Snapshot> EtcdStore::LoadAll() {
+  Snapshot snapshot;
+  std::string from = range_start_;
+  for (;;) {
+    RangeRequest request;
+    request.set_key(from);
+    request.set_range_end(range_end_);
+    request.set_limit(kLoadPage);
+    request.set_revision(snapshot.revision);  // 0 on the first page
+    auto page = client_->Range(request);
+    if (!page.ok()) return page.status();
+    if (snapshot.revision == 0) snapshot.revision = page->header().revision();
+    for (const mvccpb::KeyValue& kv : page->kvs()) {
+      snapshot.items.push_back(
+          KeyValue{StoreKey(kv.key()), Stamped(kv.value(), kv.mod_revision()),
+                   kv.create_revision(), kv.mod_revision()});
+    }
+    if (!page->more() || page->kvs().empty()) return snapshot;
+    from = page->kvs().rbegin()->key() + std::string(1, '\0');
+  }
+}
+
+Status EtcdStore::Start() {
+  const auto deadline =
+      std::chrono::steady_clock::now() + options_.start_timeout;
+  StatusOr<Snapshot> snapshot = LoadAll();
+  while (!snapshot.ok() && std::chrono::steady_clock::now() < deadline) {
+    log::Warn("etcd", "waiting for etcd at {}: {}", client_->endpoints(),
+              snapshot.status().message());
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    snapshot = LoadAll();
+  }
+  if (!snapshot.ok()) {
+    return Status(
+        StatusCode::kUnavailable,
+        fmt::format("--storage etcd:{}: etcd did not answer within "
+                    "{}s: {}",
+                    client_->endpoints(), options_.start_timeout.count(),
+                    snapshot.status().message()));
+  }
+  log::Info("etcd", "loaded {} objects under {} at revision {} from {}",
+            snapshot->items.size(), options_.prefix, snapshot->revision,
+            client_->endpoints());
+  mirror_ = std::make_unique<MemoryStore>(
+      options_.window, nullptr, std::move(snapshot->items), snapshot->revision);
+  {
+    MutexLock lock(mu_);
+    applied_ = snapshot->revision;
+  }
+  watch_thread_ = std::thread([this] { WatchLoop(); });
+  if (options_.compaction_interval.count() > 0) {
+    compact_thread_ = std::thread([this] { CompactLoop(); });
+  }
+  return OkStatus();
+}
+
+EtcdStore::~EtcdStore() {
+  Shutdown();
+  if (watch_thread_.joinable()) watch_thread_.join();
+  if (compact_thread_.joinable()) compact_thread_.join();
+}
+
+void EtcdStore::Shutdown() {
+  {
+    MutexLock lock(mu_);
+    stopping_ = true;
+    if (watch_context_ != nullptr) watch_context_->TryCancel();
+    changed_.SignalAll();
+  }
+  if (mirror_) mirror_->Shutdown();
+}
+
+bool EtcdStore::Idle(std::chrono::milliseconds period) {
+  MutexLock lock(mu_);
+  changed_.WaitFor(mu_, period, [&]() REQUIRES(mu_) { return stopping_; });
+  return !stopping_;
+}
+
+// Writes ----------------------------------------------------------------
+
+StatusOr<KeyValue> EtcdStore::Put(std::string_view key,
+                                  Precondition precondition,
+                                  const ValueEncoder& encode) {
+  const std::string etcd_key = EtcdKey(key);
+  const std::string value = encode(kRevisionAtCommit);
+  TxnRequest txn;
+  AddCompare(txn, etcd_key, precondition);
+  auto* put = txn.add_success()->mutable_request_put();
+  put->set_key(etcd_key);
+  put->set_value(value);
+  put->set_prev_kv(true);
+  txn.add_failure()->mutable_request_range()->set_key(etcd_key);
+  bool retried = false;
+  auto response = client_->Txn(txn, EtcdClient::Retry::kSafe, &retried);
+  if (!response.ok()) return response.status();
+  int64_t revision = response->header().revision();
+  int64_t create_revision = revision;
+  if (response->succeeded()) {
+    const auto& put_response = response->responses(0).response_put();
+    if (put_response.has_prev_kv()) {
+      create_revision = put_response.prev_kv().create_revision();
+    }
+  } else {
+    const auto& kvs = response->responses(0).response_range().kvs();
+    const mvccpb::KeyValue* current = kvs.empty() ? nullptr : &kvs[0];
+    // A retried write whose first attempt was applied finds its own value.
+    if (!(retried && current != nullptr && current->value() == value)) {
+      return PreconditionFailure(key, current, precondition);
+    }
+    revision = current->mod_revision();
+    create_revision = current->create_revision();
+  }
+  AwaitReplica(revision);
+  return KeyValue{std::string(key), Stamped(value, revision), create_revision,
+                  revision};
+}
+
+StatusOr<KeyValue> EtcdStore::Delete(std::string_view key,
+                                     Precondition precondition) {
+  if (precondition.kind == Precondition::Kind::kMustNotExist) {
+    return InvalidArgumentError("a delete cannot require a missing key");
+  }
+  const std::string etcd_key = EtcdKey(key);
+  TxnRequest txn;
+  AddCompare(txn, etcd_key,
+             precondition.kind == Precondition::Kind::kNone
+                 ? Precondition::MustExist()
+                 : precondition);
+  auto* deletion = txn.add_success()->mutable_request_delete_range();
+  deletion->set_key(etcd_key);
+  deletion->set_prev_kv(true);
+  txn.add_failure()->mutable_request_range()->set_key(etcd_key);
+  auto response = client_->Txn(txn, EtcdClient::Retry::kSafe);
+  if (!response.ok()) return response.status();
+  if (!response->succeeded()) {
+    const auto& kvs = response->responses(0).response_range().kvs();
+    return PreconditionFailure(key, kvs.empty() ? nullptr : &kvs[0],
+                               precondition);
+  }
+  const auto& deleted = response->responses(0).response_delete_range();
+  if (deleted.prev_kvs().empty()) {
+    return NotFoundError(fmt::format("key {} not found", key));
+  }
+  const mvccpb::KeyValue& last = deleted.prev_kvs(0);
+  const int64_t revision = response->header().revision();
+  AwaitReplica(revision);
+  return KeyValue{std::string(key), Stamped(last.value(), last.mod_revision()),
+                  last.create_revision(), revision};
+}
+
+void EtcdStore::Applied(int64_t revision) {
+  MutexLock lock(mu_);
+  if (revision > applied_) applied_ = revision;
+  changed_.SignalAll();
+}
+
+void EtcdStore::AwaitReplica(int64_t revision) {
+  MutexLock lock(mu_);
+  const bool reached = changed_.WaitFor(
+      mu_, client_->request_timeout(),
+      [&]() REQUIRES(mu_) { return applied_ >= revision || stopping_; });
+  if (!reached) {
+    log::Warn("etcd",
+              "revision {} is written but the watch has not delivered it "
+              "within {} ms; reads may not show it yet",
+              revision, client_->request_timeout().count());
+  }
+}
+
+// The replica -----------------------------------------------------------
+
+std::vector<WatchEvent> EtcdStore::Convert(
+    const etcdserverpb::WatchResponse& response) {
+  std::vector<WatchEvent> events;
+  events.reserve(response.events_size());
+  for (const mvccpb::Event& in : response.events()) {
+    WatchEvent event;
+    const mvccpb::KeyValue& kv = in.kv();
+    std::string key = StoreKey(kv.key());
+    const bool has_prev = in.has_prev_kv() && in.prev_kv().mod_revision() > 0;
+    Value previous;
+    int64_t previous_mod = 0;
+    int64_t previous_create = 0;
+    if (has_prev) {
+      previous = Stamped(in.prev_kv().value(), in.prev_kv().mod_revision());
+      previous_mod = in.prev_kv().mod_revision();
+      previous_create = in.prev_kv().create_revision();
+    } else if (auto known = mirror_->Get(key)) {
+      // etcd leaves prev_kv out when that revision is compacted.
+      previous = known->value;
+      previous_mod = known->mod_revision;
+      previous_create = known->create_revision;
+    }
+    if (in.type() == mvccpb::Event::DELETE) {
+      event.type = WatchEvent::Type::kDelete;
+      event.kv = KeyValue{std::move(key), previous, previous_create,
+                          kv.mod_revision()};
+      if (!event.kv.value) continue;  // a key the replica never had
+    } else {
+      event.type = WatchEvent::Type::kPut;
+      event.kv =
+          KeyValue{std::move(key), Stamped(kv.value(), kv.mod_revision()),
+                   kv.create_revision(), kv.mod_revision()};
+      if (kv.create_revision() != kv.mod_revision()) {
+        event.previous = previous;
+      }
+    }
+    event.previous_mod_revision = previous_mod;
+    events.push_back(std::move(event));
+  }
+  return events;
+}
+
+void EtcdStore::WatchLoop() {
+  std::chrono::milliseconds backoff{100};
+  while (Idle(std::chrono::milliseconds(0))) {
+    const size_t member = client_->current();
+    const Status status = RunWatchStream(mirror_->Revision());
+    if (!Idle(std::chrono::milliseconds(0))) return;
+    if (status.code() == StatusCode::kOutOfRange) {
+      log::Warn("etcd", "watch fell behind compaction ({}); reloading",
+                status.message());
+      Reload();
+      continue;
+    }
+    log::Warn("etcd", "watch on {} ended: {}", client_->endpoint(member),
+              status.message());
+    client_->FailOver(member);
+    if (!Idle(backoff)) return;
+    backoff = std::min(backoff * 2, std::chrono::milliseconds{2000});
+  }
+}
+
+void EtcdStore::Reload() {
+  for (;;) {
+    auto snapshot = LoadAll();
+    if (snapshot.ok()) {
+      const int64_t revision = snapshot->revision;
+      mirror_->ResetReplica(std::move(snapshot->items), revision);
+      Applied(revision);
+      return;
+    }
+    log::Warn("etcd", "reload failed: {}", snapshot.status().message());
+    if (!Idle(std::chrono::milliseconds(1000))) return;
+  }
+}
+
+Status EtcdStore::RunWatchStream(int64_t after) {
+  grpc::ClientContext context;
+  {
+    MutexLock lock(mu_);
+    if (stopping_) return Status(StatusCode::kCancelled, "shutting down");
+    watch_context_ = &context;
+  }
+  auto stream = client_->OpenWatch(context);
+  etcdserverpb::WatchRequest create;
+  auto* request = create.mutable_create_request();
+  request->set_key(range_start_);
+  request->set_range_end(range_end_);
+  request->set_start_revision(after + 1);
+  request->set_prev_kv(true);
+  request->set_progress_notify(true);
+
+  // The pinger asks for progress and cancels a silent stream.
+  Mutex pinger_mu;
+  CondVar pinger_wake;
+  bool reading = true;
+  auto last_heard = std::chrono::steady_clock::now();
+  std::thread pinger;
+  Status ended = Status(StatusCode::kUnavailable, "watch stream closed");
+  if (stream->Write(create)) {
+    pinger = std::thread([&] {
+      etcdserverpb::WatchRequest progress;
+      progress.mutable_progress_request();
+      for (;;) {
+        {
+          MutexLock lock(pinger_mu);
+          pinger_wake.WaitFor(pinger_mu, kProgressPeriod,
+                              [&]() REQUIRES(pinger_mu) { return !reading; });
+          if (!reading) return;
+          if (std::chrono::steady_clock::now() - last_heard > kWatchSilence) {
+            context.TryCancel();
+            return;
+          }
+        }
+        if (!stream->Write(progress)) return;
+      }
+    });
+    etcdserverpb::WatchResponse response;
+    while (stream->Read(&response)) {
+      {
+        MutexLock lock(pinger_mu);
+        last_heard = std::chrono::steady_clock::now();
+      }
+      if (response.canceled()) {
+        ended = response.compact_revision() > 0
+                    ? OutOfRangeError(
+                          fmt::format("revision {} is compacted (oldest {})",
+                                      after + 1, response.compact_revision()))
+                    : Status(StatusCode::kUnavailable,
+                             "watch canceled: " + response.cancel_reason());
+        context.TryCancel();
+        break;
+      }
+      if (response.created()) continue;
+      if (response.events().empty()) {
+        mirror_->AdvanceReplicatedRevision(response.header().revision());
+        continue;
+      }
+      std::vector<WatchEvent> events = Convert(response);
+      const int64_t last = response.events().rbegin()->kv().mod_revision();
+      after = last;
+      if (!events.empty()) mirror_->ApplyReplicated(std::move(events));
+      Applied(last);
+    }
+  }
+  {
+    MutexLock lock(pinger_mu);
+    reading = false;
+    pinger_wake.SignalAll();
+  }
+  if (pinger.joinable()) pinger.join();
+  context.TryCancel();
+  const grpc::Status finished = stream->Finish();
+  {
+    MutexLock lock(mu_);
+    watch_context_ = nullptr;
+  }
+  if (ended.code() == StatusCode::kOutOfRange) return ended;
+  if (!finished.ok() && finished.error_code() != grpc::StatusCode::CANCELLED) {
+    return EtcdCallStatus("watch", finished,
+                          client_->endpoint(client_->current()));
+  }
+  return ended;
+}
+
+// Compaction ------------------------------------------------------------
+
+void EtcdStore::CompactLoop() {
+  int64_t known_version = 0;  // of compact_rev_key, as last seen
+  const std::string key(kCompactRevisionKey);
+  while (Idle(options_.compaction_interval)) {
+    TxnRequest txn;
+    Compare* compare = txn.add_compare();
+    compare->set_key(key);
+    compare->set_target(Compare::VERSION);
+    compare->set_result(Compare::EQUAL);
+    compare->set_version(known_version);
+    auto* put = txn.add_success()->mutable_request_put();
+    put->set_key(key);
+    put->set_value(std::to_string(mirror_->Revision()));
+    put->set_prev_kv(true);
+    txn.add_failure()->mutable_request_range()->set_key(key);
+    auto response = client_->Txn(txn, EtcdClient::Retry::kUnreachable);
+    if (!response.ok()) {
+      log::Warn("etcd", "compaction round failed: {}",
+                response.status().message());
+      continue;
+    }
+    if (!response->succeeded()) {
+      // Another server won this round; follow its count.
+      const auto& kvs = response->responses(0).response_range().kvs();
+      known_version = kvs.empty() ? 0 : kvs[0].version();
+      continue;
+    }
+    ++known_version;
+    // Compact to the revision recorded one round earlier, by whichever
+    // server won that round: watches keep one interval of history.
+    const auto& put_response = response->responses(0).response_put();
+    const int64_t target =
+        put_response.has_prev_kv()
+            ? std::atoll(put_response.prev_kv().value().c_str())
+            : 0;
+    if (target <= 0) continue;
+    auto compacted = client_->Compact(target);
+    if (compacted.ok()) {
+      log::Info("etcd", "compacted to revision {}", target);
+    } else if (compacted.status().code() != StatusCode::kOutOfRange) {
+      log::Warn("etcd", "compaction to {} failed: {}", target,
+                compacted.status().message());
+    }
+  }
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> ParseEtcdEndpoints(std::string_view list) {
+  std::vector<std::string> endpoints;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    std::string_view url = list.substr(0, comma);
+    list = comma == std::string_view::npos ? "" : list.substr(comma + 1);
+    if (url.starts_with("https://")) {
+      return InvalidArgumentError(fmt::format(
+          "etcd endpoint \"{}\": TLS to etcd is not supported yet; use "
+          "http:// on a trusted network",
+          url));
+    }
+    if (!url.starts_with("http://")) {
+      return InvalidArgumentError(
+          fmt::format("etcd endpoint \"{}\": expected http://HOST:PORT", url));
+    }
+    std::string_view host_port = url.substr(7);
+    if (host_port.ends_with('/')) host_port.remove_suffix(1);
+    const size_t colon = host_port.rfind(':');
+    if (colon == std::string_view::npos || colon == 0 ||
+        colon + 1 == host_port.size() ||
+        host_port.substr(colon + 1).find_first_not_of("0123456789") !=
+            std::string_view::npos) {
+      return InvalidArgumentError(
+          fmt::format("etcd endpoint \"{}\": expected http://HOST:PORT", url));
+    }
+    endpoints.emplace_back(host_port);
+  }
+  if (endpoints.empty()) {
+    return InvalidArgumentError(
+        "--storage etcd: needs at least one endpoint, e.g. "
+        "etcd:http://127.0.0.1:2379");
+  }
+  return endpoints;
+}
+
+StatusOr<std::unique_ptr<Store>> OpenEtcdStore(EtcdOptions options) {
+  if (!options.prefix.starts_with('/') || options.prefix.ends_with('/')) {
+    return InvalidArgumentError(fmt::format(
+        "--etcd-prefix \"{}\": must start with '/' and not end with one",
+        options.prefix));
+  }
+  auto client =
+      std::make_unique<EtcdClient>(options.endpoints, options.request_timeout);
+  auto store =
+      std::make_unique<EtcdStore>(std::move(options), std::move(client));
+  if (Status status = store->Start(); !status.ok()) return status;
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace dralloc::store
