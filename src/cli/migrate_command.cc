@@ -74,9 +74,8 @@ Status Verify(const store::Store& from, const store::Store& to) {
   for (size_t i = 0; i < source.items.size(); ++i) {
     const store::KeyValue& a = source.items[i];
     const store::KeyValue& b = copied.items[i];
-    if (a.key != b.key ||
-        WithRevisionMarker(*a.value, a.mod_revision) !=
-            WithRevisionMarker(*b.value, b.mod_revision)) {
+    if (a.key != b.key || WithRevisionMarker(*a.value, a.mod_revision) !=
+                              WithRevisionMarker(*b.value, b.mod_revision)) {
       return Status(StatusCode::kDataLoss,
                     fmt::format("{} differs after the copy", a.key));
     }
