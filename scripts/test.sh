@@ -40,6 +40,8 @@ echo "== the same client suites with the etcd backend (a throwaway etcd member)"
 DRALLOC_STORAGE=etcd bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.33
 DRALLOC_STORAGE=etcd bash tests/clients/client_node_suite.sh build/src/cli/dralloc
 DRALLOC_STORAGE=etcd bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
+echo "== two API servers on a three-member etcd cluster, under faults"
+python3 tests/etcd/etcd_fault_suite.py build/src/cli/dralloc
 
 echo "== dralloc serve end to end with kubectl 1.33 and 1.32"
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
