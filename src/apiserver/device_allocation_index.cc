@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace dralloc::apiserver {
 
 DeviceAllocationIndex::DeviceAllocationIndex(store::Store& store,
@@ -40,6 +42,47 @@ std::vector<std::string> DeviceAllocationIndex::ExclusiveDevices(
     devices.push_back(fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
   }
   return devices;
+}
+
+namespace {
+constexpr std::string_view kReservationPrefix =
+    "/dralloc.io/deviceallocations/";
+}  // namespace
+
+std::vector<std::string> DeviceAllocationIndex::ReservationKeys(
+    const api::ResourceClaim& claim) {
+  std::vector<std::string> keys = ExclusiveDevices(claim);
+  for (std::string& key : keys) key.insert(0, kReservationPrefix);
+  return keys;
+}
+
+store::Reservations DeviceAllocationIndex::Reservations(
+    const api::ResourceClaim* before, const api::ResourceClaim* after) {
+  store::Reservations reservations;
+  if (after != nullptr) reservations.take = ReservationKeys(*after);
+  if (before != nullptr) {
+    for (std::string& key : ReservationKeys(*before)) {
+      if (std::find(reservations.take.begin(), reservations.take.end(), key) ==
+          reservations.take.end()) {
+        reservations.release.push_back(std::move(key));
+      }
+    }
+  }
+  return reservations;
+}
+
+std::string DeviceAllocationIndex::DescribeRefusal(const std::string& refusal) {
+  // "/dralloc.io/deviceallocations/D is held by /resourceclaims/NS/NAME"
+  const size_t held = refusal.find(" is held by ");
+  if (!refusal.starts_with(kReservationPrefix) || held == std::string::npos) {
+    return refusal;
+  }
+  const std::string device = refusal.substr(kReservationPrefix.size(),
+                                            held - kReservationPrefix.size());
+  std::string holder = refusal.substr(held + 12);
+  if (holder.starts_with("/resourceclaims/")) holder.erase(0, 16);
+  return fmt::format("device {} is already allocated to claim {}", device,
+                     holder);
 }
 
 std::optional<std::string> DeviceAllocationIndex::Conflict(

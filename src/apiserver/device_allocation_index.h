@@ -44,6 +44,17 @@ class DeviceAllocationIndex {
     Mutex* mu_ = nullptr;  // null when not taken
   };
 
+  // For a store shared by several servers (store::Store::Shared): the
+  // store keys reserved for the devices `claim` holds exclusively, and the
+  // reservations a write from `before` to `after` (nullptr: absent) makes.
+  static std::vector<std::string> ReservationKeys(
+      const api::ResourceClaim& claim);
+  static store::Reservations Reservations(const api::ResourceClaim* before,
+                                          const api::ResourceClaim* after);
+  // "device D is already allocated to claim ns/name" from a store's refusal
+  // of a reservation ("KEY is held by HOLDER").
+  static std::string DescribeRefusal(const std::string& refusal);
+
   // "driver/pool/device is already allocated to claim ns/name" if `claim`
   // (stored at `key`) would take a device another claim holds.
   std::optional<std::string> Conflict(const std::string& key,

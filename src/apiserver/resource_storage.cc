@@ -469,17 +469,24 @@ std::optional<ApiOr<WriteResult>> ResourceStorage::StoreUpdate(
     const auto* before = std::get_if<api::ResourceClaim>(&current);
     if (before == nullptr || !before->status.allocation) claim = nullptr;
   }
-  DeviceAllocationIndex::WriteLock claim_lock(allocations_, claim != nullptr);
-  if (claim != nullptr) {
+  // A store shared with other servers guards devices itself, atomically
+  // with the write (reservations); this server's index would miss the
+  // others' writes.
+  const bool shared = store_.Shared();
+  const bool indexed = claim != nullptr && !shared;
+  DeviceAllocationIndex::WriteLock claim_lock(allocations_, indexed);
+  if (indexed) {
     if (auto taken = allocations_.Conflict(key, *claim)) {
       return Conflict(info, scope.name, *taken);
     }
   }
+  const auto* claim_before =
+      claim != nullptr ? std::get_if<api::ResourceClaim>(&current) : nullptr;
   if (registry::ReadyToRemove(next)) {
-    auto deleted =
-        store_.Delete(key, store::Precondition::AtRevision(kv.mod_revision));
+    auto deleted = DeleteStored(
+        key, store::Precondition::AtRevision(kv.mod_revision), claim_before);
     if (deleted.ok()) {
-      if (claim != nullptr) allocations_.Record(key, nullptr);
+      if (indexed) allocations_.Record(key, nullptr);
       decoded_.Erase(key);
       store::KeyValue gone{key,
                            std::make_shared<const std::string>(
@@ -493,12 +500,18 @@ std::optional<ApiOr<WriteResult>> ResourceStorage::StoreUpdate(
   // StoredText has encoded `next` after recording managedFields in it.
   const bool publish = text != kUnencodable && PublishesWrites(info, options);
   SharedObject published;
-  auto written = store_.Put(
-      key, store::Precondition::AtRevision(kv.mod_revision),
-      Publisher(scope, key, text, publish ? &next : nullptr, &published));
+  const store::Precondition at =
+      store::Precondition::AtRevision(kv.mod_revision);
+  const store::ValueEncoder encode =
+      Publisher(scope, key, text, publish ? &next : nullptr, &published);
+  auto written = claim != nullptr && shared
+                     ? store_.PutReserving(key, at, encode,
+                                           DeviceAllocationIndex::Reservations(
+                                               claim_before, claim))
+                     : store_.Put(key, at, encode);
   if (written.ok()) {
     // `next` has moved into `published` when it was published.
-    if (claim != nullptr) {
+    if (indexed) {
       allocations_.Record(
           key,
           published ? std::get_if<api::ResourceClaim>(published.get()) : claim);
@@ -507,10 +520,26 @@ std::optional<ApiOr<WriteResult>> ResourceStorage::StoreUpdate(
                    std::move(warnings));
   }
   if (published) decoded_.Erase(key);
+  if (written.status().code() == StatusCode::kFailedPrecondition) {
+    // Another server gave a device of this claim to a different claim.
+    return Conflict(
+        info, scope.name,
+        DeviceAllocationIndex::DescribeRefusal(written.status().message()));
+  }
   if (written.status().code() != StatusCode::kAborted) {
     return StorageError(info, scope.name, written.status());
   }
   return std::nullopt;
+}
+
+StatusOr<store::KeyValue> ResourceStorage::DeleteStored(
+    const std::string& key, store::Precondition precondition,
+    const api::ResourceClaim* claim) {
+  if (claim != nullptr && claim->status.allocation && store_.Shared()) {
+    return store_.DeleteReleasing(
+        key, precondition, DeviceAllocationIndex::ReservationKeys(*claim));
+  }
+  return store_.Delete(key, precondition);
 }
 
 ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
@@ -715,11 +744,11 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
       return StorageError(info, scope.name, written.status());
     }
     const auto* deleted_claim = std::get_if<api::ResourceClaim>(&*current);
-    const bool allocated =
-        deleted_claim != nullptr && deleted_claim->status.allocation;
+    const bool allocated = deleted_claim != nullptr &&
+                           deleted_claim->status.allocation && !store_.Shared();
     DeviceAllocationIndex::WriteLock claim_lock(allocations_, allocated);
-    auto deleted =
-        store_.Delete(key, store::Precondition::AtRevision(kv->mod_revision));
+    auto deleted = DeleteStored(
+        key, store::Precondition::AtRevision(kv->mod_revision), deleted_claim);
     if (deleted.ok()) {
       if (allocated) allocations_.Record(key, nullptr);
       decoded_.Erase(key);

@@ -180,6 +180,11 @@ class ResourceStorage {
   // Stores the prepared update `next` of `current` (read as `kv`, encoded
   // as `text`), or removes it when it is deleted and finalized; nullopt
   // when `kv` is no longer current (the caller retries).
+  // Deletes `key`; in a shared store a claim holding devices (`claim`)
+  // releases their reservations in the same step.
+  StatusOr<store::KeyValue> DeleteStored(const std::string& key,
+                                         store::Precondition precondition,
+                                         const api::ResourceClaim* claim);
   std::optional<ApiOr<WriteResult>> StoreUpdate(
       const RequestScope& scope, const WriteOptions& options,
       const std::string& key, const store::KeyValue& kv,

@@ -57,6 +57,22 @@ class TimedStore : public store::Store {
     return inner_.OldestWatchableRevision();
   }
   void Shutdown() override { inner_.Shutdown(); }
+  bool Shared() const override { return inner_.Shared(); }
+  StatusOr<store::KeyValue> PutReserving(
+      std::string_view key, store::Precondition precondition,
+      const store::ValueEncoder& encode,
+      const store::Reservations& reservations) override {
+    return Timed("put", [&] {
+      return inner_.PutReserving(key, precondition, encode, reservations);
+    });
+  }
+  StatusOr<store::KeyValue> DeleteReleasing(
+      std::string_view key, store::Precondition precondition,
+      const std::vector<std::string>& release) override {
+    return Timed("delete", [&] {
+      return inner_.DeleteReleasing(key, precondition, release);
+    });
+  }
 
  private:
   // Runs `fn` and records how long it took under `operation`.

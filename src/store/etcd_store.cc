@@ -86,6 +86,26 @@ Status PreconditionFailure(std::string_view key,
                   current->mod_revision(), precondition.mod_revision));
 }
 
+// Whether `precondition` holds for a key in state `current` (nullptr:
+// absent).
+bool Holds(const mvccpb::KeyValue* current, Precondition precondition) {
+  switch (precondition.kind) {
+    case Precondition::Kind::kNone:
+      return true;
+    case Precondition::Kind::kMustNotExist:
+      return current == nullptr;
+    case Precondition::Kind::kMustExist:
+      return current != nullptr;
+    case Precondition::Kind::kModRevision:
+      return current != nullptr &&
+             current->mod_revision() == precondition.mod_revision;
+  }
+  return true;
+}
+
+// A transaction refused only because the replica was behind etcd.
+constexpr std::string_view kStaleReplica = "the replica was behind etcd";
+
 class EtcdStore : public Store {
  public:
   EtcdStore(EtcdOptions options, std::unique_ptr<EtcdClient> client)
@@ -128,6 +148,14 @@ class EtcdStore : public Store {
     return mirror_->OldestWatchableRevision();
   }
   void Shutdown() override EXCLUDES(mu_);
+  bool Shared() const override { return true; }
+  StatusOr<KeyValue> PutReserving(std::string_view key,
+                                  Precondition precondition,
+                                  const ValueEncoder& encode,
+                                  const Reservations& reservations) override;
+  StatusOr<KeyValue> DeleteReleasing(
+      std::string_view key, Precondition precondition,
+      const std::vector<std::string>& release) override;
 
  private:
   struct Snapshot {
@@ -141,6 +169,27 @@ class EtcdStore : public Store {
   std::string StoreKey(const std::string& etcd_key) const {
     return etcd_key.substr(options_.prefix.size());
   }
+  // A put (`value`) or delete (nullopt) of `key` with `reservations`, as
+  // one transaction, retried while the replica is behind.
+  StatusOr<KeyValue> Write(std::string_view key, Precondition precondition,
+                           std::optional<std::string> value,
+                           const Reservations& reservations);
+  StatusOr<KeyValue> TryWrite(std::string_view key, Precondition precondition,
+                              const std::optional<std::string>& value,
+                              const Reservations& reservations);
+  // Adds the compares and operations of `reservations` (seen from the
+  // replica); kFailedPrecondition when it shows a key to take held by
+  // another key.
+  Status AddReservations(etcdserverpb::TxnRequest& txn, std::string_view key,
+                         const Reservations& reservations) const;
+  // Why etcd refused the transaction (its failure branch read the key and
+  // each key to take): kStaleReplica (kAborted) when nothing but the
+  // replica's view was wrong.
+  StatusOr<KeyValue> Refused(std::string_view key, Precondition precondition,
+                             const std::optional<std::string>& value,
+                             const Reservations& reservations,
+                             const etcdserverpb::TxnResponse& response,
+                             bool retried);
   // Every key under the prefix, as of one revision.
   StatusOr<Snapshot> LoadAll();
   // The events of one watch response, as the replica stores them.
@@ -258,71 +307,160 @@ bool EtcdStore::Idle(std::chrono::milliseconds period) {
 StatusOr<KeyValue> EtcdStore::Put(std::string_view key,
                                   Precondition precondition,
                                   const ValueEncoder& encode) {
-  const std::string etcd_key = EtcdKey(key);
-  const std::string value = encode(kRevisionAtCommit);
-  TxnRequest txn;
-  AddCompare(txn, etcd_key, precondition);
-  auto* put = txn.add_success()->mutable_request_put();
-  put->set_key(etcd_key);
-  put->set_value(value);
-  put->set_prev_kv(true);
-  txn.add_failure()->mutable_request_range()->set_key(etcd_key);
-  bool retried = false;
-  auto response = client_->Txn(txn, EtcdClient::Retry::kSafe, &retried);
-  if (!response.ok()) return response.status();
-  int64_t revision = response->header().revision();
-  int64_t create_revision = revision;
-  if (response->succeeded()) {
-    const auto& put_response = response->responses(0).response_put();
-    if (put_response.has_prev_kv()) {
-      create_revision = put_response.prev_kv().create_revision();
-    }
-  } else {
-    const auto& kvs = response->responses(0).response_range().kvs();
-    const mvccpb::KeyValue* current = kvs.empty() ? nullptr : &kvs[0];
-    // A retried write whose first attempt was applied finds its own value.
-    if (!(retried && current != nullptr && current->value() == value)) {
-      return PreconditionFailure(key, current, precondition);
-    }
-    revision = current->mod_revision();
-    create_revision = current->create_revision();
-  }
-  AwaitReplica(revision);
-  return KeyValue{std::string(key), Stamped(value, revision), create_revision,
-                  revision};
+  return Write(key, precondition, encode(kRevisionAtCommit), {});
+}
+
+StatusOr<KeyValue> EtcdStore::PutReserving(std::string_view key,
+                                           Precondition precondition,
+                                           const ValueEncoder& encode,
+                                           const Reservations& reservations) {
+  return Write(key, precondition, encode(kRevisionAtCommit), reservations);
 }
 
 StatusOr<KeyValue> EtcdStore::Delete(std::string_view key,
                                      Precondition precondition) {
+  return DeleteReleasing(key, precondition, {});
+}
+
+StatusOr<KeyValue> EtcdStore::DeleteReleasing(
+    std::string_view key, Precondition precondition,
+    const std::vector<std::string>& release) {
   if (precondition.kind == Precondition::Kind::kMustNotExist) {
     return InvalidArgumentError("a delete cannot require a missing key");
   }
+  // Deleting a missing key fails, as it does in every backend.
+  if (precondition.kind == Precondition::Kind::kNone) {
+    precondition = Precondition::MustExist();
+  }
+  return Write(key, precondition, std::nullopt,
+               {.take = {}, .release = release});
+}
+
+Status EtcdStore::AddReservations(TxnRequest& txn, std::string_view key,
+                                  const Reservations& reservations) const {
+  for (const std::string& taken : reservations.take) {
+    const std::string etcd_key = EtcdKey(taken);
+    Compare* compare = txn.add_compare();
+    compare->set_key(etcd_key);
+    const std::optional<KeyValue> holder = mirror_->Get(taken);
+    if (!holder) {
+      compare->set_target(Compare::MOD);
+      compare->set_result(Compare::EQUAL);
+      compare->set_mod_revision(0);
+    } else if (*holder->value == key) {
+      compare->set_target(Compare::VALUE);
+      compare->set_result(Compare::EQUAL);
+      compare->set_value(std::string(key));
+    } else {
+      return FailedPreconditionError(
+          fmt::format("{} is held by {}", taken, *holder->value));
+    }
+    auto* put = txn.add_success()->mutable_request_put();
+    put->set_key(etcd_key);
+    put->set_value(std::string(key));
+    txn.add_failure()->mutable_request_range()->set_key(etcd_key);
+  }
+  for (const std::string& released : reservations.release) {
+    const std::optional<KeyValue> holder = mirror_->Get(released);
+    if (!holder || *holder->value != key) continue;
+    const std::string etcd_key = EtcdKey(released);
+    Compare* compare = txn.add_compare();
+    compare->set_key(etcd_key);
+    compare->set_target(Compare::VALUE);
+    compare->set_result(Compare::EQUAL);
+    compare->set_value(std::string(key));
+    txn.add_success()->mutable_request_delete_range()->set_key(etcd_key);
+  }
+  return OkStatus();
+}
+
+StatusOr<KeyValue> EtcdStore::Write(std::string_view key,
+                                    Precondition precondition,
+                                    std::optional<std::string> value,
+                                    const Reservations& reservations) {
+  // A reservation compare can fail only because the replica was behind
+  // etcd: try again once it has caught up.
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    auto outcome = TryWrite(key, precondition, value, reservations);
+    if (outcome.ok() || outcome.status().code() != StatusCode::kAborted ||
+        outcome.status().message() != kStaleReplica || attempt == kAttempts) {
+      return outcome;
+    }
+  }
+}
+
+StatusOr<KeyValue> EtcdStore::TryWrite(std::string_view key,
+                                       Precondition precondition,
+                                       const std::optional<std::string>& value,
+                                       const Reservations& reservations) {
   const std::string etcd_key = EtcdKey(key);
   TxnRequest txn;
-  AddCompare(txn, etcd_key,
-             precondition.kind == Precondition::Kind::kNone
-                 ? Precondition::MustExist()
-                 : precondition);
-  auto* deletion = txn.add_success()->mutable_request_delete_range();
-  deletion->set_key(etcd_key);
-  deletion->set_prev_kv(true);
+  AddCompare(txn, etcd_key, precondition);
+  if (value) {
+    auto* put = txn.add_success()->mutable_request_put();
+    put->set_key(etcd_key);
+    put->set_value(*value);
+    put->set_prev_kv(true);
+  } else {
+    auto* deletion = txn.add_success()->mutable_request_delete_range();
+    deletion->set_key(etcd_key);
+    deletion->set_prev_kv(true);
+  }
   txn.add_failure()->mutable_request_range()->set_key(etcd_key);
-  auto response = client_->Txn(txn, EtcdClient::Retry::kSafe);
+  if (Status s = AddReservations(txn, key, reservations); !s.ok()) return s;
+  bool retried = false;
+  auto response = client_->Txn(txn, EtcdClient::Retry::kSafe, &retried);
   if (!response.ok()) return response.status();
   if (!response->succeeded()) {
-    const auto& kvs = response->responses(0).response_range().kvs();
-    return PreconditionFailure(key, kvs.empty() ? nullptr : &kvs[0],
-                               precondition);
+    return Refused(key, precondition, value, reservations, *response, retried);
   }
-  const auto& deleted = response->responses(0).response_delete_range();
-  if (deleted.prev_kvs().empty()) {
-    return NotFoundError(fmt::format("key {} not found", key));
-  }
-  const mvccpb::KeyValue& last = deleted.prev_kvs(0);
   const int64_t revision = response->header().revision();
   AwaitReplica(revision);
-  return KeyValue{std::string(key), Stamped(last.value(), last.mod_revision()),
-                  last.create_revision(), revision};
+  if (!value) {
+    const auto& deleted = response->responses(0).response_delete_range();
+    if (deleted.prev_kvs().empty()) {
+      return NotFoundError(fmt::format("key {} not found", key));
+    }
+    const mvccpb::KeyValue& last = deleted.prev_kvs(0);
+    return KeyValue{std::string(key),
+                    Stamped(last.value(), last.mod_revision()),
+                    last.create_revision(), revision};
+  }
+  const auto& put = response->responses(0).response_put();
+  const int64_t create_revision =
+      put.has_prev_kv() ? put.prev_kv().create_revision() : revision;
+  return KeyValue{std::string(key), Stamped(*value, revision), create_revision,
+                  revision};
+}
+
+StatusOr<KeyValue> EtcdStore::Refused(std::string_view key,
+                                      Precondition precondition,
+                                      const std::optional<std::string>& value,
+                                      const Reservations& reservations,
+                                      const TxnResponse& response,
+                                      bool retried) {
+  const auto& kvs = response.responses(0).response_range().kvs();
+  const mvccpb::KeyValue* current = kvs.empty() ? nullptr : &kvs[0];
+  // A retried put whose first attempt was applied finds its own value.
+  if (retried && value && current != nullptr && current->value() == *value) {
+    AwaitReplica(current->mod_revision());
+    return KeyValue{std::string(key), Stamped(*value, current->mod_revision()),
+                    current->create_revision(), current->mod_revision()};
+  }
+  if (!Holds(current, precondition)) {
+    return PreconditionFailure(key, current, precondition);
+  }
+  for (size_t i = 0; i < reservations.take.size(); ++i) {
+    const auto& held =
+        response.responses(static_cast<int>(i) + 1).response_range().kvs();
+    if (!held.empty() && held[0].value() != key) {
+      return FailedPreconditionError(fmt::format(
+          "{} is held by {}", reservations.take[i], held[0].value()));
+    }
+  }
+  AwaitReplica(response.header().revision());
+  return Status(StatusCode::kAborted, std::string(kStaleReplica));
 }
 
 void EtcdStore::Applied(int64_t revision) {

@@ -10,4 +10,17 @@ std::string StampRevision(std::string value, int64_t revision) {
   return value;
 }
 
+StatusOr<KeyValue> Store::PutReserving(std::string_view, Precondition,
+                                       const ValueEncoder&,
+                                       const Reservations&) {
+  return Status(StatusCode::kUnimplemented,
+                "reservations need a shared store (etcd)");
+}
+
+StatusOr<KeyValue> Store::DeleteReleasing(std::string_view, Precondition,
+                                          const std::vector<std::string>&) {
+  return Status(StatusCode::kUnimplemented,
+                "reservations need a shared store (etcd)");
+}
+
 }  // namespace dralloc::store

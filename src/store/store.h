@@ -96,6 +96,17 @@ struct ListResult {
   size_t remaining = 0;
 };
 
+// Keys a write takes or gives up for the key it writes, in the same atomic
+// step. The API server keeps one key per exclusively allocated device so
+// that servers sharing a store never give one device to two claims.
+struct Reservations {
+  // Each must be free or already held by the written key; afterwards the
+  // written key holds it (its value is the written key).
+  std::vector<std::string> take;
+  // Deleted when held by the written key.
+  std::vector<std::string> release;
+};
+
 // A stream of events for keys under one prefix, after a start revision.
 class Watcher {
  public:
@@ -147,6 +158,22 @@ class Store {
   virtual int64_t OldestWatchableRevision() const = 0;
   // Wakes and cancels every watcher (server shutdown).
   virtual void Shutdown() = 0;
+
+  // True when several servers may write the store at once (etcd). Their
+  // writes that must exclude one another use reservations.
+  virtual bool Shared() const { return false; }
+  // Put and Delete that also apply `reservations` (Delete: releases only)
+  // atomically. kFailedPrecondition "KEY is held by HOLDER" when a key to
+  // take is held by another key; nothing is written then. Only Shared()
+  // backends implement them (kUnimplemented otherwise): an embedded store
+  // has one server, whose in-process index is the guard.
+  virtual StatusOr<KeyValue> PutReserving(std::string_view key,
+                                          Precondition precondition,
+                                          const ValueEncoder& encode,
+                                          const Reservations& reservations);
+  virtual StatusOr<KeyValue> DeleteReleasing(
+      std::string_view key, Precondition precondition,
+      const std::vector<std::string>& release);
 };
 
 }  // namespace dralloc::store

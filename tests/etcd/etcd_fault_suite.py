@@ -329,6 +329,8 @@ def run_checks(dralloc, work, etcd, a, b, servers):
     code, body = request(b, "PUT", f"{DEVICECLASSES}/shared", stale)
     check("stale resourceVersion through B gets 409", code == 409, (code, body))
 
+    device_guard_checks(a, b)
+
     # The storm, with a watcher on B from before it.
     _, listing = request(b, "GET", DEVICECLASSES)
     watcher = Watcher(b, listing["metadata"]["resourceVersion"])
@@ -379,6 +381,68 @@ def run_checks(dralloc, work, etcd, a, b, servers):
 
     compaction_check(etcd, a2, b)
     unavailable_checks(dralloc, work, etcd, b)
+
+
+CLAIMS = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
+
+
+def claim(name):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"devices": {"requests": [
+                {"name": "gpu", "exactly": {"deviceClassName": "shared"}}]}}}
+
+
+def allocate(server, name, device):
+    """PUT the claim's status with `device` allocated (None: deallocated)."""
+    code, current = request(server, "GET", f"{CLAIMS}/{name}")
+    if code != 200:
+        return code, current
+    status = {}
+    if device is not None:
+        status = {"allocation": {"devices": {"results": [
+            {"request": "gpu", "driver": "gpu.example.com", "pool": "pool",
+             "device": device}]}}}
+    current["status"] = status
+    return request(server, "PUT", f"{CLAIMS}/{name}/status", current)
+
+
+def device_guard_checks(a, b):
+    for name in ("c1", "c2"):
+        request(a, "POST", CLAIMS, claim(name))
+    until(lambda: request(b, "GET", f"{CLAIMS}/c2")[0] == 200, 5)
+    code, body = allocate(a, "c1", "gpu-0")
+    check("claim c1 gets gpu-0 through A", code == 200, (code, body))
+    code, body = allocate(b, "c2", "gpu-0")
+    check("claim c2 cannot take gpu-0 through B (409 naming c1)",
+          code == 409 and "default/c1" in body.get("message", ""), (code, body))
+    code, body = allocate(a, "c1", None)
+    check("c1 gives gpu-0 back through A", code == 200, (code, body))
+    code, body = allocate(b, "c2", "gpu-0")
+    check("then c2 takes gpu-0 through B", code == 200, (code, body))
+    code, _ = request(a, "DELETE", f"{CLAIMS}/c2")
+    until(lambda: request(a, "GET", f"{CLAIMS}/c2")[0] == 404, 5)
+    code, body = allocate(b, "c1", "gpu-0")
+    check("deleting c2 released gpu-0", code == 200, (code, body))
+
+    # Races: two claims, two servers, one device, at the same moment.
+    winners = []
+    for round_ in range(20):
+        names = (f"race-a-{round_}", f"race-b-{round_}")
+        request(a, "POST", CLAIMS, claim(names[0]))
+        request(b, "POST", CLAIMS, claim(names[1]))
+        until(lambda: all(request(s, "GET", f"{CLAIMS}/{n}")[0] == 200
+                          for s in (a, b) for n in names), 5)
+        results = [None, None]
+        threads = [threading.Thread(target=lambda i=i, s=s: results.__setitem__(
+            i, allocate(s, names[i], f"race-{round_}")[0])) for i, s in enumerate((a, b))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        winners.append(sorted(results))
+    check("20 simultaneous allocations of one device through two servers: "
+          "exactly one wins each", all(w == [200, 409] for w in winners), winners)
 
 
 def compaction_check(etcd, a2, b):
