@@ -72,6 +72,10 @@ bash bench/scheduler/run.sh --smoke --dralloc build/src/cli/dralloc \
   --load build/bench/load/dralloc_api_load
 bash bench/load/writes_smoke.sh build/src/cli/dralloc \
   build/bench/load/dralloc_api_load
+bash bench/etcd/run.sh --smoke --dralloc build/src/cli/dralloc \
+  --load build/bench/load/dralloc_api_load
+bash bench/scheduler/run.sh --smoke --modes etcd --no-placement-check \
+  --dralloc build/src/cli/dralloc --load build/bench/load/dralloc_api_load
 bash bench/simulate/run.sh --smoke --bench build/bench/simulate/dralloc_simulate_bench
 
 echo "all test suites passed"

@@ -5,7 +5,7 @@
 #   bash bench/scheduler/run.sh [--runs 3] [--dralloc PATH] [--load PATH]
 #        [--pods 5000] [--nodes 500] [--devices-per-node 10] [--clients 8]
 #        [--timeout 300] [--variants "template match-attribute"]
-#        [--modes "memory durable"] [--keep] [--smoke]
+#        [--modes "memory durable etcd"] [--keep] [--smoke]
 #        [--baseline-dralloc PATH] [--no-placement-check]
 #
 # For each variant it generates the workload (make_workload.py) and measures
@@ -14,7 +14,9 @@
 #   durable: a fresh `dralloc serve --storage sqlite:DIR` per run, driven by
 #            `dralloc_api_load schedule-pods` (create pods over HTTP, wait
 #            for the bindings on a watch, check no device is allocated
-#            twice), pods/s = bound / (last bound - first create).
+#            twice), pods/s = bound / (last bound - first create);
+#   etcd:    the same with `--storage etcd:URL` on a fresh one-member etcd
+#            (Debian's etcd-server, fsync on) per run, on the same machine.
 # and prints the median pods/s per variant and mode.
 #
 # --baseline-dralloc PATH: also runs a second dralloc binary (e.g. one built
@@ -88,8 +90,8 @@ for v in $variants; do
     die_usage "unknown variant '$v' (template, match-attribute)"
 done
 for m in $modes; do
-  [[ "$m" == memory || "$m" == durable ]] ||
-    die_usage "unknown mode '$m' (memory, durable)"
+  [[ "$m" == memory || "$m" == durable || "$m" == etcd ]] ||
+    die_usage "unknown mode '$m' (memory, durable, etcd)"
 done
 if (( pods > nodes * devices_per_node )); then
   die_usage "$pods pods do not fit on $nodes nodes x $devices_per_node devices"
@@ -104,7 +106,10 @@ command -v python3 >/dev/null || die_usage "python3 is required"
 want_memory=0; want_durable=0
 for m in $modes; do
   [[ "$m" == memory ]] && want_memory=1
-  [[ "$m" == durable ]] && want_durable=1
+  [[ "$m" == durable || "$m" == etcd ]] && want_durable=1
+  if [[ "$m" == etcd ]] && ! command -v etcd >/dev/null; then
+    die_usage "etcd not found (Debian package etcd-server; scripts/install-deps.sh installs it)"
+  fi
 done
 if (( want_memory )) && ! has_subcommand "$dralloc" schedule; then
   die_usage "$dralloc has no 'schedule' subcommand (needed for the in-memory mode; use --modes durable to skip it)"
@@ -120,6 +125,34 @@ fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/dralloc-sched-bench.XXXXXX")"
 server_pid=""
+# Starts a one-member etcd with its data under $1; sets etcd_pid and
+# etcd_url. Returns 1 when it is not healthy in 30 s.
+start_etcd() {
+  local dir="$1" client peer
+  client=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  peer=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  etcd_url="http://127.0.0.1:$client"
+  etcd --name bench --data-dir "$dir/etcd" --listen-client-urls "$etcd_url" \
+    --advertise-client-urls "$etcd_url" --listen-peer-urls "http://127.0.0.1:$peer" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+    --initial-cluster "bench=http://127.0.0.1:$peer" --logger=zap \
+    --log-outputs="$dir/etcd.log" > /dev/null 2>&1 &
+  etcd_pid=$!
+  for _ in $(seq 300); do
+    curl -sf "$etcd_url/health" 2>/dev/null | grep -q '"health":"true"' && return 0
+    sleep 0.1
+  done
+  echo "run.sh: etcd did not become healthy; see $dir/etcd.log" >&2
+  return 1
+}
+
+stop_etcd() {
+  [[ -n "${etcd_pid:-}" ]] || return 0
+  kill "$etcd_pid" 2>/dev/null || true
+  wait "$etcd_pid" 2>/dev/null || true
+  etcd_pid=""
+}
+
 stop_server() {
   [[ -n "$server_pid" ]] || return 0
   if kill -0 "$server_pid" 2>/dev/null; then
@@ -135,6 +168,7 @@ stop_server() {
 }
 cleanup() {
   stop_server
+  stop_etcd
   if (( keep )); then
     echo "run.sh: kept $work" >&2
   else
@@ -148,12 +182,18 @@ results="$work/results.tsv"   # variant mode binary run pods_per_second ok
 : > "$results"
 failed=0
 
-# Starts `dralloc serve` on a free port with a fresh sqlite dir; sets
-# server_pid and server_url. Returns 1 when it does not come up in 60 s.
+# Starts `dralloc serve` on a free port with a fresh sqlite dir (or, with
+# storage "etcd", a fresh etcd member); sets server_pid and server_url.
+# Returns 1 when it does not come up in 60 s.
 start_server() {
-  local dir="$1" bin="$2"
+  local dir="$1" bin="$2" storage="${3:-sqlite}" spec
   mkdir -p "$dir"
-  "$bin" serve --listen 127.0.0.1:0 --storage "sqlite:$dir/data" \
+  spec="sqlite:$dir/data"
+  if [[ "$storage" == etcd ]]; then
+    start_etcd "$dir" || return 1
+    spec="etcd:$etcd_url"
+  fi
+  "$bin" serve --listen 127.0.0.1:0 --storage "$spec" \
     > "$dir/server.out" 2> "$dir/server.err" &
   server_pid=$!
   server_url=""
@@ -197,20 +237,25 @@ run_memory() {
 }
 
 run_durable() {
-  local variant="$1" dir="$2" run="$3" label="$4" bin="$5"
-  local rundir="$work/durable-$variant-$label-$run" rc=0 summary
-  start_server "$rundir" "$bin" || {
-    printf '%s\tdurable\t%s\t%s\t0\t0\n' "$variant" "$label" "$run" >> "$results"
+  local variant="$1" dir="$2" run="$3" label="$4" bin="$5" mode="${6:-durable}"
+  local rundir="$work/$mode-$variant-$label-$run" rc=0 summary
+  local storage=sqlite
+  [[ "$mode" == etcd ]] && storage=etcd
+  start_server "$rundir" "$bin" "$storage" || {
+    stop_server
+    stop_etcd
+    printf '%s\t%s\t%s\t%s\t0\t0\n' "$variant" "$mode" "$label" "$run" >> "$results"
     return 1
   }
   "$load" schedule-pods --server "$server_url" --setup "$dir/setup.jsonl" \
     --pods "$dir/pods.jsonl" --clients "$clients" --timeout "$timeout" --json \
     > "$rundir/report.json" 2> "$rundir/load.err" || rc=$?
   stop_server
+  stop_etcd
   if [[ ! -s "$rundir/report.json" ]]; then
-    echo "  durable $label run $run: dralloc_api_load failed (exit $rc):" >&2
+    echo "  $mode $label run $run: dralloc_api_load failed (exit $rc):" >&2
     tail -n 20 "$rundir/load.err" >&2
-    printf '%s\tdurable\t%s\t%s\t0\t0\n' "$variant" "$label" "$run" >> "$results"
+    printf '%s\t%s\t%s\t%s\t0\t0\n' "$variant" "$mode" "$label" "$run" >> "$results"
     return 1
   fi
   summary="$(python3 - "$rundir/report.json" "$rc" <<'EOF'
@@ -228,8 +273,8 @@ print(f'{r["throughput_pods_per_second"]:.1f}\t'
       + ('' if sys.argv[2] == '0' else '; problems: ' + '; '.join(r["problems"])))
 EOF
 )" || summary=$'0\tunreadable report'
-  echo "  durable $label run $run: ${summary#*$'\t'} -> ${summary%%$'\t'*} pods/s"
-  printf '%s\tdurable\t%s\t%s\t%s\t%s\n' "$variant" "$label" "$run" "${summary%%$'\t'*}" \
+  echo "  $mode $label run $run: ${summary#*$'\t'} -> ${summary%%$'\t'*} pods/s"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$variant" "$mode" "$label" "$run" "${summary%%$'\t'*}" \
     "$([[ $rc == 0 ]] && echo 1 || echo 0)" >> "$results"
   [[ $rc == 0 ]]
 }
@@ -267,7 +312,7 @@ for variant in $variants; do
         if [[ "$mode" == memory ]]; then
           run_memory "$variant" "$dir" "$run" "$label" "$bin" || failed=1
         else
-          run_durable "$variant" "$dir" "$run" "$label" "$bin" || failed=1
+          run_durable "$variant" "$dir" "$run" "$label" "$bin" "$mode" || failed=1
         fi
       done
     done

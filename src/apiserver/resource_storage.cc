@@ -240,23 +240,29 @@ store::ValueEncoder ResourceStorage::Publisher(const RequestScope& scope,
                                                api::Object* object,
                                                SharedObject* published) const {
   return [this, &scope, &key, &text, object, published](int64_t revision) {
-    std::string stored = WithRevision(text, revision);
-    // A revision assigned at commit is not known yet: the caller decodes
-    // the stored value instead.
+    // A revision assigned at commit is not known yet: the caller publishes
+    // once the write returns (Publish).
     if (object != nullptr && revision != store::kRevisionAtCommit) {
-      api::MetaOf(*object).resource_version = std::to_string(revision);
-      const std::string_view version = api::PreferredVersion(*object);
-      std::visit(
-          [&](auto& typed) {
-            typed.api_version = std::string(version);
-            typed.kind = std::string(scope.info->kind);
-          },
-          *object);
-      *published = std::make_shared<const api::Object>(std::move(*object));
-      decoded_.Insert(key, revision, *published);
+      *published = Publish(scope, key, revision, *object);
     }
-    return stored;
+    return WithRevision(text, revision);
   };
+}
+
+SharedObject ResourceStorage::Publish(const RequestScope& scope,
+                                      const std::string& key, int64_t revision,
+                                      api::Object& object) const {
+  api::MetaOf(object).resource_version = std::to_string(revision);
+  const std::string_view version = api::PreferredVersion(object);
+  std::visit(
+      [&](auto& typed) {
+        typed.api_version = std::string(version);
+        typed.kind = std::string(scope.info->kind);
+      },
+      object);
+  auto shared = std::make_shared<const api::Object>(std::move(object));
+  decoded_.Insert(key, revision, shared);
+  return shared;
 }
 
 ApiOr<WriteResult> ResourceStorage::Written(
@@ -393,6 +399,9 @@ ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
     if (published) decoded_.Erase(key);
     return StorageError(info, meta.name, written.status());
   }
+  if (publish && !published) {
+    published = Publish(scope, key, written->mod_revision, object);
+  }
   return Written(scope, options, 201, *written, std::move(published),
                  std::move(decoded.warnings));
 }
@@ -510,6 +519,9 @@ std::optional<ApiOr<WriteResult>> ResourceStorage::StoreUpdate(
                                                claim_before, claim))
                      : store_.Put(key, at, encode);
   if (written.ok()) {
+    if (publish && !published) {
+      published = Publish(scope, key, written->mod_revision, next);
+    }
     // `next` has moved into `published` when it was published.
     if (indexed) {
       allocations_.Record(

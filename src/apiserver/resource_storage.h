@@ -151,10 +151,17 @@ class ResourceStorage {
   // under the write's revision before the write commits: watchers woken by
   // the commit (the informers) find it there instead of decoding the bytes.
   // A caller whose write then fails erases `key` from the cache.
+  // With a store that assigns the revision at commit (etcd), the encoder
+  // leaves `object` alone and the caller calls Publish once the write has
+  // returned.
   store::ValueEncoder Publisher(const RequestScope& scope,
                                 const std::string& key, const std::string& text,
                                 api::Object* object,
                                 SharedObject* published) const;
+  // Finishes `object` as written at `revision` (see Publisher), moves it
+  // into the result and puts it in the decoded-object cache.
+  SharedObject Publish(const RequestScope& scope, const std::string& key,
+                       int64_t revision, api::Object& object) const;
   // The reply to a successful write of `stored` (the text), whose decoded
   // form is `published` (from Publisher) when the text is its exact
   // encoding (else null).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <map>
 #include <thread>
 #include <utility>
 
@@ -215,9 +216,12 @@ class EtcdStore : public Store {
   std::unique_ptr<MemoryStore> mirror_;
 
   Mutex mu_;
-  CondVar changed_;
+  CondVar changed_;  // stopping_ (for the background loops)
   // The newest revision of an event the replica applied.
   int64_t applied_ GUARDED_BY(mu_) = 0;
+  // Writers waiting for the replica, by the revision they wait for: each
+  // applied batch wakes only the writers it satisfies.
+  std::multimap<int64_t, CondVar*> awaiting_ GUARDED_BY(mu_);
   bool stopping_ GUARDED_BY(mu_) = false;
   grpc::ClientContext* watch_context_ GUARDED_BY(mu_) = nullptr;
   std::thread watch_thread_;
@@ -292,6 +296,7 @@ void EtcdStore::Shutdown() {
     stopping_ = true;
     if (watch_context_ != nullptr) watch_context_->TryCancel();
     changed_.SignalAll();
+    for (auto& [revision, waiter] : awaiting_) waiter->Signal();
   }
   if (mirror_) mirror_->Shutdown();
 }
@@ -466,14 +471,20 @@ StatusOr<KeyValue> EtcdStore::Refused(std::string_view key,
 void EtcdStore::Applied(int64_t revision) {
   MutexLock lock(mu_);
   if (revision > applied_) applied_ = revision;
-  changed_.SignalAll();
+  for (auto it = awaiting_.begin();
+       it != awaiting_.end() && it->first <= applied_; ++it) {
+    it->second->Signal();
+  }
 }
 
 void EtcdStore::AwaitReplica(int64_t revision) {
   MutexLock lock(mu_);
-  const bool reached = changed_.WaitFor(
+  CondVar wake;
+  const auto entry = awaiting_.emplace(revision, &wake);
+  const bool reached = wake.WaitFor(
       mu_, client_->request_timeout(),
       [&]() REQUIRES(mu_) { return applied_ >= revision || stopping_; });
+  awaiting_.erase(entry);
   if (!reached) {
     log::Warn("etcd",
               "revision {} is written but the watch has not delivered it "

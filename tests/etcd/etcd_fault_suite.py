@@ -16,7 +16,10 @@ Starts a three-member etcd cluster (Debian's etcd-server) and two
     stopped meanwhile) catches up by listing again;
   * an API server started while etcd is unreachable comes up once etcd
     does; while etcd has no quorum, writes fail with 5xx and a message that
-    names etcd, and succeed again after it recovers, without restarts.
+    names etcd, and succeed again after it recovers, without restarts;
+  * `dralloc migrate` copies a SQLite store to etcd and back with every
+    object intact (all but resourceVersion), and refuses a non-empty
+    destination.
 
 Usage: etcd_fault_suite.py DRALLOC_BINARY
 Prints PASS/FAIL per check and "N passed, M failed"; exits 1 on a failure.
@@ -142,13 +145,13 @@ class Etcd:
 
 
 class ApiServer:
-    def __init__(self, dralloc, work, name, storage, wait=True):
+    def __init__(self, dralloc, work, name, storage, wait=True, extra=()):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = open(f"{work}/{name}.log", "w")
         self.proc = subprocess.Popen(
             [dralloc, "apiserver", "--listen", f"127.0.0.1:{self.port}",
-             "--storage", storage, "--etcd-compaction-interval", "0"],
+             "--storage", storage, "--etcd-compaction-interval", "0", *extra],
             stdout=self.log, stderr=self.log)
         if wait and not until(self.ready, 40):
             raise RuntimeError(f"API server {name} did not start")
@@ -380,6 +383,7 @@ def run_checks(dralloc, work, etcd, a, b, servers):
     check("the watcher saw events in revision order", watcher.in_order)
 
     compaction_check(etcd, a2, b)
+    migrate_checks(dralloc, work, etcd)
     unavailable_checks(dralloc, work, etcd, b)
 
 
@@ -458,6 +462,56 @@ def compaction_check(etcd, a2, b):
     expected = names(a2)
     check("server B caught up after the compaction",
           until(lambda: names(b) == expected, 20))
+
+
+def snapshot(server):
+    """Every object the server lists, without resourceVersions."""
+    out = {}
+    for path in ("/api/v1/namespaces", DEVICECLASSES,
+                 "/apis/resource.k8s.io/v1/resourceclaims"):
+        code, body = request(server, "GET", path)
+        if code != 200:
+            return None
+        for item in body["items"]:
+            item["metadata"].pop("resourceVersion", None)
+            meta = item["metadata"]
+            out[(path, meta.get("namespace", ""), meta["name"])] = item
+    return out
+
+
+def migrate_checks(dralloc, work, etcd):
+    source = ApiServer(dralloc, work, "apiserver-sqlite", f"sqlite:{work}/sqlite")
+    for i in range(20):
+        request(source, "POST", DEVICECLASSES, device_class(f"migrated-{i}"))
+    request(source, "POST", CLAIMS, claim("migrated-claim"))
+    allocate(source, "migrated-claim", "gpu-9")
+    before = snapshot(source)
+    source.stop()
+    to_etcd = f"etcd:{etcd.urls()}"
+    out = subprocess.run([dralloc, "migrate", "--from", f"sqlite:{work}/sqlite",
+                          "--to", to_etcd, "--etcd-prefix", "/migrated"],
+                         capture_output=True, text=True, timeout=120)
+    check("dralloc migrate sqlite -> etcd", out.returncode == 0, out.stderr)
+    again = subprocess.run([dralloc, "migrate", "--from", f"sqlite:{work}/sqlite",
+                            "--to", to_etcd, "--etcd-prefix", "/migrated"],
+                           capture_output=True, text=True, timeout=120)
+    check("migrate refuses a non-empty destination",
+          again.returncode == 1 and "migrate into an empty store" in again.stderr,
+          again.stderr)
+    on_etcd = ApiServer(dralloc, work, "apiserver-migrated", to_etcd,
+                        extra=("--etcd-prefix", "/migrated"))
+    after = snapshot(on_etcd)
+    on_etcd.stop()
+    check("every object arrived intact on etcd", before is not None and after == before,
+          f"{len(before or {})} before, {len(after or {})} after")
+    back = subprocess.run([dralloc, "migrate", "--from", to_etcd, "--to",
+                           f"sqlite:{work}/sqlite-back", "--etcd-prefix", "/migrated"],
+                          capture_output=True, text=True, timeout=120)
+    check("dralloc migrate etcd -> sqlite", back.returncode == 0, back.stderr)
+    returned = ApiServer(dralloc, work, "apiserver-back", f"sqlite:{work}/sqlite-back")
+    round_trip = snapshot(returned)
+    returned.stop()
+    check("and back again intact", round_trip == before)
 
 
 def unavailable_checks(dralloc, work, etcd, b):
