@@ -178,9 +178,11 @@ class EtcdStore : public Store {
   StatusOr<KeyValue> TryWrite(std::string_view key, Precondition precondition,
                               const std::optional<std::string>& value,
                               const Reservations& reservations);
+  // `key` as etcd has it now (a linearizable read).
+  StatusOr<std::optional<KeyValue>> ReadKey(std::string_view key) const;
   // Adds the compares and operations of `reservations` (seen from the
-  // replica); kFailedPrecondition when it shows a key to take held by
-  // another key.
+  // replica, or from etcd when the replica shows a key to take held by
+  // another); kFailedPrecondition when etcd confirms it is.
   Status AddReservations(etcdserverpb::TxnRequest& txn, std::string_view key,
                          const Reservations& reservations) const;
   // Why etcd refused the transaction (its failure branch read the key and
@@ -341,13 +343,32 @@ StatusOr<KeyValue> EtcdStore::DeleteReleasing(
                {.take = {}, .release = release});
 }
 
+StatusOr<std::optional<KeyValue>> EtcdStore::ReadKey(
+    std::string_view key) const {
+  RangeRequest request;
+  request.set_key(EtcdKey(key));
+  auto response = client_->Range(request);
+  if (!response.ok()) return response.status();
+  if (response->kvs().empty()) return std::optional<KeyValue>();
+  const mvccpb::KeyValue& kv = response->kvs(0);
+  return std::optional<KeyValue>(
+      KeyValue{std::string(key), Stamped(kv.value(), kv.mod_revision()),
+               kv.create_revision(), kv.mod_revision()});
+}
+
 Status EtcdStore::AddReservations(TxnRequest& txn, std::string_view key,
                                   const Reservations& reservations) const {
   for (const std::string& taken : reservations.take) {
     const std::string etcd_key = EtcdKey(taken);
     Compare* compare = txn.add_compare();
     compare->set_key(etcd_key);
-    const std::optional<KeyValue> holder = mirror_->Get(taken);
+    std::optional<KeyValue> holder = mirror_->Get(taken);
+    if (holder && *holder->value != key) {
+      // The replica may be behind a release: ask etcd.
+      auto current = ReadKey(taken);
+      if (!current.ok()) return current.status();
+      holder = std::move(*current);
+    }
     if (!holder) {
       compare->set_target(Compare::MOD);
       compare->set_result(Compare::EQUAL);
