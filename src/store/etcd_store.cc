@@ -107,6 +107,61 @@ bool Holds(const mvccpb::KeyValue* current, Precondition precondition) {
 // A transaction refused only because the replica was behind etcd.
 constexpr std::string_view kStaleReplica = "the replica was behind etcd";
 
+using WatchStream = grpc::ClientReaderWriter<etcdserverpb::WatchRequest,
+                                             etcdserverpb::WatchResponse>;
+
+// Asks the watch's member for a progress report every kProgressPeriod and
+// cancels the stream when nothing at all arrived for kWatchSilence (a
+// member that is stopped or cut off never closes the stream itself).
+class WatchPinger {
+ public:
+  WatchPinger(WatchStream& stream, grpc::ClientContext& context)
+      : stream_(stream),
+        context_(context),
+        last_heard_(std::chrono::steady_clock::now()),
+        thread_([this] { Run(); }) {}
+  ~WatchPinger() EXCLUDES(mu_) {
+    {
+      MutexLock lock(mu_);
+      reading_ = false;
+      wake_.SignalAll();
+    }
+    thread_.join();
+  }
+  // The stream delivered a response.
+  void Heard() EXCLUDES(mu_) {
+    MutexLock lock(mu_);
+    last_heard_ = std::chrono::steady_clock::now();
+  }
+
+ private:
+  void Run() EXCLUDES(mu_) {
+    etcdserverpb::WatchRequest progress;
+    progress.mutable_progress_request();
+    for (;;) {
+      {
+        MutexLock lock(mu_);
+        wake_.WaitFor(mu_, kProgressPeriod,
+                      [&]() REQUIRES(mu_) { return !reading_; });
+        if (!reading_) return;
+        if (std::chrono::steady_clock::now() - last_heard_ > kWatchSilence) {
+          context_.TryCancel();
+          return;
+        }
+      }
+      if (!stream_.Write(progress)) return;
+    }
+  }
+
+  WatchStream& stream_;
+  grpc::ClientContext& context_;
+  Mutex mu_;
+  CondVar wake_;
+  bool reading_ GUARDED_BY(mu_) = true;
+  std::chrono::steady_clock::time_point last_heard_ GUARDED_BY(mu_);
+  std::thread thread_;  // last: starts once the members above exist
+};
+
 class EtcdStore : public Store {
  public:
   EtcdStore(EtcdOptions options, std::unique_ptr<EtcdClient> client)
@@ -202,6 +257,9 @@ class EtcdStore : public Store {
   // One watch stream on the current member, from `after` + 1, until it
   // fails; kOutOfRange when etcd compacted past `after`.
   Status RunWatchStream(int64_t after) EXCLUDES(mu_);
+  // Applies the stream's events to the replica until the stream ends.
+  Status ReadWatchStream(WatchStream& stream, WatchPinger& pinger,
+                         int64_t after) EXCLUDES(mu_);
   // Reloads the replica after it fell behind a compaction.
   void Reload() EXCLUDES(mu_);
   void Applied(int64_t revision) EXCLUDES(mu_);
@@ -607,66 +665,12 @@ Status EtcdStore::RunWatchStream(int64_t after) {
   request->set_start_revision(after + 1);
   request->set_prev_kv(true);
   request->set_progress_notify(true);
-
-  // The pinger asks for progress and cancels a silent stream.
-  Mutex pinger_mu;
-  CondVar pinger_wake;
-  bool reading = true;
-  auto last_heard = std::chrono::steady_clock::now();
-  std::thread pinger;
   Status ended = Status(StatusCode::kUnavailable, "watch stream closed");
   if (stream->Write(create)) {
-    pinger = std::thread([&] {
-      etcdserverpb::WatchRequest progress;
-      progress.mutable_progress_request();
-      for (;;) {
-        {
-          MutexLock lock(pinger_mu);
-          pinger_wake.WaitFor(pinger_mu, kProgressPeriod,
-                              [&]() REQUIRES(pinger_mu) { return !reading; });
-          if (!reading) return;
-          if (std::chrono::steady_clock::now() - last_heard > kWatchSilence) {
-            context.TryCancel();
-            return;
-          }
-        }
-        if (!stream->Write(progress)) return;
-      }
-    });
-    etcdserverpb::WatchResponse response;
-    while (stream->Read(&response)) {
-      {
-        MutexLock lock(pinger_mu);
-        last_heard = std::chrono::steady_clock::now();
-      }
-      if (response.canceled()) {
-        ended = response.compact_revision() > 0
-                    ? OutOfRangeError(
-                          fmt::format("revision {} is compacted (oldest {})",
-                                      after + 1, response.compact_revision()))
-                    : Status(StatusCode::kUnavailable,
-                             "watch canceled: " + response.cancel_reason());
-        context.TryCancel();
-        break;
-      }
-      if (response.created()) continue;
-      if (response.events().empty()) {
-        mirror_->AdvanceReplicatedRevision(response.header().revision());
-        continue;
-      }
-      std::vector<WatchEvent> events = Convert(response);
-      const int64_t last = response.events().rbegin()->kv().mod_revision();
-      after = last;
-      if (!events.empty()) mirror_->ApplyReplicated(std::move(events));
-      Applied(last);
-    }
+    WatchPinger pinger(*stream, context);
+    ended = ReadWatchStream(*stream, pinger, after);
+    context.TryCancel();  // unblocks a pinger caught in a write
   }
-  {
-    MutexLock lock(pinger_mu);
-    reading = false;
-    pinger_wake.SignalAll();
-  }
-  if (pinger.joinable()) pinger.join();
   context.TryCancel();
   const grpc::Status finished = stream->Finish();
   {
@@ -679,6 +683,33 @@ Status EtcdStore::RunWatchStream(int64_t after) {
                           client_->endpoint(client_->current()));
   }
   return ended;
+}
+
+Status EtcdStore::ReadWatchStream(WatchStream& stream, WatchPinger& pinger,
+                                  int64_t after) {
+  etcdserverpb::WatchResponse response;
+  while (stream.Read(&response)) {
+    pinger.Heard();
+    if (response.canceled()) {
+      if (response.compact_revision() > 0) {
+        return OutOfRangeError(
+            fmt::format("revision {} is compacted (oldest {})", after + 1,
+                        response.compact_revision()));
+      }
+      return Status(StatusCode::kUnavailable,
+                    "watch canceled: " + response.cancel_reason());
+    }
+    if (response.created()) continue;
+    if (response.events().empty()) {
+      mirror_->AdvanceReplicatedRevision(response.header().revision());
+      continue;
+    }
+    std::vector<WatchEvent> events = Convert(response);
+    after = response.events().rbegin()->kv().mod_revision();
+    if (!events.empty()) mirror_->ApplyReplicated(std::move(events));
+    Applied(after);
+  }
+  return Status(StatusCode::kUnavailable, "watch stream closed");
 }
 
 // Compaction ------------------------------------------------------------
