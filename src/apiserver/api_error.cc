@@ -140,6 +140,19 @@ ApiError NotFoundPath(std::string_view path) {
           nullptr};
 }
 
+ApiError StorageUnavailable(const Status& status) {
+  if (status.code() == StatusCode::kDeadlineExceeded) {
+    // As kube-apiserver: a write may or may not have been applied.
+    return {504, "Timeout",
+            fmt::format("Timeout: request did not complete within the "
+                        "allotted timeout ({})",
+                        status.message()),
+            nullptr};
+  }
+  return {503, "ServiceUnavailable",
+          fmt::format("storage error: {}", status.message()), nullptr};
+}
+
 ApiError StorageError(const api::ResourceInfo& info, std::string_view name,
                       const Status& status) {
   switch (status.code()) {
@@ -151,16 +164,8 @@ ApiError StorageError(const api::ResourceInfo& info, std::string_view name,
       return Conflict(info, name);
     case StatusCode::kOutOfRange:
       return Gone(status.message());
-    case StatusCode::kDeadlineExceeded:
-      // As kube-apiserver: the write may or may not have been applied.
-      return {504, "Timeout",
-              fmt::format("Timeout: request did not complete within the "
-                          "allotted timeout ({})",
-                          status.message()),
-              nullptr};
     default:
-      return {503, "ServiceUnavailable",
-              fmt::format("storage error: {}", status.message()), nullptr};
+      return StorageUnavailable(status);
   }
 }
 

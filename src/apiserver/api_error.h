@@ -69,6 +69,9 @@ ApiError TooLargeResourceVersion(int64_t requested, int64_t current);
 ApiError MethodNotAllowed(std::string message);
 ApiError UnsupportedMediaType(std::string message);
 ApiError NotFoundPath(std::string_view path);
+// 504 (the outcome is unknown: kDeadlineExceeded) or 503 for a store that
+// cannot serve the request.
+ApiError StorageUnavailable(const Status& status);
 // Maps a failed storage operation to the HTTP error a client should see.
 ApiError StorageError(const api::ResourceInfo& info, std::string_view name,
                       const Status& status);

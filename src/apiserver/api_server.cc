@@ -638,6 +638,13 @@ void ApiServer::ServeObject(const HttpRequest& request,
     int64_t min_revision = 0;
     const std::string rv = request.Query("resourceVersion");
     std::from_chars(rv.data(), rv.data() + rv.size(), min_revision);
+    // Unset: the most recent state, consistent across servers sharing the
+    // store.
+    if (rv.empty()) {
+      if (Status synced = store_.Sync(); !synced.ok()) {
+        return SendError(writer, StorageUnavailable(synced));
+      }
+    }
     auto body = storage_.Get(scope, std::max<int64_t>(min_revision, 0));
     if (!body.ok()) return SendError(writer, body.error());
     if (WantsTable(request.accept)) *body = AsTable(*scope.info, *body);

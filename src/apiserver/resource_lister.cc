@@ -202,6 +202,11 @@ ApiOr<ResourceLister::ReadPoint> ResourceLister::Start(
       if (auto error = WaitForRevision(point.token->revision)) return *error;
       point.revision = point.token->revision;
     }
+  } else if (options.resource_version.empty()) {
+    // The most recent state: consistent across servers sharing the store.
+    if (Status synced = store_.Sync(); !synced.ok()) {
+      return StorageUnavailable(synced);
+    }
   } else if (*requested > 0) {
     if (auto error = WaitForRevision(*requested)) return *error;
     // Exact, or the legacy form with a limit, reads at that revision;

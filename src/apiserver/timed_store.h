@@ -58,6 +58,9 @@ class TimedStore : public store::Store {
   }
   void Shutdown() override { inner_.Shutdown(); }
   bool Shared() const override { return inner_.Shared(); }
+  Status Sync() override {
+    return Timed("sync", [&] { return inner_.Sync(); });
+  }
   StatusOr<store::KeyValue> PutReserving(
       std::string_view key, store::Precondition precondition,
       const store::ValueEncoder& encode,

@@ -128,6 +128,12 @@ class WatchPinger {
     }
     thread_.join();
   }
+  // Asks for a progress report now.
+  void Poke() EXCLUDES(mu_) {
+    MutexLock lock(mu_);
+    poke_ = true;
+    wake_.SignalAll();
+  }
   // The stream delivered a response.
   void Heard() EXCLUDES(mu_) {
     MutexLock lock(mu_);
@@ -142,8 +148,9 @@ class WatchPinger {
       {
         MutexLock lock(mu_);
         wake_.WaitFor(mu_, kProgressPeriod,
-                      [&]() REQUIRES(mu_) { return !reading_; });
+                      [&]() REQUIRES(mu_) { return !reading_ || poke_; });
         if (!reading_) return;
+        poke_ = false;
         if (std::chrono::steady_clock::now() - last_heard_ > kWatchSilence) {
           context_.TryCancel();
           return;
@@ -158,6 +165,7 @@ class WatchPinger {
   Mutex mu_;
   CondVar wake_;
   bool reading_ GUARDED_BY(mu_) = true;
+  bool poke_ GUARDED_BY(mu_) = false;
   std::chrono::steady_clock::time_point last_heard_ GUARDED_BY(mu_);
   std::thread thread_;  // last: starts once the members above exist
 };
@@ -205,6 +213,7 @@ class EtcdStore : public Store {
   }
   void Shutdown() override EXCLUDES(mu_);
   bool Shared() const override { return true; }
+  Status Sync() override EXCLUDES(mu_);
   StatusOr<KeyValue> PutReserving(std::string_view key,
                                   Precondition precondition,
                                   const ValueEncoder& encode,
@@ -284,6 +293,7 @@ class EtcdStore : public Store {
   std::multimap<int64_t, CondVar*> awaiting_ GUARDED_BY(mu_);
   bool stopping_ GUARDED_BY(mu_) = false;
   grpc::ClientContext* watch_context_ GUARDED_BY(mu_) = nullptr;
+  WatchPinger* pinger_ GUARDED_BY(mu_) = nullptr;
   std::thread watch_thread_;
   std::thread compact_thread_;
 };
@@ -572,6 +582,33 @@ void EtcdStore::AwaitReplica(int64_t revision) {
   }
 }
 
+Status EtcdStore::Sync() {
+  // etcd's current revision (a linearizable read of nothing but a count),
+  // then the replica must reach it: through events, or a progress report
+  // when the newest writes were outside the prefix.
+  RangeRequest request;
+  request.set_key(range_start_);
+  request.set_range_end(range_end_);
+  request.set_count_only(true);
+  auto response = client_->Range(request);
+  if (!response.ok()) return response.status();
+  const int64_t target = response->header().revision();
+  MutexLock lock(mu_);
+  if (applied_ >= target) return OkStatus();
+  if (pinger_ != nullptr) pinger_->Poke();
+  CondVar wake;
+  const auto entry = awaiting_.emplace(target, &wake);
+  const bool reached = wake.WaitFor(
+      mu_, client_->request_timeout(),
+      [&]() REQUIRES(mu_) { return applied_ >= target || stopping_; });
+  awaiting_.erase(entry);
+  if (reached && applied_ >= target) return OkStatus();
+  return Status(StatusCode::kDeadlineExceeded,
+                fmt::format("the watch of etcd at {} has not reached revision "
+                            "{} (at {})",
+                            client_->endpoints(), target, applied_));
+}
+
 // The replica -----------------------------------------------------------
 
 std::vector<WatchEvent> EtcdStore::Convert(
@@ -668,8 +705,14 @@ Status EtcdStore::RunWatchStream(int64_t after) {
   Status ended = Status(StatusCode::kUnavailable, "watch stream closed");
   if (stream->Write(create)) {
     WatchPinger pinger(*stream, context);
+    {
+      MutexLock lock(mu_);
+      pinger_ = &pinger;
+    }
     ended = ReadWatchStream(*stream, pinger, after);
     context.TryCancel();  // unblocks a pinger caught in a write
+    MutexLock lock(mu_);
+    pinger_ = nullptr;
   }
   context.TryCancel();
   const grpc::Status finished = stream->Finish();
@@ -701,7 +744,9 @@ Status EtcdStore::ReadWatchStream(WatchStream& stream, WatchPinger& pinger,
     }
     if (response.created()) continue;
     if (response.events().empty()) {
+      // A progress report: every event up to its revision was delivered.
       mirror_->AdvanceReplicatedRevision(response.header().revision());
+      Applied(response.header().revision());
       continue;
     }
     std::vector<WatchEvent> events = Convert(response);

@@ -123,6 +123,20 @@ TEST_F(EtcdStoreTest, TwoStoresSeeEachOthersWritesAndConflicts) {
       StatusCode::kAlreadyExists);
 }
 
+TEST_F(EtcdStoreTest, SyncMakesTheNextReadSeeEveryAcknowledgedWrite) {
+  auto a = Open("/sync");
+  auto b = Open("/sync");
+  ASSERT_TRUE(a && b);
+  for (int i = 0; i < 20; ++i) {
+    const std::string key = "/s/" + std::to_string(i);
+    ASSERT_TRUE(a->Put(key, {}, Text("v")).ok());
+    ASSERT_TRUE(b->Sync().ok());
+    EXPECT_TRUE(b->Get(key).has_value()) << key;
+    EXPECT_EQ(b->Count("/s/"), static_cast<size_t>(i + 1));
+  }
+  EXPECT_TRUE(a->Sync().ok());  // nothing new: at once
+}
+
 TEST_F(EtcdStoreTest, ReservationsAreExclusiveAcrossStores) {
   auto a = Open("/reserve");
   auto b = Open("/reserve");

@@ -159,6 +159,12 @@ class Store {
   // Wakes and cancels every watcher (server shutdown).
   virtual void Shutdown() = 0;
 
+  // Waits until reads reflect every write acknowledged before the call,
+  // through any server sharing the store: the next Get or List is a
+  // linearizable read. Embedded stores are always in sync. kUnavailable or
+  // kDeadlineExceeded when that cannot be established.
+  virtual Status Sync() { return OkStatus(); }
+
   // True when several servers may write the store at once (etcd). Their
   // writes that must exclude one another use reservations.
   virtual bool Shared() const { return false; }

@@ -317,7 +317,9 @@ def run_checks(dralloc, work, etcd, a, b, servers):
     # Writes through one server are seen by the other.
     code, created = request(a, "POST", DEVICECLASSES, device_class("shared"))
     check("create through server A", code == 201, created)
-    check("server B lists it", until(lambda: "shared" in (names(b) or set()), 5))
+    check("server B reads it at once (a consistent read)",
+          request(b, "GET", f"{DEVICECLASSES}/shared")[0] == 200)
+    check("server B lists it", "shared" in (names(b) or set()))
     rv = created["metadata"]["resourceVersion"]
 
     # Optimistic concurrency across servers.
