@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Leader election between two `dralloc scheduler --leader-elect` processes
+# against one `dralloc apiserver`: exactly one holds the Lease; SIGTERM to the
+# holder releases it and the other takes over within a couple of seconds.
+# A `dralloc controller --leader-elect` takes its own lease. Every wait is
+# bounded.
+# Usage: leader_election_suite.sh DRALLOC_BINARY
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+dralloc=$(realpath "$1")
+source tests/clients/lib.sh
+start_server "$dralloc"
+
+kubectl() { command kubectl.1.33 "$@"; }
+command -v kubectl.1.33 >/dev/null || kubectl() { command kubectl "$@"; }
+
+# Short periods so the test is quick; the same ratios as upstream's defaults.
+elect_flags=(--leader-elect --leader-elect-lease-duration 3s
+  --leader-elect-renew-deadline 2s --leader-elect-retry-period 500ms)
+pids=()
+start_scheduler() {  # start_scheduler NAME
+  "$dralloc" scheduler --kubeconfig "$KUBECONFIG" "${elect_flags[@]}" \
+    >"$work/$1.out" 2>"$work/$1.log" &
+  pids+=($!)
+}
+stop_all() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
+  cleanup
+}
+trap stop_all EXIT
+
+lease_field() {  # lease_field NAME PYTHON-EXPR-ON-spec
+  kubectl get lease "$1" -n kube-system -o json 2>/dev/null |
+    python3 -c "import json,sys; s=json.load(sys.stdin)['spec']; print($2)"
+}
+holder() { lease_field "${1:-dralloc-scheduler}" "s.get('holderIdentity', '')"; }
+# wait_for SECONDS CMD...: CMD succeeds within SECONDS (10 tries a second).
+wait_for() {
+  local tries=$(($1 * 10))
+  shift
+  for _ in $(seq "$tries"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  "$@"
+}
+
+start_scheduler a
+start_scheduler b
+has_holder() { [[ -n "$(holder)" ]]; }
+check "one scheduler acquires the lease" wait_for 10 has_holder
+sleep 1.5  # a few retry periods, so a second acquisition would show
+first=$(holder)
+# Identities are hostname_<uuid>; which process is which: its log names it.
+holder_pid=""
+for i in 0 1; do
+  name=$([[ $i == 0 ]] && echo a || echo b)
+  grep -qF "$first acquired" "$work/$name.log" && holder_pid=${pids[$i]} && holder_log=$name
+done
+exactly_one() {
+  local acquired
+  acquired=$(cat "$work/a.log" "$work/b.log" | grep -c " acquired lease ")
+  [[ $acquired == 1 && -n "$holder_pid" ]] || { echo "acquisitions: $acquired holder: $first"; cat "$work"/*.log; return 1; }
+}
+check "exactly one holds it" exactly_one
+check "the lease has upstream's shape" bash -c \
+  "[[ \$(kubectl get lease dralloc-scheduler -n kube-system -o jsonpath='{.spec.leaseDurationSeconds}') == 3 ]] &&
+   kubectl get lease dralloc-scheduler -n kube-system -o jsonpath='{.spec.renewTime}' | grep -Eq '\\.[0-9]{6}Z\$'"
+transitions_before=$(lease_field dralloc-scheduler "s.get('leaseTransitions', 0)")
+
+stopped_at=$(date +%s.%N)
+kill -TERM "$holder_pid"
+exited() { ! kill -0 "$holder_pid" 2>/dev/null; }
+check "the holder exits on SIGTERM" wait_for 5 exited
+check "the holder released the lease" grep -q "released lease kube-system/dralloc-scheduler" "$work/$holder_log.log"
+other_holds() { local h; h=$(holder); [[ -n "$h" && "$h" != "$first" ]]; }
+check "the other takes over within 3 s" wait_for 3 other_holds
+took=$(python3 -c "import time; print(round(time.time() - $stopped_at, 2))")
+echo "    hand-over took ${took}s"
+check "leaseTransitions counted the hand-over" bash -c \
+  "[[ \$(kubectl get lease dralloc-scheduler -n kube-system -o jsonpath='{.spec.leaseTransitions}') -gt $transitions_before ]]"
+
+# A controller elects on its own lease.
+"$dralloc" controller --kubeconfig "$KUBECONFIG" "${elect_flags[@]}" \
+  >"$work/controller.out" 2>"$work/controller.log" &
+pids+=($!)
+controller_holds() { [[ -n "$(holder dralloc-controller)" ]]; }
+check "the controller takes lease dralloc-controller" wait_for 10 controller_holds
+bad_durations() {
+  local out code
+  out=$("$dralloc" scheduler --kubeconfig "$KUBECONFIG" --leader-elect --leader-elect-renew-deadline 20s 2>&1)
+  code=$?
+  [[ $code == 2 ]] && grep -q "leaseDuration must be greater than renewDeadline" <<<"$out" || { echo "exit $code: $out"; return 1; }
+}
+check "inconsistent durations are rejected (exit 2)" bad_durations
+finish
