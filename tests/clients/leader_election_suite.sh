@@ -2,8 +2,9 @@
 # Leader election between two `dralloc scheduler --leader-elect` processes
 # against one `dralloc apiserver`: exactly one holds the Lease; SIGTERM to the
 # holder releases it and the other takes over within a couple of seconds.
-# A `dralloc controller --leader-elect` takes its own lease. Every wait is
-# bounded.
+# A `dralloc controller --leader-elect` takes its own lease, and a
+# `dralloc serve --leader-elect` runs its scheduler and controller under
+# theirs. Every wait is bounded.
 # Usage: leader_election_suite.sh DRALLOC_BINARY
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -91,4 +92,39 @@ bad_durations() {
   [[ $code == 2 ]] && grep -q "leaseDuration must be greater than renewDeadline" <<<"$out" || { echo "exit $code: $out"; return 1; }
 }
 check "inconsistent durations are rejected (exit 2)" bad_durations
+
+# `dralloc serve --leader-elect`: its scheduler and controller each take
+# their lease from the serve process's own API server, schedule, and release
+# both leases on SIGTERM.
+"$dralloc" serve --listen 127.0.0.1:0 --storage "sqlite:$work/serve-data" "${elect_flags[@]}" \
+  >"$work/serve.out" 2>"$work/serve.log" &
+serve_pid=$!
+pids+=($serve_pid)
+serve_listening() { grep -q "listening on" "$work/serve.out"; }
+check "serve --leader-elect starts" wait_for 10 serve_listening
+serve_url=$(grep -o 'http://[0-9.:]*' "$work/serve.out" | head -1)
+ks() { kubectl --server "$serve_url" "$@"; }
+serve_leads_both() {
+  [[ -n "$(ks get lease dralloc-scheduler -n kube-system -o jsonpath='{.spec.holderIdentity}')" &&
+     -n "$(ks get lease dralloc-controller -n kube-system -o jsonpath='{.spec.holderIdentity}')" ]]
+}
+check "serve holds leases dralloc-scheduler and dralloc-controller" wait_for 10 serve_leads_both
+serve_schedules() {
+  ks apply -f examples/scheduling >/dev/null || return 1
+  local unbound
+  for _ in $(seq 150); do
+    unbound=$(ks get pods -n demo -o jsonpath='{range .items[?(@.spec.nodeName=="")]}{.metadata.name} {end}')
+    [[ -z "$unbound" && -n "$(ks get pods -n demo -o name)" ]] && return 0
+    sleep 0.2
+  done
+  echo "still unbound: $unbound"
+  return 1
+}
+check "the elected scheduler and controller bind every demo pod" serve_schedules
+kill -TERM "$serve_pid"
+serve_exited() { ! kill -0 "$serve_pid" 2>/dev/null; }
+check "serve exits on SIGTERM" wait_for 10 serve_exited
+check "serve released both leases" bash -c \
+  "grep -q 'released lease kube-system/dralloc-scheduler' '$work/serve.log' &&
+   grep -q 'released lease kube-system/dralloc-controller' '$work/serve.log'"
 finish
