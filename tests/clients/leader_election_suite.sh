@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Leader election between two `dralloc scheduler --leader-elect` processes
 # against one `dralloc apiserver`: exactly one holds the Lease; SIGTERM to the
-# holder releases it and the other takes over within a couple of seconds.
+# holder releases it and the other takes over within a couple of seconds; a
+# leader stalled past the lease duration is replaced and exits when resumed.
 # A `dralloc controller --leader-elect` takes its own lease, and a
 # `dralloc serve --leader-elect` runs its scheduler and controller under
 # theirs. Every wait is bounded.
@@ -78,6 +79,24 @@ took=$(python3 -c "import time; print(round(time.time() - $stopped_at, 2))")
 echo "    hand-over took ${took}s"
 check "leaseTransitions counted the hand-over" bash -c \
   "[[ \$(kubectl get lease dralloc-scheduler -n kube-system -o jsonpath='{.spec.leaseTransitions}') -gt $transitions_before ]]"
+
+# A leader that stalls (SIGSTOP) past the lease duration is replaced; when it
+# resumes its renewals fail, it stops leading and exits 1 (lease lost).
+second_pid=${pids[0]}
+[[ $second_pid == "$holder_pid" ]] && second_pid=${pids[1]}
+second=$(holder)
+start_scheduler c
+kill -STOP "$second_pid"
+third_holds() { local h; h=$(holder); [[ -n "$h" && "$h" != "$second" && "$h" != "$first" ]]; }
+check "a stalled leader is replaced after the lease duration" wait_for 10 third_holds
+kill -CONT "$second_pid"
+(sleep 10 && kill -9 "$second_pid" 2>/dev/null) &  # bound the wait
+timer_pid=$!
+wait "$second_pid"
+second_status=$?
+kill "$timer_pid" 2>/dev/null
+check "the resumed leader exits 1 (lease lost)" test "$second_status" = 1
+check "it said why" grep -q "leader election lost" "$work/$([[ $second_pid == "${pids[0]}" ]] && echo a || echo b).log"
 
 # A controller elects on its own lease.
 "$dralloc" controller --kubeconfig "$KUBECONFIG" "${elect_flags[@]}" \
