@@ -190,6 +190,18 @@ struct Kind<Event> {
       .listing = 3};
 };
 
+template <>
+struct Kind<Lease> {
+  static constexpr KindTraits traits{.group = "coordination.k8s.io",
+                                     .kind = "Lease",
+                                     .plural = "leases",
+                                     .singular = "lease",
+                                     .namespaced = true,
+                                     .api_versions = {"coordination.k8s.io/v1"},
+                                     .creation_rank = 10,
+                                     .listing = 10};
+};
+
 // The number of kinds.
 inline constexpr size_t kKindCount = std::variant_size_v<Object>;
 

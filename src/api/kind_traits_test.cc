@@ -49,9 +49,11 @@ TEST(KindTraitsTest, RegistryOrderAndVersions) {
             (std::vector<std::string_view>{
                 "Namespace", "Node", "Pod", "Event", "DeviceClass",
                 "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice",
-                "DeviceTaintRule", "ResourceSlicePatch"}));
-  EXPECT_EQ(ServedGroups(),
-            (std::vector<std::string_view>{"", "resource.k8s.io"}));
+                "DeviceTaintRule", "ResourceSlicePatch", "Lease"}));
+  EXPECT_EQ(ServedGroups(), (std::vector<std::string_view>{
+                                "", "resource.k8s.io", "coordination.k8s.io"}));
+  EXPECT_EQ(GroupVersions("coordination.k8s.io"),
+            std::vector<std::string_view>{"v1"});
   EXPECT_EQ(GroupVersions(""), std::vector<std::string_view>{"v1"});
   EXPECT_EQ(
       GroupVersions("resource.k8s.io"),
@@ -85,13 +87,13 @@ TEST(KindTraitsTest, CreationRanks) {
   ForEachKind([&]<typename T>(const KindTraits& traits) {
     by_rank.at(static_cast<size_t>(traits.creation_rank)) = traits.kind;
   });
-  EXPECT_EQ(by_rank,
-            (std::vector<std::string_view>{
-                "Namespace", "Node", "DeviceClass", "ResourceSlice",
-                "ResourceSlicePatch", "DeviceTaintRule",
-                "ResourceClaimTemplate", "ResourceClaim", "Pod", "Event"}));
+  EXPECT_EQ(by_rank, (std::vector<std::string_view>{
+                         "Namespace", "Node", "DeviceClass", "ResourceSlice",
+                         "ResourceSlicePatch", "DeviceTaintRule",
+                         "ResourceClaimTemplate", "ResourceClaim", "Pod",
+                         "Event", "Lease"}));
   EXPECT_EQ(CreationRank("Pod"), 8);
-  EXPECT_EQ(CreationRank("Unknown"), 10);
+  EXPECT_EQ(CreationRank("Unknown"), 11);
 }
 
 // Field-table checks over every type reachable from a kind.
@@ -183,13 +185,16 @@ TEST(KindTraitsTest, FieldTablesAreConsistent) {
   EXPECT_TRUE(problems.empty()) << *problems.begin();
 }
 
-// Which kinds have protobuf numbers: the core/v1 ones, whose typed clients
-// (and so kubectl) send protobuf bodies.
+// Which kinds have protobuf numbers: the core/v1 and coordination.k8s.io
+// ones, whose typed clients (kubectl, client-go's leader election) send
+// protobuf bodies.
 TEST(KindTraitsTest, CoreKindsHaveProtobufNumbers) {
   ForEachKind([&]<typename T>(const KindTraits& traits) {
     bool numbered = false;
     ForEachField<T>([&](const auto& field) { numbered |= field.proto != 0; });
-    EXPECT_EQ(numbered, traits.group.empty()) << traits.kind;
+    EXPECT_EQ(numbered,
+              traits.group.empty() || traits.group == "coordination.k8s.io")
+        << traits.kind;
   });
 }
 

@@ -11,15 +11,17 @@
 #include "api/types/core.h"
 #include "api/types/device_class.h"
 #include "api/types/device_taint_rule.h"
+#include "api/types/lease.h"
 #include "api/types/resource_claim.h"
 #include "api/types/resource_slice.h"
 #include "api/types/resource_slice_patch.h"
 
 namespace dralloc::api {
 
-using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim,
-                            ResourceClaimTemplate, DeviceTaintRule,
-                            ResourceSlicePatch, Namespace, Node, Pod, Event>;
+using Object =
+    std::variant<DeviceClass, ResourceSlice, ResourceClaim,
+                 ResourceClaimTemplate, DeviceTaintRule, ResourceSlicePatch,
+                 Namespace, Node, Pod, Event, Lease>;
 
 // Kind name of the alternative held ("ResourceSlice").
 std::string_view KindOf(const Object& object);

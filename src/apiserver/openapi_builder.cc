@@ -46,6 +46,9 @@ const std::set<std::string, std::less<>> kCoreTypes = {
     "NodeSelectorRequirement",
     "Toleration",
     "Taint"};
+// coordination.k8s.io/v1 types.
+const std::set<std::string, std::less<>> kCoordinationTypes = {"Lease",
+                                                               "LeaseSpec"};
 const std::set<std::string, std::less<>> kMetaTypes = {
     "ObjectMeta", "OwnerReference", "ListMeta", "Condition"};
 
@@ -151,6 +154,8 @@ class SchemaBuilder {
     }
     if (!v1beta1 && kCoreTypes.contains(name))
       return "io.k8s.api.core.v1." + name;
+    if (kCoordinationTypes.contains(name))
+      return "io.k8s.api.coordination.v1." + name;
     return fmt::format("io.k8s.api.resource.{}.{}",
                        v1beta1 ? "v1beta1" : version_, name);
   }

@@ -324,6 +324,29 @@ TEST(ProtobufBodyTest, EventFields) {
   ExpectSameJson(*decoded, expected);
 }
 
+// client-go's leader election writes Leases as protobuf.
+TEST(ProtobufBodyTest, LeaseFields) {
+  ProtoWriter lease;
+  lease.Message(1, NewObjectMeta("kube-scheduler"))
+      .Message(2, ProtoWriter()
+                      .Bytes(1, "host-a_1")
+                      .Varint(2, 15)
+                      .Message(3, Timestamp(1700000000, 1000))
+                      .Message(4, Timestamp(1700000002, 123456789))
+                      .Varint(5, 3));
+  auto decoded = DecodeProtobufBody(
+      Envelope("coordination.k8s.io/v1", "Lease", lease), "Lease");
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  const Json expected = Json::parse(R"({
+    "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+    "metadata": {"name": "kube-scheduler"},
+    "spec": {"holderIdentity": "host-a_1", "leaseDurationSeconds": 15,
+             "acquireTime": "2023-11-14T22:13:20.000001Z",
+             "renewTime": "2023-11-14T22:13:22.123456Z",
+             "leaseTransitions": 3}})");
+  ExpectSameJson(*decoded, expected);
+}
+
 TEST(ProtobufBodyTest, DeleteOptions) {
   ProtoWriter options;
   options.Varint(1, 0)

@@ -72,6 +72,11 @@ std::vector<Column> ColumnsFor(std::string_view kind) {
     return {
         {"Name", "Name"}, {"Status", "Status"}, {"Age", "Time since creation"}};
   }
+  if (kind == "Lease") {
+    return {{"Name", "Name of the lease"},
+            {"Holder", "The identity of the current holder"},
+            {"Age", "Time since creation"}};
+  }
   return {{"Name", "Name of the object"}, {"Age", "Time since creation"}};
 }
 
@@ -407,6 +412,9 @@ Json Cells(std::string_view kind, const Json& object) {
     return {name, Text(At(object, {"status", "phase"})), Age(object)};
   }
   if (kind == "Node") return NodeCells(object);
+  if (kind == "Lease") {
+    return {name, Text(At(object, {"spec", "holderIdentity"})), Age(object)};
+  }
   if (kind == "Event") {
     std::string last = Text(At(object, {"lastTimestamp"}));
     if (last.empty()) last = Text(At(object, {"eventTime"}));

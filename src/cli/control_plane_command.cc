@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/leader_election_flags.h"
 #include "cli/server_flags.h"
 #include "client/http_api_client.h"
 #include "common/log.h"
@@ -24,6 +25,7 @@ struct ControlPlaneFlags {
   bool default_pods = false;
   int binders = 4;
   int workers = 4;
+  LeaderElectionFlags leader_election;
 };
 
 int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
@@ -51,17 +53,28 @@ int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
   options.scheduler.binders = flags.binders;
   options.scheduler.placement = ParsePlacement(flags.placement);
   controlplane::ControlPlane plane(**api, options);
-  plane.Start();
   const char* what = scheduler ? "scheduler" : "controller";
-  fmt::print("dralloc {} running against {}\n", what, config->server);
+  fmt::print("dralloc {} running against {}{}\n", what, config->server,
+             flags.leader_election.enabled ? " (leader election on)" : "");
   std::fflush(stdout);
+  if (flags.leader_election.enabled) {
+    // The plane runs only while this process holds the lease; every Start
+    // and Stop happens on the elector's thread.
+    return RunElected(**api, flags.leader_election,
+                      {{.lease_name = flags.leader_election.resource_name,
+                        .start = [&plane] { plane.Start(); },
+                        .stop = [&plane] { plane.Stop(); }}},
+                      signals);
+  }
+  plane.Start();
   const int received = WaitForTermination(signals);
   log::Info(what, "signal {}: shutting down", received);
   plane.Stop();
   return kExitOk;
 }
 
-void AddCommonFlags(CLI::App& command, ControlPlaneFlags& flags) {
+void AddCommonFlags(CLI::App& command, ControlPlaneFlags& flags,
+                    std::string lease_name) {
   command.add_option("--kubeconfig", flags.kubeconfig,
                      "kubeconfig file (default: $KUBECONFIG, then "
                      "~/.kube/config)");
@@ -69,6 +82,7 @@ void AddCommonFlags(CLI::App& command, ControlPlaneFlags& flags) {
                      "kubeconfig context (default: current-context)");
   command.add_option("--log-level", flags.log_level,
                      "debug, info, warn or error");
+  AddLeaderElectionFlags(command, flags.leader_election, std::move(lease_name));
 }
 
 }  // namespace
@@ -81,7 +95,7 @@ void RegisterControlPlaneCommands(CLI::App& app, int& exit_code) {
       exit_code, [](const ControlPlaneFlags& flags) {
         return RunControlPlane(flags, true);
       });
-  AddCommonFlags(scheduler, scheduler_flags);
+  AddCommonFlags(scheduler, scheduler_flags, "dralloc-scheduler");
   scheduler
       .add_option("--scheduler-name", scheduler_flags.scheduler_name,
                   "schedule pods with this spec.schedulerName")
@@ -100,7 +114,7 @@ void RegisterControlPlaneCommands(CLI::App& app, int& exit_code) {
       exit_code, [](const ControlPlaneFlags& flags) {
         return RunControlPlane(flags, false);
       });
-  AddCommonFlags(controller, controller_flags);
+  AddCommonFlags(controller, controller_flags, "dralloc-controller");
   controller.add_option("--workers", controller_flags.workers,
                         "worker threads");
 }

@@ -11,6 +11,7 @@
 
 #include "cli/api_client_flags.h"
 #include "cli/commands.h"
+#include "cli/duration_flag.h"
 #include "cli/server_flags.h"
 #include "common/log.h"
 #include "node/node_agent.h"
@@ -109,11 +110,9 @@ StatusOr<node::NodeAgentOptions> AgentOptions(NodeFlags flags) {
             &options.node_status_update_frequency}},
           {"--backoff-max", {&flags.backoff_max, &options.backoff_max}}};
   for (const auto& [name, target] : durations) {
-    if (!ParseDuration(*target.first, *target.second)) {
-      return InvalidArgumentError(std::string(name) + ": Invalid value: \"" +
-                                  *target.first +
-                                  "\": want a duration such as 30s or 500ms");
-    }
+    auto parsed = ParseGoDuration(*target.first, name);
+    if (!parsed.ok()) return parsed.status();
+    *target.second = *parsed;
   }
   return options;
 }

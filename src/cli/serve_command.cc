@@ -10,6 +10,7 @@
 #include "apiserver/api_server.h"
 #include "apiserver/in_process_api_client.h"
 #include "cli/commands.h"
+#include "cli/leader_election_flags.h"
 #include "cli/server_flags.h"
 #include "cli/simulate_endpoint.h"
 #include "common/log.h"
@@ -24,13 +25,16 @@ struct ServeFlags {
   std::string placement = "default";
   int binders = 4;
   int controller_workers = 4;
+  LeaderElectionFlags leader_election;
 };
 
 // Counters of the controller and the scheduler in Prometheus text format
-// (upstream's resourceclaim_controller_* names where they exist).
-std::string ControlPlaneMetrics(controlplane::ControlPlane& plane) {
-  const auto c = plane.controller()->metrics();
-  const auto s = plane.scheduler()->stats();
+// (upstream's resourceclaim_controller_* names where they exist). The two
+// may run in one plane or, under leader election, in two.
+std::string ControlPlaneMetrics(controlplane::ControlPlane& controller_plane,
+                                controlplane::ControlPlane& scheduler_plane) {
+  const auto c = controller_plane.controller()->metrics();
+  const auto s = scheduler_plane.scheduler()->stats();
   std::string out;
   auto counter = [&out](std::string_view name, std::string_view help,
                         uint64_t value) {
@@ -65,26 +69,11 @@ std::string ControlPlaneMetrics(controlplane::ControlPlane& plane) {
   return out;
 }
 
-int RunServe(const ServeFlags& flags) {
-  ServedApi served;
-  if (int code = StartApiServer(flags.server, served, AddSimulateEndpoint);
-      code != kExitOk) {
-    return code;
-  }
-  apiserver::ApiServer& server = *served.server;
-  apiserver::InProcessApiClient api(server.storage(), flags.scheduler_name);
-  controlplane::ControlPlaneOptions plane_options;
-  plane_options.scheduler.scheduler_name = flags.scheduler_name;
-  plane_options.scheduler.binders = flags.binders;
-  plane_options.scheduler.placement = ParsePlacement(flags.placement);
-  plane_options.controller.workers = flags.controller_workers;
-  controlplane::ControlPlane plane(api, plane_options);
-  server.AddMetricsSource([&plane] { return ControlPlaneMetrics(plane); });
-  plane.Start();
-
+void PrintBanner(const ServeFlags& flags, const ServedApi& served) {
   const std::string url =
-      fmt::format("http://{}:{}", served.options.host, server.port());
-  fmt::print("dralloc serve listening on {}\n", url);
+      fmt::format("http://{}:{}", served.options.host, served.server->port());
+  fmt::print("dralloc serve listening on {}{}\n", url,
+             flags.leader_election.enabled ? " (leader election on)" : "");
   fmt::print(
       "Point kubectl at it with:\n"
       "  kubectl config set-cluster dralloc --server={}\n"
@@ -97,6 +86,59 @@ int RunServe(const ServeFlags& flags) {
   log::Info("serve", "listening on {} storage={} revision={} scheduler={}", url,
             flags.server.storage, served.store->Revision(),
             flags.scheduler_name);
+}
+
+controlplane::ControlPlaneOptions PlaneOptions(const ServeFlags& flags) {
+  controlplane::ControlPlaneOptions options;
+  options.scheduler.scheduler_name = flags.scheduler_name;
+  options.scheduler.binders = flags.binders;
+  options.scheduler.placement = ParsePlacement(flags.placement);
+  options.controller.workers = flags.controller_workers;
+  return options;
+}
+
+// Several `serve` processes on one store: the scheduler and the controller
+// (with the pod GC) each run only while holding their own Lease.
+int RunElectedPlanes(const ServeFlags& flags, ServedApi& served,
+                     apiserver::InProcessApiClient& api) {
+  controlplane::ControlPlaneOptions scheduler_options = PlaneOptions(flags);
+  scheduler_options.run_controller = false;
+  scheduler_options.run_pod_gc = false;
+  controlplane::ControlPlaneOptions controller_options = PlaneOptions(flags);
+  controller_options.run_scheduler = false;
+  controlplane::ControlPlane scheduler_plane(api, scheduler_options);
+  controlplane::ControlPlane controller_plane(api, controller_options);
+  served.server->AddMetricsSource(
+      [&] { return ControlPlaneMetrics(controller_plane, scheduler_plane); });
+  PrintBanner(flags, served);
+  const int code = RunElected(api, flags.leader_election,
+                              {{.lease_name = "dralloc-scheduler",
+                                .start = [&] { scheduler_plane.Start(); },
+                                .stop = [&] { scheduler_plane.Stop(); }},
+                               {.lease_name = "dralloc-controller",
+                                .start = [&] { controller_plane.Start(); },
+                                .stop = [&] { controller_plane.Stop(); }}},
+                              served.signals);
+  served.server->Stop();
+  return code;
+}
+
+int RunServe(const ServeFlags& flags) {
+  ServedApi served;
+  if (int code = StartApiServer(flags.server, served, AddSimulateEndpoint);
+      code != kExitOk) {
+    return code;
+  }
+  apiserver::ApiServer& server = *served.server;
+  apiserver::InProcessApiClient api(server.storage(), flags.scheduler_name);
+  if (flags.leader_election.enabled) {
+    return RunElectedPlanes(flags, served, api);
+  }
+  controlplane::ControlPlane plane(api, PlaneOptions(flags));
+  server.AddMetricsSource(
+      [&plane] { return ControlPlaneMetrics(plane, plane); });
+  plane.Start();
+  PrintBanner(flags, served);
   const int received = WaitForTermination(served.signals);
   log::Info("serve", "signal {}: shutting down", received);
   plane.Stop();
@@ -127,6 +169,10 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
       .add_option("--controller-workers", flags.controller_workers,
                   "ResourceClaim controller worker threads")
       ->capture_default_str();
+  // serve runs two components, each with its lease of the usual name
+  // (dralloc-scheduler, dralloc-controller).
+  AddLeaderElectionFlags(command, flags.leader_election, "",
+                         /*with_resource_name=*/false);
 }
 
 }  // namespace dralloc::cli

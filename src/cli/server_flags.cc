@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "cli/duration_flag.h"
 #include "common/log.h"
 #include "store/store_factory.h"
 
@@ -52,16 +53,14 @@ int PrepareServer(const ServerFlags& flags,
   options.version_minor = flags.version_minor;
   store::OpenOptions open_options;
   open_options.etcd_prefix = flags.etcd_prefix;
-  std::chrono::milliseconds compaction{0};
-  if (!ParseDuration(flags.etcd_compaction_interval, compaction)) {
-    fmt::print(stderr,
-               "--etcd-compaction-interval \"{}\": expected a duration such "
-               "as 5m, 90s or 0\n",
-               flags.etcd_compaction_interval);
+  const auto compaction = ParseGoDuration(flags.etcd_compaction_interval,
+                                          "--etcd-compaction-interval");
+  if (!compaction.ok()) {
+    fmt::print(stderr, "{}\n", compaction.status().message());
     return kExitBadInput;
   }
   open_options.etcd_compaction_interval =
-      std::chrono::duration_cast<std::chrono::seconds>(compaction);
+      std::chrono::duration_cast<std::chrono::seconds>(*compaction);
   auto opened = store::OpenStore(flags.storage, open_options);
   if (!opened.ok()) {
     fmt::print(stderr, "{}\n", opened.status().message());
@@ -101,28 +100,6 @@ scheduler::Placement ParsePlacement(const std::string& placement) {
   if (placement == "pack") return scheduler::Placement::kPack;
   if (placement == "spread") return scheduler::Placement::kSpread;
   return scheduler::Placement::kDefault;
-}
-
-bool ParseDuration(std::string_view text, std::chrono::milliseconds& out) {
-  int64_t value = 0;
-  auto [end, error] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || value < 0) return false;
-  const std::string_view unit(end, text.data() + text.size());
-  if (unit == "ms") {
-    out = std::chrono::milliseconds(value);
-  } else if (unit == "s") {
-    out = std::chrono::seconds(value);
-  } else if (unit == "m") {
-    out = std::chrono::minutes(value);
-  } else if (unit == "h") {
-    out = std::chrono::hours(value);
-  } else if (unit.empty() && value == 0) {
-    out = std::chrono::milliseconds(0);
-  } else {
-    return false;
-  }
-  return true;
 }
 
 bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {

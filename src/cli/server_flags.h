@@ -67,10 +67,6 @@ sigset_t BlockTerminationSignals();
 // Waits for SIGINT or SIGTERM; returns the signal.
 int WaitForTermination(const sigset_t& signals);
 
-// A Go-style duration: "45s", "500ms", "1m", "2h" (one number, one unit),
-// or "0"; false when malformed or negative.
-bool ParseDuration(std::string_view text, std::chrono::milliseconds& out);
-
 // Applies --log-level; false (with a message on stderr) when unknown.
 bool ApplyLogLevel(const std::string& level);
 

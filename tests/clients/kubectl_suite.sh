@@ -232,4 +232,29 @@ check "resourceVersionMatch without resourceVersion is Invalid" \
 check "a malformed continue token is a bad request" \
   fails_with "invalid continue token" k get --raw "$pages?limit=2&continue=garbage"
 
+
+# coordination.k8s.io/v1 Leases, as leader election uses them.
+lease() {  # lease NAME HOLDER
+  cat <<YAML
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: $1, namespace: default}
+spec:
+  holderIdentity: $2
+  leaseDurationSeconds: 15
+  renewTime: "2026-11-28T11:00:00.123456Z"
+YAML
+}
+check "create lease" bash -c "$(declare -f lease); lease l1 holder-a | '$kubectl_bin' --cache-dir '$work/cache' create -f -"
+check "get leases shows NAME HOLDER AGE" bash -c \
+  "'$kubectl_bin' --cache-dir '$work/cache' get leases | head -1 | grep -Eq '^NAME +HOLDER +AGE\$'"
+check "get lease shows the holder" contains holder-a k get lease l1
+check "renewTime keeps microseconds" contains "2026-11-28T11:00:00.123456Z" k get lease l1 -o jsonpath='{.spec.renewTime}'
+check "apply a new holder" contains configured bash -c "$(declare -f lease); lease l1 holder-b | '$kubectl_bin' --cache-dir '$work/cache' apply -f -"
+check "the holder changed" contains holder-b k get lease l1 -o jsonpath='{.spec.holderIdentity}'
+check "leaseDurationSeconds 0 is Invalid" fails_with "spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0" \
+  bash -c "$(declare -f lease); lease l2 holder-a | sed 's/leaseDurationSeconds: 15/leaseDurationSeconds: 0/' | '$kubectl_bin' --cache-dir '$work/cache' create -f -"
+check "api-resources lists leases" contains leases k api-resources --api-group=coordination.k8s.io
+check "delete lease" contains deleted k delete lease l1
+
 finish

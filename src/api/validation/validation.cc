@@ -363,9 +363,11 @@ ErrorList Validate(const Object& object) {
           return ValidateNode(o);
         } else if constexpr (std::is_same_v<T, Pod>) {
           return ValidatePod(o);
-        } else {
-          static_assert(std::is_same_v<T, Event>, "unhandled object kind");
+        } else if constexpr (std::is_same_v<T, Event>) {
           return ValidateEvent(o);
+        } else {
+          static_assert(std::is_same_v<T, Lease>, "unhandled object kind");
+          return ValidateLease(o);
         }
       },
       object);

@@ -25,6 +25,7 @@ ErrorList ValidateNamespace(const Namespace& ns);
 ErrorList ValidateNode(const Node& node);
 ErrorList ValidatePod(const Pod& pod);
 ErrorList ValidateEvent(const Event& event);
+ErrorList ValidateLease(const Lease& lease);  // lease_validation.cc
 
 }  // namespace dralloc::api
 
