@@ -42,6 +42,8 @@ DRALLOC_STORAGE=etcd bash tests/clients/client_node_suite.sh build/src/cli/drall
 DRALLOC_STORAGE=etcd bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
 echo "== two API servers on a three-member etcd cluster, under faults"
 python3 tests/etcd/etcd_fault_suite.py build/src/cli/dralloc
+echo "== two serve processes with leader election schedule 5,000 pods on a three-member etcd; hand-over midway"
+python3 tests/etcd/handover_suite.py build/src/cli/dralloc build/bench/load/dralloc_api_load
 
 echo "== dralloc serve end to end with kubectl 1.33 and 1.32"
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33

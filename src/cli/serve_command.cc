@@ -23,8 +23,10 @@ struct ServeFlags {
   ServerFlags server;
   std::string scheduler_name = "dralloc-scheduler";
   std::string placement = "default";
-  int binders = 4;
-  int controller_workers = 4;
+  // 0: 4, or 16 on a store shared with other servers (etcd), whose writes
+  // take longer, so more of them must be in flight for the same rate.
+  int binders = 0;
+  int controller_workers = 0;
   LeaderElectionFlags leader_election;
 };
 
@@ -88,12 +90,15 @@ void PrintBanner(const ServeFlags& flags, const ServedApi& served) {
             flags.scheduler_name);
 }
 
-controlplane::ControlPlaneOptions PlaneOptions(const ServeFlags& flags) {
+controlplane::ControlPlaneOptions PlaneOptions(const ServeFlags& flags,
+                                               const ServedApi& served) {
+  const int threads = served.store->Shared() ? 16 : 4;
   controlplane::ControlPlaneOptions options;
   options.scheduler.scheduler_name = flags.scheduler_name;
-  options.scheduler.binders = flags.binders;
+  options.scheduler.binders = flags.binders > 0 ? flags.binders : threads;
   options.scheduler.placement = ParsePlacement(flags.placement);
-  options.controller.workers = flags.controller_workers;
+  options.controller.workers =
+      flags.controller_workers > 0 ? flags.controller_workers : threads;
   return options;
 }
 
@@ -101,10 +106,12 @@ controlplane::ControlPlaneOptions PlaneOptions(const ServeFlags& flags) {
 // (with the pod GC) each run only while holding their own Lease.
 int RunElectedPlanes(const ServeFlags& flags, ServedApi& served,
                      apiserver::InProcessApiClient& api) {
-  controlplane::ControlPlaneOptions scheduler_options = PlaneOptions(flags);
+  controlplane::ControlPlaneOptions scheduler_options =
+      PlaneOptions(flags, served);
   scheduler_options.run_controller = false;
   scheduler_options.run_pod_gc = false;
-  controlplane::ControlPlaneOptions controller_options = PlaneOptions(flags);
+  controlplane::ControlPlaneOptions controller_options =
+      PlaneOptions(flags, served);
   controller_options.run_scheduler = false;
   controlplane::ControlPlane scheduler_plane(api, scheduler_options);
   controlplane::ControlPlane controller_plane(api, controller_options);
@@ -134,7 +141,7 @@ int RunServe(const ServeFlags& flags) {
   if (flags.leader_election.enabled) {
     return RunElectedPlanes(flags, served, api);
   }
-  controlplane::ControlPlane plane(api, PlaneOptions(flags));
+  controlplane::ControlPlane plane(api, PlaneOptions(flags, served));
   server.AddMetricsSource(
       [&plane] { return ControlPlaneMetrics(plane, plane); });
   plane.Start();
@@ -163,12 +170,14 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
   AddPlacementFlag(command, flags.placement);
   command
       .add_option("--binders", flags.binders,
-                  "threads writing allocations and bindings")
-      ->capture_default_str();
+                  "threads writing allocations and bindings (default 4; 16 "
+                  "with --storage etcd)")
+      ->check(CLI::NonNegativeNumber);
   command
       .add_option("--controller-workers", flags.controller_workers,
-                  "ResourceClaim controller worker threads")
-      ->capture_default_str();
+                  "ResourceClaim controller worker threads (default 4; 16 "
+                  "with --storage etcd)")
+      ->check(CLI::NonNegativeNumber);
   // serve runs two components, each with its lease of the usual name
   // (dralloc-scheduler, dralloc-controller).
   AddLeaderElectionFlags(command, flags.leader_election, "",
