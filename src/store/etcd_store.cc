@@ -272,6 +272,7 @@ class EtcdStore : public Store {
   // Reloads the replica after it fell behind a compaction.
   void Reload() EXCLUDES(mu_);
   void Applied(int64_t revision) EXCLUDES(mu_);
+  void Reported(int64_t revision) EXCLUDES(mu_);
   // Waits (bounded) until the replica holds the write at `revision`.
   void AwaitReplica(int64_t revision) EXCLUDES(mu_);
   void CompactLoop() EXCLUDES(mu_);
@@ -288,6 +289,12 @@ class EtcdStore : public Store {
   CondVar changed_;  // stopping_ (for the background loops)
   // The newest revision of an event the replica applied.
   int64_t applied_ GUARDED_BY(mu_) = 0;
+  // The newest revision a progress report announced, and when it came.
+  // etcd 3.4 before 3.4.24 may send a report before the events it covers
+  // (etcd issue 15220), so a report alone neither moves the replica nor
+  // acknowledges a write; Sync trusts one only once it has aged.
+  int64_t reported_ GUARDED_BY(mu_) = 0;
+  std::chrono::steady_clock::time_point reported_at_ GUARDED_BY(mu_);
   // Writers waiting for the replica, by the revision they wait for: each
   // applied batch wakes only the writers it satisfies.
   std::multimap<int64_t, CondVar*> awaiting_ GUARDED_BY(mu_);
@@ -583,30 +590,50 @@ void EtcdStore::AwaitReplica(int64_t revision) {
 }
 
 Status EtcdStore::Sync() {
-  // etcd's current revision (a linearizable read of nothing but a count),
-  // then the replica must reach it: through events, or a progress report
-  // when the newest writes were outside the prefix.
+  // etcd's current revision, from the header of a linearizable read of
+  // one key (a count over the prefix would cost one step per object), then
+  // the replica must reach it: through events, or a progress report when
+  // the newest writes were outside the prefix.
   RangeRequest request;
-  request.set_key(range_start_);
-  request.set_range_end(range_end_);
-  request.set_count_only(true);
+  request.set_key(std::string(kCompactRevisionKey));
+  request.set_keys_only(true);
   auto response = client_->Range(request);
   if (!response.ok()) return response.status();
   const int64_t target = response->header().revision();
+  // A progress report at or past `target` that no event has overtaken for
+  // this long covers the writes outside the prefix.
+  constexpr auto kReportAge = std::chrono::milliseconds(100);
+  const auto deadline =
+      std::chrono::steady_clock::now() + client_->request_timeout();
   MutexLock lock(mu_);
-  if (applied_ >= target) return OkStatus();
+  const auto synced = [&]() REQUIRES(mu_) {
+    return applied_ >= target ||
+           (reported_ >= target &&
+            std::chrono::steady_clock::now() - reported_at_ >= kReportAge);
+  };
+  if (synced()) return OkStatus();
   if (pinger_ != nullptr) pinger_->Poke();
   CondVar wake;
   const auto entry = awaiting_.emplace(target, &wake);
-  const bool reached = wake.WaitFor(
-      mu_, client_->request_timeout(),
-      [&]() REQUIRES(mu_) { return applied_ >= target || stopping_; });
+  while (!synced() && !stopping_ &&
+         std::chrono::steady_clock::now() < deadline) {
+    wake.WaitFor(mu_, std::chrono::milliseconds(20),
+                 [&]() REQUIRES(mu_) { return synced() || stopping_; });
+  }
   awaiting_.erase(entry);
-  if (reached && applied_ >= target) return OkStatus();
+  if (synced()) return OkStatus();
   return Status(StatusCode::kDeadlineExceeded,
                 fmt::format("the watch of etcd at {} has not reached revision "
                             "{} (at {})",
                             client_->endpoints(), target, applied_));
+}
+
+void EtcdStore::Reported(int64_t revision) {
+  MutexLock lock(mu_);
+  if (revision > reported_) {
+    reported_ = revision;
+    reported_at_ = std::chrono::steady_clock::now();
+  }
 }
 
 // The replica -----------------------------------------------------------
@@ -744,9 +771,8 @@ Status EtcdStore::ReadWatchStream(WatchStream& stream, WatchPinger& pinger,
     }
     if (response.created()) continue;
     if (response.events().empty()) {
-      // A progress report: every event up to its revision was delivered.
-      mirror_->AdvanceReplicatedRevision(response.header().revision());
-      Applied(response.header().revision());
+      // A progress report (see reported_ for how far it is trusted).
+      Reported(response.header().revision());
       continue;
     }
     std::vector<WatchEvent> events = Convert(response);

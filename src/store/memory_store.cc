@@ -301,13 +301,6 @@ void MemoryStore::ApplyReplicated(std::vector<WatchEvent> events) {
   Apply(events);
 }
 
-void MemoryStore::AdvanceReplicatedRevision(int64_t revision) {
-  MutexLock writer(write_mutex_);
-  WriterMutexLock data(data_mutex_);
-  revision_ = std::max(revision_, revision);
-  assigned_revision_ = std::max(assigned_revision_, revision_);
-}
-
 void MemoryStore::ResetReplica(std::vector<KeyValue> objects,
                                int64_t revision) {
   MutexLock writer(write_mutex_);

@@ -85,10 +85,6 @@ class MemoryStore : public Store {
   // visible as they are. Put and Delete must not be used on a replica.
   void ApplyReplicated(std::vector<WatchEvent> events)
       EXCLUDES(write_mutex_, data_mutex_, window_mutex_);
-  // The source reached `revision` with no event under the replicated
-  // prefix since the last one applied.
-  void AdvanceReplicatedRevision(int64_t revision)
-      EXCLUDES(write_mutex_, data_mutex_);
   // Replaces the whole state (after the replica lost events it cannot
   // recover): the event window restarts at `revision`, so every open watch
   // fails with kOutOfRange and its client lists again.
