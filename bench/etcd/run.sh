@@ -36,33 +36,22 @@ done
 command -v etcd >/dev/null || { echo "run.sh: etcd not found (scripts/install-deps.sh)" >&2; exit 2; }
 
 work=$(mktemp -d /tmp/dralloc-etcd-bench.XXXXXX)
-server_pid="" etcd_pid=""
+server_pid=""
+source "$REPO/tests/etcd/etcd_lib.sh"
 stop() {
   [[ -n "$server_pid" ]] && { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
-  [[ -n "$etcd_pid" ]] && { kill "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true; }
-  server_pid="" etcd_pid=""
+  server_pid=""
+  stop_etcd_members
 }
 trap 'stop; rm -rf "$work"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 start() {  # start STORE DIR: sets server_url
   local store=$1 dir=$2 spec
   mkdir -p "$dir"
   spec="sqlite:$dir/data"
   if [[ $store == etcd ]]; then
-    local client peer
-    client=$(free_port) peer=$(free_port)
-    etcd --name bench --data-dir "$dir/etcd" \
-      --listen-client-urls "http://127.0.0.1:$client" --advertise-client-urls "http://127.0.0.1:$client" \
-      --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-      --initial-cluster "bench=http://127.0.0.1:$peer" --logger=zap --log-outputs="$dir/etcd.log" \
-      >/dev/null 2>&1 &
-    etcd_pid=$!
-    for _ in $(seq 300); do
-      curl -sf "http://127.0.0.1:$client/health" 2>/dev/null | grep -q '"health":"true"' && break
-      sleep 0.1
-    done
-    spec="etcd:http://127.0.0.1:$client"
+    start_etcd_cluster 1 "$dir" || return 1
+    spec="etcd:$etcd_urls"
   fi
   "$dralloc" apiserver --listen 127.0.0.1:0 --storage "$spec" --log-level warn \
     >"$dir/server.out" 2>"$dir/server.err" &

@@ -125,33 +125,7 @@ fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/dralloc-sched-bench.XXXXXX")"
 server_pid=""
-# Starts a one-member etcd with its data under $1; sets etcd_pid and
-# etcd_url. Returns 1 when it is not healthy in 30 s.
-start_etcd() {
-  local dir="$1" client peer
-  client=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  peer=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  etcd_url="http://127.0.0.1:$client"
-  etcd --name bench --data-dir "$dir/etcd" --listen-client-urls "$etcd_url" \
-    --advertise-client-urls "$etcd_url" --listen-peer-urls "http://127.0.0.1:$peer" \
-    --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-    --initial-cluster "bench=http://127.0.0.1:$peer" --logger=zap \
-    --log-outputs="$dir/etcd.log" > /dev/null 2>&1 &
-  etcd_pid=$!
-  for _ in $(seq 300); do
-    curl -sf "$etcd_url/health" 2>/dev/null | grep -q '"health":"true"' && return 0
-    sleep 0.1
-  done
-  echo "run.sh: etcd did not become healthy; see $dir/etcd.log" >&2
-  return 1
-}
-
-stop_etcd() {
-  [[ -n "${etcd_pid:-}" ]] || return 0
-  kill "$etcd_pid" 2>/dev/null || true
-  wait "$etcd_pid" 2>/dev/null || true
-  etcd_pid=""
-}
+source "$HERE/../../tests/etcd/etcd_lib.sh"
 
 stop_server() {
   [[ -n "$server_pid" ]] || return 0
@@ -168,7 +142,7 @@ stop_server() {
 }
 cleanup() {
   stop_server
-  stop_etcd
+  stop_etcd_members
   if (( keep )); then
     echo "run.sh: kept $work" >&2
   else
@@ -190,8 +164,8 @@ start_server() {
   mkdir -p "$dir"
   spec="sqlite:$dir/data"
   if [[ "$storage" == etcd ]]; then
-    start_etcd "$dir" || return 1
-    spec="etcd:$etcd_url"
+    start_etcd_cluster 1 "$dir" || return 1
+    spec="etcd:$etcd_urls"
   fi
   "$bin" serve --listen 127.0.0.1:0 --storage "$spec" \
     > "$dir/server.out" 2> "$dir/server.err" &
@@ -243,7 +217,7 @@ run_durable() {
   [[ "$mode" == etcd ]] && storage=etcd
   start_server "$rundir" "$bin" "$storage" || {
     stop_server
-    stop_etcd
+    stop_etcd_members
     printf '%s\t%s\t%s\t%s\t0\t0\n' "$variant" "$mode" "$label" "$run" >> "$results"
     return 1
   }
@@ -251,7 +225,7 @@ run_durable() {
     --pods "$dir/pods.jsonl" --clients "$clients" --timeout "$timeout" --json \
     > "$rundir/report.json" 2> "$rundir/load.err" || rc=$?
   stop_server
-  stop_etcd
+  stop_etcd_members
   if [[ ! -s "$rundir/report.json" ]]; then
     echo "  $mode $label run $run: dralloc_api_load failed (exit $rc):" >&2
     tail -n 20 "$rundir/load.err" >&2
