@@ -10,6 +10,7 @@
 #include "api/resource_registry.h"
 #include "apiserver/decoded_object_cache.h"
 #include "apiserver/selectors.h"
+#include "auth/user_info.h"
 
 namespace dralloc::apiserver {
 
@@ -37,6 +38,8 @@ struct WriteOptions {
   // (otherwise kept as stored), in one store write where the API takes an
   // update and a status update. Not settable over HTTP.
   bool with_status = false;
+  // Who writes, for admission plugins; nullptr for in-process components.
+  const auth::UserInfo* user = nullptr;
 };
 
 // A successful write: the object in the request's version (`body`), or

@@ -381,6 +381,12 @@ ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
       registry::PrepareCreate(info, object, names_, NewUid(), NowRfc3339(),
                               {.validate = true, .namespaces = &namespaces});
   if (!errors.empty()) return Invalid(info, meta.name, errors);
+  RequestScope named = scope;
+  named.namespace_ = meta.namespace_;
+  if (auto refused = Admit(AdmissionOperation::kCreate, named, options, &object,
+                           nullptr)) {
+    return *refused;
+  }
   const std::string text =
       StoredText(scope, nullptr, object, options.field_manager);
   const std::string key = Key(info, meta.namespace_, meta.name);
@@ -587,6 +593,10 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       }
       return Respond(scope, 200, *kv->value, std::move(desired->warnings));
     }
+    if (auto refused = Admit(AdmissionOperation::kUpdate, scope, options, &next,
+                             &current)) {
+      return *refused;
+    }
     // An apply has set managedFields itself; any other write is recorded
     // as an Update by its manager (on top of managedFields it sent).
     const std::string text =
@@ -740,6 +750,10 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
                       "{}, ResourceVersion in meta: {}",
                       delete_options->resource_version, meta.resource_version));
     }
+    if (auto refused = Admit(AdmissionOperation::kDelete, scope, options,
+                             nullptr, &*current)) {
+      return *refused;
+    }
     const registry::DeletionStep step = registry::PrepareDeletion(
         *current, delete_options->grace_period_seconds,
         std::chrono::system_clock::now());
@@ -770,6 +784,18 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
     return StorageError(info, scope.name, deleted.status());
   }
   return Conflict(info, scope.name, "too many concurrent writers");
+}
+
+std::optional<ApiError> ResourceStorage::Admit(
+    AdmissionOperation operation, const RequestScope& scope,
+    const WriteOptions& options, const api::Object* object,
+    const api::Object* old_object) const {
+  const AdmissionRequest request{operation, scope,      options.user,
+                                 object,    old_object, options.dry_run};
+  for (const auto& plugin : admission_) {
+    if (auto refused = plugin->Admit(request)) return refused;
+  }
+  return std::nullopt;
 }
 
 void ResourceStorage::DeleteKey(const std::string& key) {

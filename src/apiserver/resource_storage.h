@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 
 #include "api/object.h"
 #include "api/resource_registry.h"
+#include "apiserver/admission_plugin.h"
 #include "apiserver/api_error.h"
 #include "apiserver/decoded_object_cache.h"
 #include "apiserver/device_allocation_index.h"
@@ -128,6 +130,12 @@ class ResourceStorage {
 
   store::Store& store() { return store_; }
 
+  // Adds an admission step to every write (see AdmissionPlugin). Register
+  // before serving; plugins run in registration order.
+  void AddAdmissionPlugin(std::unique_ptr<AdmissionPlugin> plugin) {
+    admission_.push_back(std::move(plugin));
+  }
+
   // ResourceLister::WaitForRevision.
   std::optional<ApiError> WaitForRevision(int64_t revision) const {
     return lister_.WaitForRevision(revision);
@@ -224,7 +232,15 @@ class ResourceStorage {
     return ManagedFieldsWriter::WithRevision(std::move(text), revision);
   }
 
+  // The admission plugins' verdict on a write (nullopt: admitted).
+  std::optional<ApiError> Admit(AdmissionOperation operation,
+                                const RequestScope& scope,
+                                const WriteOptions& options,
+                                const api::Object* object,
+                                const api::Object* old_object) const;
+
   store::Store& store_;
+  std::vector<std::unique_ptr<AdmissionPlugin>> admission_;
   ResourceLister lister_;
   registry::RandomNameGenerator names_;
   DeviceAllocationIndex allocations_;
