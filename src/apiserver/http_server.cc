@@ -277,6 +277,11 @@ struct HttpServer::Impl {
       request.content_type = std::string(message[http::field::content_type]);
       request.accept = std::string(message[http::field::accept]);
       request.user_agent = std::string(message[http::field::user_agent]);
+      if (auto it = message.find(http::field::authorization);
+          it != message.end()) {
+        request.authorization = std::string(it->value());
+        request.has_authorization = true;
+      }
       request.body = std::move(message.body());
       SocketWriter writer(*socket, message.keep_alive());
       handler(request, writer);

@@ -30,6 +30,15 @@ struct HttpRequest {
   std::string content_type;
   std::string accept;
   std::string user_agent;
+  // The Authorization header as sent ("" without one).
+  std::string authorization;
+  bool has_authorization = false;
+  // Served over TLS; the client's certificate chain (DER, leaf first) when
+  // it sent one. Not verified here: authentication verifies it.
+  bool tls = false;
+  std::vector<std::string> peer_certificates_der;
+  // The client's address ("127.0.0.1:53412"), for the audit log.
+  std::string remote_address;
   std::string body;
 
   // The last value of a query parameter, or "".
