@@ -14,6 +14,7 @@
 #include "apiserver/openapi_builder.h"
 #include "apiserver/pod_log_proxy.h"
 #include "apiserver/protobuf_body.h"
+#include "apiserver/request_info.h"
 #include "apiserver/table_printer.h"
 #include "common/log.h"
 
@@ -271,6 +272,7 @@ ApiOr<ApiServer::WatchRequest> ApiServer::ParseWatchRequest(
 struct ApiServer::Route {
   RequestScope scope;
   bool all_namespaces = false;
+  const auth::UserInfo* user = nullptr;  // who writes (admission)
 };
 
 ApiServer::ApiServer(ApiServerOptions options, store::Store& store)
@@ -278,7 +280,9 @@ ApiServer::ApiServer(ApiServerOptions options, store::Store& store)
       store_(store, metrics_),
       storage_(store_),
       garbage_collector_(storage_),
-      namespace_finalizer_(storage_) {
+      namespace_finalizer_(storage_),
+      access_(options_.authenticator, options_.authorizer),
+      reviews_(access_) {
   storage_.set_too_large_resource_version_wait(
       options_.too_large_resource_version_wait);
 }
@@ -302,6 +306,11 @@ void ApiServer::EnsureNamespace(const std::string& name) {
 }
 
 Status ApiServer::Start() {
+  if (!options_.audit_log_path.empty() && audit_ == nullptr) {
+    auto audit = AuditLog::Open(options_.audit_log_path);
+    if (!audit.ok()) return audit.status();
+    audit_ = std::move(*audit);
+  }
   for (const char* ns :
        {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     EnsureNamespace(ns);
@@ -351,10 +360,46 @@ void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
     bool ClientGone() override { return inner.ClientGone(); }
   } recorder(writer, code);
 
+  const auto received = std::chrono::system_clock::now();
+  ApiOr<auth::UserInfo> user = access_.Authenticate(request);
+  if (!user.ok()) {
+    SendError(recorder, user.error());
+    if (audit_) Audit(request, nullptr, code, received, nullptr);
+  } else {
+    const auth::RequestAttributes attributes =
+        RequestAttributesOf(request, std::move(*user));
+    const auth::AuthorizationResult decision = access_.Decide(attributes);
+    if (decision.decision == auth::Decision::kAllow) {
+      Dispatch(request, attributes.user, recorder, verb, resource);
+    } else {
+      SendError(recorder,
+                AccessControl::ForbiddenFor(attributes, decision.reason));
+    }
+    if (audit_) Audit(request, &attributes, code, received, &decision);
+  }
+  const double seconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  if (verb != "WATCH") {
+    metrics_.ObserveRequest(verb, resource, code, seconds);
+  }
+  log::Debug("apiserver", "{} {} {} {:.3f}ms", request.method, request.path,
+             code, seconds * 1000);
+}
+
+void ApiServer::Dispatch(const HttpRequest& request, const auth::UserInfo& user,
+                         ResponseWriter& recorder, std::string& verb,
+                         std::string& resource) {
+  if (AccessReviews::Handles(request.path)) {
+    auto created =
+        reviews_.Create(request.method, request.path, request.body, user);
+    if (!created.ok()) return SendError(recorder, created.error());
+    return SendJson(recorder, 201, std::move(*created));
+  }
   if (!ServeNonResource(request, recorder)) {
     // /api/v1/... or /apis/<group>/<version>/...
     std::vector<std::string_view> parts = SplitPath(request.path);
     Route route;
+    route.user = &user;
     size_t i = 0;
     std::string_view group, version;
     if (parts.size() >= 3 && parts[0] == "api") {
@@ -404,13 +449,36 @@ void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
       ServeResource(request, route, recorder, verb);
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(Clock::now() - start).count();
-  if (verb != "WATCH") {
-    metrics_.ObserveRequest(verb, resource, code, seconds);
+}
+
+void ApiServer::Audit(const HttpRequest& request,
+                      const auth::RequestAttributes* attributes, int code,
+                      std::chrono::system_clock::time_point received,
+                      const auth::AuthorizationResult* decision) {
+  AuditRecord record;
+  record.request_uri = request.path;
+  if (!request.query.empty()) {
+    record.request_uri += '?';
+    bool first = true;
+    for (const auto& [key, value] : request.query) {
+      if (!first) record.request_uri += '&';
+      first = false;
+      record.request_uri += key + "=" + value;
+    }
   }
-  log::Debug("apiserver", "{} {} {} {:.3f}ms", request.method, request.path,
-             code, seconds * 1000);
+  record.user_agent = request.user_agent;
+  record.source_ip =
+      request.remote_address.substr(0, request.remote_address.rfind(':'));
+  record.attributes = attributes;
+  record.code = code;
+  record.received = received;
+  record.completed = std::chrono::system_clock::now();
+  if (decision != nullptr) {
+    record.decision =
+        decision->decision == auth::Decision::kAllow ? "allow" : "forbid";
+    record.reason = decision->reason;
+  }
+  audit_->Write(record);
 }
 
 bool ApiServer::ServeNonResource(const HttpRequest& request,
@@ -507,6 +575,7 @@ void ApiServer::ServeResource(const HttpRequest& request, const Route& route,
                               ResponseWriter& writer, std::string& verb) {
   ApiOr<WriteOptions> write = ParseWriteOptions(request);
   if (!write.ok()) return SendError(writer, write.error());
+  write->user = route.user;
   if (route.scope.name.empty()) {
     return ServeCollection(request, route, *write, writer, verb);
   }

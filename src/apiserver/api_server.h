@@ -10,6 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "apiserver/access_control.h"
+#include "apiserver/access_reviews.h"
+#include "apiserver/audit_log.h"
 #include "apiserver/garbage_collector.h"
 #include "apiserver/http_server.h"
 #include "apiserver/metrics.h"
@@ -31,6 +34,13 @@ struct ApiServerOptions {
   // How long a list waits for the store to reach a resourceVersion newer
   // than its revision before it fails with 504 (upstream: 3 s).
   std::chrono::milliseconds too_large_resource_version_wait{3000};
+  // Who requests are from; nullptr: every request is auth::LoopbackUser()
+  // (the plain-HTTP development mode).
+  std::shared_ptr<const auth::Authenticator> authenticator;
+  // What they may do; nullptr: everything.
+  std::shared_ptr<const auth::Authorizer> authorizer;
+  // One audit event per request is appended here ("-": stdout; "": none).
+  std::string audit_log_path;
 };
 
 class ApiServer {
@@ -103,6 +113,15 @@ class ApiServer {
                          std::chrono::steady_clock::time_point deadline,
                          ResponseWriter& writer);
   bool ServeNonResource(const HttpRequest& request, ResponseWriter& writer);
+  // Routes an authorized request; `verb` and `resource` are set for the
+  // metrics.
+  void Dispatch(const HttpRequest& request, const auth::UserInfo& user,
+                ResponseWriter& writer, std::string& verb,
+                std::string& resource);
+  void Audit(const HttpRequest& request,
+             const auth::RequestAttributes* attributes, int code,
+             std::chrono::system_clock::time_point received,
+             const auth::AuthorizationResult* decision);
   void EnsureNamespace(const std::string& name);
 
   ApiServerOptions options_;
@@ -111,6 +130,9 @@ class ApiServer {
   ResourceStorage storage_;
   GarbageCollector garbage_collector_;
   NamespaceFinalizer namespace_finalizer_;
+  AccessControl access_;
+  AccessReviews reviews_;
+  std::unique_ptr<AuditLog> audit_;
   std::unique_ptr<HttpServer> http_;
   std::vector<std::function<std::string()>> metrics_sources_;
   std::vector<std::pair<std::string, EndpointHandler>> endpoints_;
