@@ -195,9 +195,11 @@ int64_t NodeAuthorizerGraph::Relist() {
 void NodeAuthorizerGraph::Run(std::unique_ptr<store::Watcher> watcher) {
   while (!stopping_) {
     if (watcher == nullptr) {
-      std::this_thread::sleep_for(kRetryPause);
       auto fresh = store_.Watch(std::string(kPodsPrefix), Relist());
-      if (!fresh.ok()) continue;
+      if (!fresh.ok()) {
+        std::this_thread::sleep_for(kRetryPause);
+        continue;
+      }
       watcher = std::move(*fresh);
     }
     {
@@ -213,6 +215,9 @@ void NodeAuthorizerGraph::Run(std::unique_ptr<store::Watcher> watcher) {
       // fresh list.
       log::Info(kComponent, "pod watch ended ({}); relisting",
                 events.status().message());
+      if (events.status().code() != StatusCode::kOutOfRange) {
+        std::this_thread::sleep_for(kRetryPause);
+      }
       {
         MutexLock lock(watcher_mu_);
         watcher_ = nullptr;
