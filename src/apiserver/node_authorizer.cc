@@ -243,9 +243,9 @@ auth::AuthorizationResult NodeAuthorizer::AuthorizeLease(
         "can only get, create, update, patch, or delete a node lease");
   }
   if (attributes.namespace_ != kNodeLeaseNamespace) {
-    return NoOpinion(fmt::format(
-        "can only access leases in the \"{}\" system namespace",
-        kNodeLeaseNamespace));
+    return NoOpinion(
+        fmt::format("can only access leases in the \"{}\" system namespace",
+                    kNodeLeaseNamespace));
   }
   // A create's name is not known here: NodeRestriction checks it.
   if (verb != "create" && attributes.name != node) {

@@ -48,8 +48,7 @@ std::string_view GeneratedClaimName(simdjson::dom::element root,
 
 }  // namespace
 
-NodeAuthorizerGraph::NodeAuthorizerGraph(store::Store& store)
-    : store_(store) {}
+NodeAuthorizerGraph::NodeAuthorizerGraph(store::Store& store) : store_(store) {}
 
 NodeAuthorizerGraph::~NodeAuthorizerGraph() { Stop(); }
 
@@ -137,9 +136,8 @@ int64_t NodeAuthorizerGraph::revision() const {
 bool NodeAuthorizerGraph::WaitForRevision(
     int64_t revision, std::chrono::milliseconds timeout) const {
   MutexLock lock(mu_);
-  return advanced_.WaitFor(mu_, timeout, [&]() REQUIRES(mu_) {
-    return revision_ >= revision;
-  });
+  return advanced_.WaitFor(
+      mu_, timeout, [&]() REQUIRES(mu_) { return revision_ >= revision; });
 }
 
 void NodeAuthorizerGraph::SetPod(const std::string& id, PodEdges edges) {

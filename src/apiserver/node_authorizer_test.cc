@@ -179,7 +179,8 @@ class CaseRunner {
   }
 
   void Authorize(const json& step) {
-    ASSERT_TRUE(authorizer_.graph().WaitForRevision(store_.Revision(), kCatchUp))
+    ASSERT_TRUE(
+        authorizer_.graph().WaitForRevision(store_.Revision(), kCatchUp))
         << "the graph did not catch up with the store";
     const auth::AuthorizationResult result =
         authorizer_.Authorize(AttributesOf(step));
@@ -242,25 +243,26 @@ json PodOn(const std::string& node, const json& claims) {
 }
 
 TEST_F(NodeAuthorizerGraphTest, FollowsBindingAndDeletion) {
-  Put("/pods/default/early", PodOn("node-a", json::array({{{"name", "x"},
-                                                           {"resourceClaimName",
-                                                            "c-early"}}})));
+  Put("/pods/default/early",
+      PodOn("node-a",
+            json::array({{{"name", "x"}, {"resourceClaimName", "c-early"}}})));
   graph_.Start();
   EXPECT_TRUE(graph_.ClaimUsedOnNode("default", "c-early", "node-a"));
-  Put("/pods/default/p", PodOn("", json::array({{{"name", "gpu"},
-                                                 {"resourceClaimName", "c"}}})));
+  Put("/pods/default/p",
+      PodOn("", json::array({{{"name", "gpu"}, {"resourceClaimName", "c"}}})));
   CatchUp();
   EXPECT_FALSE(graph_.ClaimUsedOnNode("default", "c", "node-a"));
   EXPECT_FALSE(graph_.PodOnNode("default", "p", "node-a"));
-  Put("/pods/default/p", PodOn("node-a", json::array({{{"name", "gpu"},
-                                                       {"resourceClaimName",
-                                                        "c"}}})));
+  Put("/pods/default/p",
+      PodOn("node-a",
+            json::array({{{"name", "gpu"}, {"resourceClaimName", "c"}}})));
   CatchUp();
   EXPECT_TRUE(graph_.ClaimUsedOnNode("default", "c", "node-a"));
   EXPECT_FALSE(graph_.ClaimUsedOnNode("default", "c", "node-b"));
   EXPECT_FALSE(graph_.ClaimUsedOnNode("other", "c", "node-a"));
   EXPECT_TRUE(graph_.PodOnNode("default", "p", "node-a"));
-  ASSERT_TRUE(store_.Delete("/pods/default/p", store::Precondition::None()).ok());
+  ASSERT_TRUE(
+      store_.Delete("/pods/default/p", store::Precondition::None()).ok());
   CatchUp();
   EXPECT_FALSE(graph_.ClaimUsedOnNode("default", "c", "node-a"));
   EXPECT_FALSE(graph_.PodOnNode("default", "p", "node-a"));
@@ -269,16 +271,19 @@ TEST_F(NodeAuthorizerGraphTest, FollowsBindingAndDeletion) {
 
 TEST_F(NodeAuthorizerGraphTest, SharedClaimStaysWhileOnePodUsesIt) {
   graph_.Start();
-  const json claims = json::array({{{"name", "gpu"}, {"resourceClaimName", "shared"}}});
+  const json claims =
+      json::array({{{"name", "gpu"}, {"resourceClaimName", "shared"}}});
   Put("/pods/default/one", PodOn("node-a", claims));
   Put("/pods/default/two", PodOn("node-a", claims));
   Put("/pods/default/three", PodOn("node-b", claims));
   CatchUp();
-  ASSERT_TRUE(store_.Delete("/pods/default/one", store::Precondition::None()).ok());
+  ASSERT_TRUE(
+      store_.Delete("/pods/default/one", store::Precondition::None()).ok());
   CatchUp();
   EXPECT_TRUE(graph_.ClaimUsedOnNode("default", "shared", "node-a"));
   EXPECT_TRUE(graph_.ClaimUsedOnNode("default", "shared", "node-b"));
-  ASSERT_TRUE(store_.Delete("/pods/default/two", store::Precondition::None()).ok());
+  ASSERT_TRUE(
+      store_.Delete("/pods/default/two", store::Precondition::None()).ok());
   CatchUp();
   EXPECT_FALSE(graph_.ClaimUsedOnNode("default", "shared", "node-a"));
   EXPECT_TRUE(graph_.ClaimUsedOnNode("default", "shared", "node-b"));
@@ -286,15 +291,16 @@ TEST_F(NodeAuthorizerGraphTest, SharedClaimStaysWhileOnePodUsesIt) {
 
 TEST_F(NodeAuthorizerGraphTest, TemplateClaimsResolveThroughStatus) {
   graph_.Start();
-  json pod = PodOn("node-a", json::array({{{"name", "gpu"},
-                                           {"resourceClaimTemplateName", "t"}},
-                                          {{"name", "none"},
-                                           {"resourceClaimTemplateName", "t"}}}));
+  json pod = PodOn(
+      "node-a",
+      json::array({{{"name", "gpu"}, {"resourceClaimTemplateName", "t"}},
+                   {{"name", "none"}, {"resourceClaimTemplateName", "t"}}}));
   Put("/pods/default/p", pod);
   CatchUp();
   EXPECT_FALSE(graph_.ClaimUsedOnNode("default", "t", "node-a"));
-  pod["status"]["resourceClaimStatuses"] = json::array(
-      {{{"name", "gpu"}, {"resourceClaimName", "p-gpu-x1"}}, {{"name", "none"}}});
+  pod["status"]["resourceClaimStatuses"] =
+      json::array({{{"name", "gpu"}, {"resourceClaimName", "p-gpu-x1"}},
+                   {{"name", "none"}}});
   Put("/pods/default/p", pod);
   CatchUp();
   EXPECT_TRUE(graph_.ClaimUsedOnNode("default", "p-gpu-x1", "node-a"));
@@ -308,9 +314,10 @@ TEST(NodeAuthorizerGraphRelist, RecoversAfterFallingBehindTheWindow) {
   NodeAuthorizerGraph graph(store);
   graph.Start();
   for (int i = 0; i < 50; ++i) {
-    const json pod = PodOn("node-a", json::array({{{"name", "gpu"},
-                                                    {"resourceClaimName",
-                                                     "c" + std::to_string(i)}}}));
+    const json pod =
+        PodOn("node-a",
+              json::array({{{"name", "gpu"},
+                            {"resourceClaimName", "c" + std::to_string(i)}}}));
     ASSERT_TRUE(store
                     .Put("/pods/default/p" + std::to_string(i),
                          store::Precondition::None(),

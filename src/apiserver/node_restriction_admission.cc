@@ -59,8 +59,7 @@ ApiError Forbid(const AdmissionRequest& request, std::string_view reason) {
   }
   if (name.empty()) name = "Unknown";
   const api::ResourceInfo& info = *request.scope.info;
-  Json details = {
-      {"name", name}, {"group", info.group}, {"kind", info.plural}};
+  Json details = {{"name", name}, {"group", info.group}, {"kind", info.plural}};
   return {403, "Forbidden",
           fmt::format("{} {} is forbidden: {}", info.QualifiedResource(),
                       GoQuote(name), reason),
@@ -120,7 +119,8 @@ std::string ForbiddenLabelChanges(const api::StringMap& a,
 nlohmann::json UnknownSpecField(const api::Pod& pod, std::string_view name) {
   for (const auto& [field, raw] : pod.spec.unknown_fields) {
     if (field == name) {
-      return nlohmann::json::parse(raw.json, nullptr, /*allow_exceptions=*/false);
+      return nlohmann::json::parse(raw.json, nullptr,
+                                   /*allow_exceptions=*/false);
     }
   }
   return nullptr;
@@ -131,9 +131,10 @@ nlohmann::json UnknownSpecField(const api::Pod& pod, std::string_view name) {
 std::string ForbiddenReference(const api::Pod& pod, std::string_view node) {
   const nlohmann::json account = UnknownSpecField(pod, "serviceAccountName");
   if (account.is_string() && !account.get<std::string>().empty()) {
-    return fmt::format("node {} can not create pods that reference a service "
-                       "account",
-                       GoQuote(node));
+    return fmt::format(
+        "node {} can not create pods that reference a service "
+        "account",
+        GoQuote(node));
   }
   const nlohmann::json pull_secrets = UnknownSpecField(pod, "imagePullSecrets");
   nlohmann::json volumes = UnknownSpecField(pod, "volumes");
@@ -182,8 +183,8 @@ std::optional<ApiError> NodeRestrictionAdmission::Admit(
   }
   const std::string_view node = auth::NodeNameOf(user);
   if (node.empty()) {
-    return Forbid(request, "could not determine node from user " +
-                               GoQuote(user.name));
+    return Forbid(request,
+                  "could not determine node from user " + GoQuote(user.name));
   }
   const api::ResourceInfo& info = *request.scope.info;
   if (info.group.empty() && info.plural == "pods") {
@@ -217,10 +218,9 @@ NodeRestrictionAdmission::Refusal NodeRestrictionAdmission::AdmitPod(
     case AdmissionOperation::kDelete: {
       const auto* existing = As<api::Pod>(request.old_object);
       if (existing == nullptr || existing->spec.node_name != node) {
-        return Forbid(request,
-                      fmt::format("node {} can only delete pods with "
-                                  "spec.nodeName set to itself",
-                                  GoQuote(node)));
+        return Forbid(request, fmt::format("node {} can only delete pods with "
+                                           "spec.nodeName set to itself",
+                                           GoQuote(node)));
       }
       return std::nullopt;
     }
@@ -238,10 +238,10 @@ NodeRestrictionAdmission::Refusal NodeRestrictionAdmission::AdmitPodCreate(
   const auto* pod = As<api::Pod>(request.object);
   if (pod == nullptr) return Forbid(request, "unexpected type");
   if (!pod->metadata.annotations.contains(std::string(kMirrorPodAnnotation))) {
-    return Forbid(request, fmt::format("pod does not have {} annotation, node "
-                                       "{} can only create mirror pods",
-                                       GoQuote(kMirrorPodAnnotation),
-                                       GoQuote(node)));
+    return Forbid(request,
+                  fmt::format("pod does not have {} annotation, node "
+                              "{} can only create mirror pods",
+                              GoQuote(kMirrorPodAnnotation), GoQuote(node)));
   }
   if (pod->spec.node_name != node) {
     return Forbid(request, fmt::format("node {} can only create pods with "
@@ -288,8 +288,9 @@ NodeRestrictionAdmission::Refusal NodeRestrictionAdmission::AdmitMirrorPodOwner(
     return NotFound(*api::FindResourceByKind("Node"), node);
   }
   if (owner.uid != uid) {
-    return Forbid(request, fmt::format("node {} UID mismatch: expected {} got {}",
-                                       node, owner.uid, uid));
+    return Forbid(request,
+                  fmt::format("node {} UID mismatch: expected {} got {}", node,
+                              owner.uid, uid));
   }
   return std::nullopt;
 }
@@ -333,8 +334,9 @@ NodeRestrictionAdmission::Refusal NodeRestrictionAdmission::AdmitNode(
     requested = api::MetaOf(*request.object).name;
   }
   if (requested != node) {
-    return Forbid(request, fmt::format("node {} is not allowed to modify node {}",
-                                       GoQuote(node), GoQuote(requested)));
+    return Forbid(request,
+                  fmt::format("node {} is not allowed to modify node {}",
+                              GoQuote(node), GoQuote(requested)));
   }
   const auto* updated = As<api::Node>(request.object);
   if (request.operation == AdmissionOperation::kCreate && updated != nullptr) {
@@ -354,8 +356,8 @@ NodeRestrictionAdmission::Refusal NodeRestrictionAdmission::AdmitNode(
                                          "taints",
                                          GoQuote(node)));
     }
-    const std::string labels = ForbiddenLabelChanges(
-        updated->metadata.labels, old_node->metadata.labels);
+    const std::string labels = ForbiddenLabelChanges(updated->metadata.labels,
+                                                     old_node->metadata.labels);
     if (!labels.empty()) {
       return Forbid(request,
                     fmt::format("is not allowed to modify labels: {}", labels));

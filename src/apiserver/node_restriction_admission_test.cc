@@ -22,12 +22,8 @@ class NodeRestrictionAdmissionTest : public testing::Test {
 
   std::optional<ApiError> CreateAs(const auth::UserInfo* user) {
     const api::Object object = slice_;
-    const AdmissionRequest request{AdmissionOperation::kCreate,
-                                   scope_,
-                                   user,
-                                   &object,
-                                   nullptr,
-                                   false};
+    const AdmissionRequest request{
+        AdmissionOperation::kCreate, scope_, user, &object, nullptr, false};
     return admission_.Admit(request);
   }
 
@@ -54,8 +50,9 @@ TEST_F(NodeRestrictionAdmissionTest, RefusesAnotherNodesSliceAsUpstream) {
             "resourceslices.resource.k8s.io \"b-gpus\" is forbidden: can only "
             "create ResourceSlice with the same NodeName as the requesting "
             "node");
-  EXPECT_EQ(refused->details.dump(),
-            R"({"name":"b-gpus","group":"resource.k8s.io","kind":"resourceslices"})");
+  EXPECT_EQ(
+      refused->details.dump(),
+      R"({"name":"b-gpus","group":"resource.k8s.io","kind":"resourceslices"})");
   EXPECT_EQ(refused->ToStatus()["status"], "Failure");
 }
 
@@ -65,10 +62,8 @@ TEST_F(NodeRestrictionAdmissionTest, AdmitsTheNodesOwnSlice) {
 }
 
 TEST_F(NodeRestrictionAdmissionTest, LeavesOtherUsersAndTheServerAlone) {
-  const auth::UserInfo admin{.name = "admin",
-                             .uid = "",
-                             .groups = {"system:masters"},
-                             .extra = {}};
+  const auth::UserInfo admin{
+      .name = "admin", .uid = "", .groups = {"system:masters"}, .extra = {}};
   EXPECT_FALSE(CreateAs(&admin).has_value());
   EXPECT_FALSE(CreateAs(nullptr).has_value());
   // The node prefix without the group is not a node (upstream's
