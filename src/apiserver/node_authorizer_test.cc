@@ -329,6 +329,55 @@ TEST(NodeAuthorizerGraphRelist, RecoversAfterFallingBehindTheWindow) {
   EXPECT_TRUE(graph.ClaimUsedOnNode("default", "c0", "node-a"));
 }
 
+// The authorizer itself waits for its graph: a claim get that follows the
+// binding of its pod at once (as a node agent watching its pods makes it) is
+// allowed, whatever the graph thread's progress.
+TEST(NodeAuthorizerCatchUp, ClaimOfAPodBoundAMomentAgoIsAllowed) {
+  store::MemoryStore store;
+  ResourceStorage storage(store);
+  NodeAuthorizer authorizer(store);
+  const api::ResourceInfo* pods = api::FindResourceByKind("Pod");
+  RequestScope scope{.info = pods, .version = "v1", .namespace_ = "default"};
+  RequestScope namespaces{.info = api::FindResourceByKind("Namespace"),
+                          .version = "v1"};
+  ASSERT_TRUE(
+      storage
+          .Create(
+              namespaces,
+              R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}})",
+              {})
+          .ok());
+  authorizer.Start();
+  auth::RequestAttributes get_claim;
+  get_claim.user = {.name = "system:node:node-a",
+                    .uid = "",
+                    .groups = {"system:nodes"},
+                    .extra = {}};
+  get_claim.verb = "get";
+  get_claim.api_group = "resource.k8s.io";
+  get_claim.resource = "resourceclaims";
+  get_claim.namespace_ = "default";
+  for (int i = 0; i < 20; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    const json pod = {
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", {{"name", name}, {"namespace", "default"}}},
+        {"spec",
+         {{"containers", json::array({{{"name", "c"}, {"image", "busybox"}}})},
+          {"resourceClaims",
+           json::array({{{"name", "gpu"}, {"resourceClaimName", name}}})}}}};
+    ASSERT_TRUE(storage.Create(scope, pod.dump(), {}).ok());
+    RequestScope named = scope;
+    named.name = name;
+    ASSERT_TRUE(storage.BindTo(named, "node-a", "", {}).ok());
+    get_claim.name = name;
+    const auth::AuthorizationResult result = authorizer.Authorize(get_claim);
+    EXPECT_EQ(result.decision, auth::Decision::kAllow)
+        << name << ": " << result.reason;
+  }
+}
+
 TEST(NodeAuthorizerRules, NodesGetStaticRulesAndIncomplete) {
   store::MemoryStore store;
   NodeAuthorizer authorizer(store);
