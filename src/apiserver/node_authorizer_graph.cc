@@ -13,7 +13,7 @@ constexpr std::string_view kPodsPrefix = "/pods/";
 constexpr std::string_view kComponent = "node-authorizer";
 // How long one read of the watch blocks: also how often the graph's
 // revision moves on while only other resources are written.
-constexpr auto kWatchPoll = std::chrono::milliseconds(100);
+constexpr auto kWatchPoll = std::chrono::milliseconds(25);
 // Pause before relisting after a watch failed for another reason than
 // falling behind (a store that is unavailable).
 constexpr auto kRetryPause = std::chrono::milliseconds(200);
