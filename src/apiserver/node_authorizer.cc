@@ -174,7 +174,7 @@ auth::AuthorizationResult NodeAuthorizer::AuthorizeClaim(
     return NoOpinion("cannot get subresource");
   }
   if (attributes.name.empty()) return NoOpinion("No Object name found");
-  if (ClaimRelated(node, attributes.namespace_, attributes.name)) {
+  if (Related("resourceclaims", node, attributes.namespace_, attributes.name)) {
     return Allow();
   }
   return NoRelationship(node);
@@ -268,8 +268,11 @@ auth::AuthorizationResult NodeAuthorizer::AuthorizeReadNamespaced(
   if (attributes.namespace_.empty()) {
     return NoOpinion("can only read namespaced object of this type");
   }
-  if (ObjectName(attributes).empty()) return NoOpinion("No Object name found");
-  // The graph holds no pod -> secret or pod -> configmap edges.
+  const std::string_view name = ObjectName(attributes);
+  if (name.empty()) return NoOpinion("No Object name found");
+  if (Related(attributes.resource, node, attributes.namespace_, name)) {
+    return Allow();
+  }
   return NoRelationship(node);
 }
 
@@ -281,7 +284,10 @@ auth::AuthorizationResult NodeAuthorizer::AuthorizeCreateToken(
   if (attributes.subresource != "token") {
     return NoOpinion("can only create token subresource of serviceaccount");
   }
-  // The graph holds no pod -> service account edges.
+  if (Related("serviceaccounts", node, attributes.namespace_,
+              attributes.name)) {
+    return Allow();
+  }
   return NoRelationship(node);
 }
 
@@ -322,14 +328,14 @@ std::string NodeAuthorizer::StoredNodeName(const std::string& key) const {
   return std::string(node);
 }
 
-bool NodeAuthorizer::ClaimRelated(std::string_view node,
-                                  std::string_view namespace_,
-                                  std::string_view claim) const {
-  if (graph_.ClaimUsedOnNode(namespace_, claim, node)) return true;
+bool NodeAuthorizer::Related(std::string_view resource, std::string_view node,
+                             std::string_view namespace_,
+                             std::string_view name) const {
+  if (graph_.UsedOnNode(resource, namespace_, name, node)) return true;
   const int64_t current = store_.Revision();
   if (graph_.revision() >= current) return false;
   graph_.WaitForRevision(current, graph_wait_);
-  return graph_.ClaimUsedOnNode(namespace_, claim, node);
+  return graph_.UsedOnNode(resource, namespace_, name, node);
 }
 
 }  // namespace dralloc::apiserver

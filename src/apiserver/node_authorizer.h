@@ -19,16 +19,17 @@
 //  - nodes: get, list, watch of its own Node; create, update, patch (and of
 //    status) of any name (NodeRestriction limits them to itself).
 //  - leases in kube-node-lease named after the node.
-//  - secrets, configmaps, serviceaccounts/token: only objects related to the
-//    node through its pods; dralloc's graph holds no such edges, so these are
-//    refused with upstream's "no relationship" reason.
+//  - secrets and configmaps: get, list and watch of one object (by name) a
+//    pod bound to the node uses; serviceaccounts/token: create for the
+//    service account of a pod bound to the node (the graph).
 //  - everything else: the static rules of upstream's system:node role
 //    (bootstrappolicy NodeRules) for the resources dralloc serves.
 //
 // Slices and pods are checked against the stored object (one key read);
-// claims against the graph, which follows the store: before refusing a claim
-// the authorizer waits (bounded) for the graph to reach the store's current
-// revision, so a pod bound a moment ago is not refused for a lagging graph.
+// claims, secrets, configmaps and service accounts against the graph, which
+// follows the store: before refusing one the authorizer waits (bounded) for
+// the graph to reach the store's current revision, so a pod bound a moment
+// ago is not refused for a lagging graph.
 //
 // Thread-safe.
 #ifndef DRALLOC_APISERVER_NODE_AUTHORIZER_H_
@@ -62,7 +63,7 @@ class NodeAuthorizer : public auth::Authorizer {
                 auth::RuleSet& rules) const override;
 
   const NodeAuthorizerGraph& graph() const { return graph_; }
-  // How long a refusal of a claim waits for the graph (default 1 s).
+  // How long a refusal waits for the graph to catch up (default 1 s).
   void set_graph_wait(std::chrono::milliseconds wait) { graph_wait_ = wait; }
 
  private:
@@ -87,10 +88,11 @@ class NodeAuthorizer : public auth::Authorizer {
 
   // spec.nodeName of the stored object at `key` ("" when absent).
   std::string StoredNodeName(const std::string& key) const;
-  // Whether a pod bound to `node` uses the claim, asking the graph again
-  // once it has caught up with the store.
-  bool ClaimRelated(std::string_view node, std::string_view namespace_,
-                    std::string_view claim) const;
+  // Whether a pod bound to `node` uses the object (see
+  // NodeAuthorizerGraph::UsedOnNode), asking the graph again once it has
+  // caught up with the store.
+  bool Related(std::string_view resource, std::string_view node,
+               std::string_view namespace_, std::string_view name) const;
 
   store::Store& store_;
   NodeAuthorizerGraph graph_;

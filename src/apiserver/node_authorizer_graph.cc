@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <functional>
 #include <utility>
 
 #include "common/log.h"
@@ -18,15 +19,27 @@ constexpr auto kWatchPoll = std::chrono::milliseconds(25);
 // falling behind (a store that is unavailable).
 constexpr auto kRetryPause = std::chrono::milliseconds(200);
 
-std::string_view StringAt(simdjson::dom::element object, const char* field) {
+// A member of a JSON value that may itself be missing (a failed lookup:
+// no exception, "" or false).
+using Value = simdjson::simdjson_result<simdjson::dom::element>;
+
+std::string_view StringAt(Value object, const char* field) {
   std::string_view value;
   if (object[field].get(value) != simdjson::SUCCESS) return {};
   return value;
 }
 
-bool HasString(simdjson::dom::element object, const char* field) {
+bool HasString(Value object, const char* field) {
   std::string_view value;
   return object[field].get(value) == simdjson::SUCCESS;
+}
+
+std::string_view StringAt(simdjson::dom::element object, const char* field) {
+  return StringAt(Value(simdjson::dom::element(object)), field);
+}
+
+bool HasString(simdjson::dom::element object, const char* field) {
+  return HasString(Value(simdjson::dom::element(object)), field);
 }
 
 // The claim name recorded in pod.status.resourceClaimStatuses for the entry
@@ -44,6 +57,81 @@ std::string_view GeneratedClaimName(simdjson::dom::element root,
     }
   }
   return {};
+}
+
+// The used_on_ key of an object.
+std::string UseKey(std::string_view resource, std::string_view namespace_,
+                   std::string_view name) {
+  std::string key(resource);
+  key += '/';
+  key += namespace_;
+  key += '/';
+  key += name;
+  return key;
+}
+
+// The namespace of a pod id "namespace/name".
+std::string_view NamespaceOf(std::string_view pod_id) {
+  return pod_id.substr(0, pod_id.find('/'));
+}
+
+using UseFn = std::function<void(std::string_view, std::string_view)>;
+
+void AddClaims(simdjson::dom::element root, const UseFn& use) {
+  simdjson::dom::array entries;
+  if (root["spec"]["resourceClaims"].get(entries) != simdjson::SUCCESS) return;
+  for (simdjson::dom::element entry : entries) {
+    if (HasString(entry, "resourceClaimName")) {
+      use("resourceclaims", StringAt(entry, "resourceClaimName"));
+    } else if (HasString(entry, "resourceClaimTemplateName")) {
+      use("resourceclaims", GeneratedClaimName(root, StringAt(entry, "name")));
+    }
+  }
+}
+
+// Secret and configMap volumes, and the secrets and config maps of
+// projected volumes.
+void AddVolumeSources(Value spec, const UseFn& use) {
+  simdjson::dom::array volumes;
+  if (spec["volumes"].get(volumes) != simdjson::SUCCESS) return;
+  for (simdjson::dom::element volume : volumes) {
+    use("secrets", StringAt(volume["secret"], "secretName"));
+    use("configmaps", StringAt(volume["configMap"], "name"));
+    simdjson::dom::array sources;
+    if (volume["projected"]["sources"].get(sources) != simdjson::SUCCESS) {
+      continue;
+    }
+    for (simdjson::dom::element source : sources) {
+      use("secrets", StringAt(source["secret"], "name"));
+      use("configmaps", StringAt(source["configMap"], "name"));
+    }
+  }
+}
+
+// env valueFrom and envFrom references of every kind of container.
+void AddContainerReferences(Value spec, const UseFn& use) {
+  for (const char* list :
+       {"initContainers", "containers", "ephemeralContainers"}) {
+    simdjson::dom::array containers;
+    if (spec[list].get(containers) != simdjson::SUCCESS) continue;
+    for (simdjson::dom::element container : containers) {
+      simdjson::dom::array env;
+      if (container["env"].get(env) == simdjson::SUCCESS) {
+        for (simdjson::dom::element var : env) {
+          const Value from = var["valueFrom"];
+          use("secrets", StringAt(from["secretKeyRef"], "name"));
+          use("configmaps", StringAt(from["configMapKeyRef"], "name"));
+        }
+      }
+      simdjson::dom::array env_from;
+      if (container["envFrom"].get(env_from) == simdjson::SUCCESS) {
+        for (simdjson::dom::element source : env_from) {
+          use("secrets", StringAt(source["secretRef"], "name"));
+          use("configmaps", StringAt(source["configMapRef"], "name"));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -89,19 +177,19 @@ NodeAuthorizerGraph::PodEdges NodeAuthorizerGraph::EdgesOf(
   }
   edges.node = std::string(StringAt(root["spec"], "nodeName"));
   if (edges.node.empty()) return edges;
-  simdjson::dom::array entries;
-  if (root["spec"]["resourceClaims"].get(entries) != simdjson::SUCCESS) {
-    return edges;
-  }
-  for (simdjson::dom::element entry : entries) {
-    std::string_view claim;
-    if (HasString(entry, "resourceClaimName")) {
-      claim = StringAt(entry, "resourceClaimName");
-    } else if (HasString(entry, "resourceClaimTemplateName")) {
-      claim = GeneratedClaimName(root, StringAt(entry, "name"));
+  const auto use = [&](std::string_view resource, std::string_view name) {
+    if (!name.empty()) edges.uses.emplace_back(resource, name);
+  };
+  AddClaims(root, use);
+  AddVolumeSources(root["spec"], use);
+  AddContainerReferences(root["spec"], use);
+  simdjson::dom::array pull_secrets;
+  if (root["spec"]["imagePullSecrets"].get(pull_secrets) == simdjson::SUCCESS) {
+    for (simdjson::dom::element secret : pull_secrets) {
+      use("secrets", StringAt(secret, "name"));
     }
-    if (!claim.empty()) edges.claims.emplace_back(claim);
   }
+  use("serviceaccounts", StringAt(root["spec"], "serviceAccountName"));
   return edges;
 }
 
@@ -116,15 +204,14 @@ bool NodeAuthorizerGraph::PodOnNode(std::string_view namespace_,
   return it != pods_.end() && it->second.node == node;
 }
 
-bool NodeAuthorizerGraph::ClaimUsedOnNode(std::string_view namespace_,
-                                          std::string_view claim,
-                                          std::string_view node) const {
-  std::string id(namespace_);
-  id += '/';
-  id += claim;
+bool NodeAuthorizerGraph::UsedOnNode(std::string_view resource,
+                                     std::string_view namespace_,
+                                     std::string_view name,
+                                     std::string_view node) const {
+  const std::string key = UseKey(resource, namespace_, name);
   MutexLock lock(mu_);
-  auto it = claim_nodes_.find(id);
-  if (it == claim_nodes_.end()) return false;
+  auto it = used_on_.find(key);
+  if (it == used_on_.end()) return false;
   return it->second.contains(std::string(node));
 }
 
@@ -143,9 +230,9 @@ bool NodeAuthorizerGraph::WaitForRevision(
 void NodeAuthorizerGraph::SetPod(const std::string& id, PodEdges edges) {
   RemovePod(id);
   if (edges.node.empty()) return;
-  const std::string namespace_prefix = id.substr(0, id.find('/') + 1);
-  for (const std::string& claim : edges.claims) {
-    ++claim_nodes_[namespace_prefix + claim][edges.node];
+  const std::string_view namespace_ = NamespaceOf(id);
+  for (const auto& [resource, name] : edges.uses) {
+    ++used_on_[UseKey(resource, namespace_, name)][edges.node];
   }
   pods_.emplace(id, std::move(edges));
 }
@@ -153,15 +240,15 @@ void NodeAuthorizerGraph::SetPod(const std::string& id, PodEdges edges) {
 void NodeAuthorizerGraph::RemovePod(const std::string& id) {
   auto it = pods_.find(id);
   if (it == pods_.end()) return;
-  const std::string namespace_prefix = id.substr(0, id.find('/') + 1);
-  for (const std::string& claim : it->second.claims) {
-    auto claim_it = claim_nodes_.find(namespace_prefix + claim);
-    if (claim_it == claim_nodes_.end()) continue;
-    auto node_it = claim_it->second.find(it->second.node);
-    if (node_it != claim_it->second.end() && --node_it->second == 0) {
-      claim_it->second.erase(node_it);
+  const std::string_view namespace_ = NamespaceOf(id);
+  for (const auto& [resource, name] : it->second.uses) {
+    auto used = used_on_.find(UseKey(resource, namespace_, name));
+    if (used == used_on_.end()) continue;
+    auto node_it = used->second.find(it->second.node);
+    if (node_it != used->second.end() && --node_it->second == 0) {
+      used->second.erase(node_it);
     }
-    if (claim_it->second.empty()) claim_nodes_.erase(claim_it);
+    if (used->second.empty()) used_on_.erase(used);
   }
   pods_.erase(it);
 }
@@ -183,7 +270,7 @@ int64_t NodeAuthorizerGraph::Relist() {
   {
     MutexLock lock(mu_);
     pods_.clear();
-    claim_nodes_.clear();
+    used_on_.clear();
     for (auto& [id, edges] : parsed) SetPod(id, std::move(edges));
   }
   Advance(pods.revision);

@@ -1,19 +1,25 @@
 // NodeAuthorizerGraph: which pods are bound to which node, and which
-// ResourceClaims those pods use (upstream's node authorizer graph with the
-// edges node <- pod <- ResourceClaim, fed by its graph populator), so that the
-// node authorizer answers "is this claim used on node N" without a store
-// scan per request.
+// objects those pods use (upstream's node authorizer graph with the edges
+// node <- pod <- ResourceClaim, Secret, ConfigMap, ServiceAccount, fed by its
+// graph populator), so that the node authorizer answers "is this object used
+// on node N" without a store scan per request.
 //
 // Kept current from the store: a list of the pods, then a watch of the
 // `/pods/` prefix; a watch that falls behind the store's event window
 // (kOutOfRange, HTTP 410) relists. A pod enters the graph once it has a
 // spec.nodeName (unbound pods relate to no node) and leaves it when deleted.
-// A pod's claims are those its spec.resourceClaims entries resolve to, as
-// upstream's resourceclaim.Name resolves them: a resourceClaimName directly,
-// a template through the pod.status.resourceClaimStatuses entry of the same
-// name (no entry yet, or no claim needed: no edge).
+// What a pod uses:
+//  - resourceclaims: what its spec.resourceClaims entries resolve to, as
+//    upstream's resourceclaim.Name resolves them: a resourceClaimName
+//    directly, a template through the pod.status.resourceClaimStatuses entry
+//    of the same name (no entry yet, or no claim needed: no edge);
+//  - secrets: imagePullSecrets, secret volumes and projected secret sources,
+//    env secretKeyRef and envFrom secretRef of every container;
+//  - configmaps: configMap volumes and projected sources, env
+//    configMapKeyRef and envFrom configMapRef;
+//  - serviceaccounts: spec.serviceAccountName.
 //
-// Thread-safe: queries take a shared lock; one thread applies the events.
+// Thread-safe: queries take the lock briefly; one thread applies the events.
 #ifndef DRALLOC_APISERVER_NODE_AUTHORIZER_GRAPH_H_
 #define DRALLOC_APISERVER_NODE_AUTHORIZER_GRAPH_H_
 
@@ -25,6 +31,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/mutex.h"
@@ -49,9 +56,15 @@ class NodeAuthorizerGraph {
   // Whether pod `namespace_`/`name` is bound to `node`.
   bool PodOnNode(std::string_view namespace_, std::string_view name,
                  std::string_view node) const;
-  // Whether a pod bound to `node` uses claim `namespace_`/`claim`.
+  // Whether a pod bound to `node` uses the object `namespace_`/`name` of
+  // `resource` ("resourceclaims", "secrets", "configmaps",
+  // "serviceaccounts").
+  bool UsedOnNode(std::string_view resource, std::string_view namespace_,
+                  std::string_view name, std::string_view node) const;
   bool ClaimUsedOnNode(std::string_view namespace_, std::string_view claim,
-                       std::string_view node) const;
+                       std::string_view node) const {
+    return UsedOnNode("resourceclaims", namespace_, claim, node);
+  }
 
   // The store revision the graph reflects: every pod write up to it is in.
   int64_t revision() const;
@@ -64,12 +77,13 @@ class NodeAuthorizerGraph {
  private:
   struct PodEdges {
     std::string node;
-    std::vector<std::string> claims;  // claim names, in the pod's namespace
+    // (resource, name) of what the pod uses, in its namespace.
+    std::vector<std::pair<std::string, std::string>> uses;
   };
 
   // "namespace/name" of a pod key "/pods/<namespace>/<name>".
   static std::string PodId(std::string_view key);
-  // The node and claims of a stored pod (no node: not bound).
+  // The node and the used objects of a stored pod (no node: not bound).
   static PodEdges EdgesOf(std::string_view stored_pod);
 
   // Rebuilds the graph from a list of the pods; returns the list revision.
@@ -85,9 +99,10 @@ class NodeAuthorizerGraph {
   mutable CondVar advanced_;
   // pod id -> its edges (bound pods only)
   std::unordered_map<std::string, PodEdges> pods_ GUARDED_BY(mu_);
-  // "namespace/claim" -> node -> number of pods on that node using it
-  std::unordered_map<std::string, std::unordered_map<std::string, int>>
-      claim_nodes_ GUARDED_BY(mu_);
+  // "<resource>/<namespace>/<name>" -> node -> number of pods on that node
+  // using it
+  std::unordered_map<std::string, std::unordered_map<std::string, int>> used_on_
+      GUARDED_BY(mu_);
   int64_t revision_ GUARDED_BY(mu_) = 0;
 
   // The watch Run reads (owned by Run), for Stop to wake it.
