@@ -21,9 +21,12 @@ Status SetRandomSerial(X509* certificate) {
 
 Status SetSubject(X509* certificate, const CertificateSpec& spec) {
   X509_NAME* name = X509_get_subject_name(certificate);
+  // V_ASN1_UTF8STRING rather than MBSTRING_UTF8: the latter enforces X.520's
+  // upper bounds (64 characters for CN and O), which Kubernetes user and
+  // group names do not follow.
   auto add = [name](const char* field, const std::string& value) {
     return X509_NAME_add_entry_by_txt(
-               name, field, MBSTRING_UTF8,
+               name, field, V_ASN1_UTF8STRING,
                reinterpret_cast<const unsigned char*>(value.data()),
                static_cast<int>(value.size()), -1, 0) == 1;
   };
