@@ -5,8 +5,6 @@
 namespace dralloc::pki {
 namespace {
 
-using ::testing::ElementsAre;
-
 TEST(ParseHosts, SplitsNamesAndAddressesAndAddsDefaults) {
   auto names =
       ParseHosts("api.example.com,10.0.0.1,,fd00::1,*.nodes.local", "--hosts");
