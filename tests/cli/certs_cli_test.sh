@@ -32,8 +32,9 @@ client_cert() {
 PKI=$WORK/pki
 expect 0 "wrote $PKI/node-n2.kubeconfig" -- "$DRALLOC" certs init "$PKI" \
   --server https://127.0.0.1:6443 --hosts example.com,10.0.0.5 --nodes n1,n2
-[[ $("$DRALLOC" certs init "$PKI" --server https://x --force | wc -l) == 11 ]] ||
-  fail "certs init --force did not list 11 files"
+listed=$("$DRALLOC" certs init "$PKI" --server https://x --nodes n1,n2 \
+  --force | wc -l)
+[[ $listed == 11 ]] || fail "certs init --force listed $listed files, want 11"
 "$DRALLOC" certs init "$PKI" --server https://127.0.0.1:6443 \
   --hosts example.com,10.0.0.5 --nodes n1,n2 --force >/dev/null
 for f in ca.key apiserver.key sa.key admin.kubeconfig scheduler.kubeconfig \
