@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "auth/bearer_token.h"
+
 namespace dralloc::auth {
 namespace {
 
@@ -103,6 +105,41 @@ TEST(TokenFileAuthenticator, CrlfAndMissingFinalNewline) {
   EXPECT_EQ(alice.user.uid, "1");
   const AuthenticationResult bob = AuthenticateToken(**loaded, "b");
   EXPECT_EQ(bob.user.groups, (std::vector<std::string>{"x", "y"}));
+}
+
+// The header through BearerTokenCredentials and the token file in a
+// UnionAuthenticator, as the API server chains them.
+TEST(TokenFileAuthenticator, InTheChainWithTheHeaderParser) {
+  auto loaded = TokenFileAuthenticator::FromCsv("good,alice,1,dev\n", "t");
+  ASSERT_TRUE(loaded.ok());
+  std::vector<std::unique_ptr<Authenticator>> chain;
+  chain.push_back(std::move(*loaded));
+  const UnionAuthenticator authenticator(std::move(chain),
+                                         /*allow_anonymous=*/false);
+  struct Case {
+    const char* header;
+    Outcome outcome;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"Bearer good", Outcome::kAuthenticated, ""},
+      {"bearer good", Outcome::kAuthenticated, ""},
+      {"Bearer good ", Outcome::kAuthenticated, ""},
+      {"Bearer  good", Outcome::kRejected, "credentials not recognised"},
+      {"Bearer Good", Outcome::kRejected, "invalid bearer token"},
+      {"Basic Z29vZA==", Outcome::kRejected, "credentials not recognised"},
+  };
+  for (const Case& c : cases) {
+    const AuthenticationResult result =
+        authenticator.Authenticate(BearerTokenCredentials(c.header, true));
+    EXPECT_EQ(result.outcome, c.outcome) << c.header;
+    EXPECT_EQ(result.error, c.error) << c.header;
+    if (c.outcome == Outcome::kAuthenticated) {
+      EXPECT_EQ(result.user.name, "alice");
+      EXPECT_EQ(result.user.groups,
+                (std::vector<std::string>{"dev", "system:authenticated"}));
+    }
+  }
 }
 
 }  // namespace
