@@ -174,6 +174,22 @@ TEST_F(X509AuthenticatorTest, ExtraChainCertificatesDoNotAddTrust) {
   EXPECT_EQ(result.outcome, Outcome::kRejected) << result.error;
 }
 
+TEST_F(X509AuthenticatorTest, IntermediatesComeFromTheRestOfTheChain) {
+  auto intermediate = ca_.IssueIntermediate("intermediate", Validity{});
+  ASSERT_TRUE(intermediate.ok()) << intermediate.status().message();
+  auto intermediate_pem = intermediate->CertificatePem();
+  ASSERT_TRUE(intermediate_pem.ok());
+  const std::string leaf = IssueDer(*intermediate, ClientSpec("bob", {"g"}));
+  const AuthenticationResult chained =
+      Authenticate({leaf, PemToDer(*intermediate_pem)});
+  ASSERT_EQ(chained.outcome, Outcome::kAuthenticated) << chained.error;
+  EXPECT_EQ(chained.user.name, "bob");
+  const AuthenticationResult alone = Authenticate({leaf});
+  EXPECT_EQ(alone.outcome, Outcome::kRejected);
+  EXPECT_NE(alone.error.find("signed by unknown authority"), std::string::npos)
+      << alone.error;
+}
+
 TEST(X509AuthenticatorLoad, BundleOfTwoCasTrustsBoth) {
   const CertificateAuthority first = NewCa("first");
   const CertificateAuthority second = NewCa("second");

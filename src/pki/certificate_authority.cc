@@ -105,6 +105,21 @@ Status AddLeafExtensions(X509* certificate, X509* issuer,
   return Status();
 }
 
+Status AddCaExtensions(X509* certificate, X509* issuer) {
+  RETURN_IF_ERROR(AddExtension(certificate, issuer, NID_basic_constraints,
+                               "critical,CA:TRUE"));
+  RETURN_IF_ERROR(
+      AddExtension(certificate, issuer, NID_key_usage,
+                   "critical,digitalSignature,keyCertSign,cRLSign"));
+  RETURN_IF_ERROR(
+      AddExtension(certificate, issuer, NID_subject_key_identifier, "hash"));
+  if (issuer != certificate) {
+    RETURN_IF_ERROR(AddExtension(certificate, issuer,
+                                 NID_authority_key_identifier, "keyid"));
+  }
+  return Status();
+}
+
 Status Sign(X509* certificate, EVP_PKEY* key) {
   if (X509_sign(certificate, key, EVP_sha256()) <= 0) {
     return InternalError(OpenSslError("signing a certificate"));
@@ -135,12 +150,7 @@ StatusOr<CertificateAuthority> CertificateAuthority::Generate(
   if (X509_set_issuer_name(cert, X509_get_subject_name(cert)) != 1) {
     return InternalError(OpenSslError("setting the CA issuer"));
   }
-  RETURN_IF_ERROR(
-      AddExtension(cert, cert, NID_basic_constraints, "critical,CA:TRUE"));
-  RETURN_IF_ERROR(
-      AddExtension(cert, cert, NID_key_usage,
-                   "critical,digitalSignature,keyCertSign,cRLSign"));
-  RETURN_IF_ERROR(AddExtension(cert, cert, NID_subject_key_identifier, "hash"));
+  RETURN_IF_ERROR(AddCaExtensions(cert, cert));
   RETURN_IF_ERROR(Sign(cert, key.get()));
   return CertificateAuthority(std::move(certificate), std::move(key));
 }
@@ -177,6 +187,24 @@ StatusOr<IssuedCertificate> CertificateAuthority::Issue(
   ASSIGN_OR_RETURN(issued.certificate_pem, CertificateToPem(certificate.get()));
   ASSIGN_OR_RETURN(issued.key_pem, key.PrivatePem());
   return issued;
+}
+
+StatusOr<CertificateAuthority> CertificateAuthority::IssueIntermediate(
+    std::string_view common_name, const Validity& validity) const {
+  ASSIGN_OR_RETURN(PrivateKey key, PrivateKey::GenerateP256());
+  CertificateSpec spec{.common_name = std::string(common_name),
+                       .organizations = {},
+                       .alt_names = {},
+                       .usage = CertificateUsage::kServer,
+                       .validity = validity};
+  ASSIGN_OR_RETURN(X509Ptr certificate, NewCertificate(spec, key.get()));
+  if (X509_set_issuer_name(certificate.get(),
+                           X509_get_subject_name(certificate_.get())) != 1) {
+    return InternalError(OpenSslError("setting the certificate issuer"));
+  }
+  RETURN_IF_ERROR(AddCaExtensions(certificate.get(), certificate_.get()));
+  RETURN_IF_ERROR(Sign(certificate.get(), key_.get()));
+  return CertificateAuthority(std::move(certificate), std::move(key));
 }
 
 StatusOr<std::string> CertificateAuthority::CertificatePem() const {

@@ -61,6 +61,11 @@ class CertificateAuthority {
   // serverAuth or clientAuth, subjectAltName for server certificates.
   StatusOr<IssuedCertificate> Issue(const CertificateSpec& spec) const;
 
+  // A CA certificate for `common_name` signed by this one (an intermediate
+  // CA), with its new key.
+  StatusOr<CertificateAuthority> IssueIntermediate(
+      std::string_view common_name, const Validity& validity) const;
+
   StatusOr<std::string> CertificatePem() const;
   StatusOr<std::string> KeyPem() const { return key_.PrivatePem(); }
 
