@@ -425,7 +425,38 @@ void HttpConnection::Close() {
   if (context_.on_closed) context_.on_closed(this);
 }
 
+namespace {
+
+int64_t SteadyNanos(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             t.time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+void HttpConnection::ShutdownIfWriteStalled(
+    std::chrono::steady_clock::time_point now) {
+  const int64_t limit =
+      SteadyNanos(now) - std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             context_.options->write_timeout)
+                             .count();
+  const int64_t started = write_started_ns_.load();
+  if (started == 0 || started > limit) return;
+  // On the strand, which alone closes the socket: the descriptor is still
+  // this connection's.
+  asio::post(strand_, [self = shared_from_this(), started] {
+    if (self->closed_ || self->write_started_ns_.load() != started) return;
+    ::shutdown(self->socket().native_handle(), SHUT_RDWR);
+  });
+}
+
 bool HttpConnection::WriteAll(std::span<const asio::const_buffer> buffers) {
+  write_started_ns_ = SteadyNanos(std::chrono::steady_clock::now());
+  struct WriteDone {
+    std::atomic<int64_t>& started;
+    ~WriteDone() { started = 0; }
+  } write_done{write_started_ns_};
   error_code ec;
   if (tls_) {
     // One TLS record per response piece, not one per buffer.

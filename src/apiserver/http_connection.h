@@ -63,6 +63,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // Shuts the socket down (from any thread): pending reads end, blocked
   // writes fail, and the connection closes.
   void Shutdown();
+  // From any thread: shuts the connection down when a response write has
+  // been blocked since before `now - write_timeout`.
+  void ShutdownIfWriteStalled(std::chrono::steady_clock::time_point now);
 
  private:
   friend class ConnectionResponseWriter;
@@ -103,6 +106,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   std::vector<std::string> peer_certificates_der_;
   std::string remote_address_;
   bool closed_ = false;
+  // When the pending response write began (steady clock, ns); 0: none.
+  std::atomic<int64_t> write_started_ns_{0};
 };
 
 }  // namespace dralloc::apiserver

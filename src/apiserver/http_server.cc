@@ -79,6 +79,7 @@ struct HttpServer::Impl {
       work;
   tcp::acceptor acceptor{asio::make_strand(io)};
   asio::steady_timer accept_retry{acceptor.get_executor()};
+  asio::steady_timer write_watchdog{asio::make_strand(io)};
   std::vector<std::thread> io_threads;
   HttpWorkerPool workers;
   std::atomic<bool> stopping{false};
@@ -146,6 +147,25 @@ struct HttpServer::Impl {
     if (connections.empty()) all_closed.SignalAll();
   }
 
+  // Every quarter of write_timeout (at most a second) shuts down the
+  // connections whose response write has been blocked too long.
+  void WatchWrites() EXCLUDES(mutex) {
+    write_watchdog.expires_after(std::clamp<std::chrono::milliseconds>(
+        options.write_timeout / 4, std::chrono::milliseconds(1),
+        std::chrono::seconds(1)));
+    write_watchdog.async_wait([this](const beast::error_code& ec) {
+      if (ec || stopping) return;
+      const auto now = std::chrono::steady_clock::now();
+      {
+        MutexLock lock(mutex);
+        for (const auto& [_, connection] : connections) {
+          connection->ShutdownIfWriteStalled(now);
+        }
+      }
+      WatchWrites();
+    });
+  }
+
   void ShutdownConnections() EXCLUDES(mutex) {
     std::vector<std::shared_ptr<HttpConnection>> open;
     {
@@ -195,6 +215,7 @@ Status HttpServer::Start() {
   port_ = impl.acceptor.local_endpoint().port();
   impl.work.emplace(impl.io.get_executor());
   impl.Accept();
+  impl.WatchWrites();
   for (int i = 0; i < std::max(1, options.io_threads); ++i) {
     impl.io_threads.emplace_back([&impl] { impl.io.run(); });
   }
@@ -212,6 +233,8 @@ void HttpServer::Stop(const std::function<void()>& before_close) {
     impl.acceptor.close(ignored);
     impl.accept_retry.cancel();
   });
+  asio::post(impl.write_watchdog.get_executor(),
+             [&impl] { impl.write_watchdog.cancel(); });
   if (before_close) before_close();
   impl.ShutdownConnections();
   {

@@ -11,11 +11,13 @@
 // deadlines.
 //
 // Limits (HttpServerOptions): header read timeout (covers the TLS handshake),
-// idle keep-alive timeout, body read timeout, header size (431), body size
-// (413, refused before it is read when Content-Length says so) and the
-// number of open connections (beyond it a new connection is closed at once,
-// before any byte is read: cheaper than a 429, which would need a TLS
-// handshake, and what a client retries the same way).
+// idle keep-alive timeout, body read timeout, response write timeout (a
+// client that stops reading), header size (431), body size (413, refused
+// before it is read when Content-Length says so) and the number of open
+// connections (beyond it a new connection is closed at once, before any byte
+// is read: cheaper than a 429, which would need a TLS handshake, and what a
+// client retries the same way). Memory per connection is thus bounded by
+// max_header_bytes + max_body_bytes + the TLS buffers (released when idle).
 #ifndef DRALLOC_APISERVER_HTTP_SERVER_H_
 #define DRALLOC_APISERVER_HTTP_SERVER_H_
 
@@ -90,6 +92,11 @@ struct HttpServerOptions {
   // From the end of a header to the end of its body (upstream has no server
   // read timeout; its 60 s --request-timeout bounds a request).
   std::chrono::milliseconds body_read_timeout = std::chrono::seconds(60);
+  // How long one write of a response may block (a client that stops
+  // reading); then the connection is shut down and the handler's writes
+  // fail. Go has none (its handler timeout covers short requests only); this
+  // frees the handler thread a non-reading client would hold.
+  std::chrono::milliseconds write_timeout = std::chrono::seconds(60);
   // Go's MaxHeaderBytes.
   size_t max_header_bytes = 1u << 20;
   // Open connections, idle ones included. Go serves unbounded; 4096 is

@@ -367,6 +367,10 @@ class HttpServerTest : public testing::Test {
       writer.WriteChunk("{\"b\":2}\n");
       return;
     }
+    if (request.path == "/huge") {
+      writer.Send(200, "text/plain", std::string(64u << 20, 'x'));
+      return;
+    }
     if (request.path == "/until-gone") {
       writer.StartStream("application/json");
       writer.WriteChunk("{}\n");
@@ -601,6 +605,17 @@ TEST_F(HttpServerTest, SlowBodyIsCutOff) {
   socket.ReadUntilClosed(closed);
   EXPECT_TRUE(closed);
   EXPECT_EQ(handled_, 0);
+  EXPECT_TRUE(Eventually([&] { return server_->open_connections() == 0; }));
+}
+
+TEST_F(HttpServerTest, ClientThatStopsReadingIsCutOff) {
+  HttpServerOptions options;
+  options.write_timeout = 300ms;
+  StartServer(options);
+  RawSocket socket(server_->port());
+  socket.Send("GET /huge HTTP/1.1\r\nHost: h\r\n\r\n");
+  ASSERT_TRUE(Eventually([&] { return handled_ == 1; }));
+  // The handler's write blocks on the unread 64 MiB, then fails.
   EXPECT_TRUE(Eventually([&] { return server_->open_connections() == 0; }));
 }
 
