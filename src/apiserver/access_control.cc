@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "auth/bearer_token.h"
 #include "common/log.h"
 
 namespace dralloc::apiserver {
@@ -56,28 +57,12 @@ std::string ForbiddenMessage(const auth::RequestAttributes& a) {
       user, a.verb, Quoted(resource), Quoted(a.api_group));
 }
 
-// The credentials of `request`: the bearer token of its Authorization
-// header as upstream's bearertoken authenticator reads it (scheme
-// case-insensitive, the token up to the next space, an empty token is no
-// token), and its TLS client certificates.
+// The credentials of `request`: its bearer token, read as upstream reads
+// the Authorization header, and its TLS client certificates.
 auth::Credentials CredentialsOf(const HttpRequest& request) {
-  auth::Credentials credentials;
+  auth::Credentials credentials = auth::BearerTokenCredentials(
+      request.authorization, request.has_authorization);
   credentials.client_certificates_der = request.peer_certificates_der;
-  std::string_view header = request.authorization;
-  while (!header.empty() && (header.front() == ' ' || header.front() == '\t'))
-    header.remove_prefix(1);
-  while (!header.empty() && (header.back() == ' ' || header.back() == '\t'))
-    header.remove_suffix(1);
-  if (header.empty()) return credentials;
-  credentials.has_authorization_header = true;
-  const size_t space = header.find(' ');
-  if (space == std::string_view::npos) return credentials;
-  std::string scheme(header.substr(0, space));
-  for (char& c : scheme) c = static_cast<char>(std::tolower(c));
-  if (scheme != "bearer") return credentials;
-  std::string_view token = header.substr(space + 1);
-  token = token.substr(0, token.find(' '));
-  credentials.bearer_token = std::string(token);
   return credentials;
 }
 

@@ -317,8 +317,14 @@ Status ApiServer::Start() {
   }
   garbage_collector_.Start();
   namespace_finalizer_.Start();
+  HttpServerOptions http;
+  http.host = options_.host;
+  http.port = options_.port;
+  http.tls_cert_file = options_.tls_cert_file;
+  http.tls_private_key_file = options_.tls_private_key_file;
+  http.client_ca_file = options_.client_ca_file;
   http_ = std::make_unique<HttpServer>(
-      HttpServerOptions{options_.host, options_.port, 3u << 20},
+      std::move(http),
       [this](const HttpRequest& request, ResponseWriter& writer) {
         Handle(request, writer);
       });

@@ -39,6 +39,11 @@ struct ApiServerOptions {
   std::shared_ptr<const auth::Authenticator> authenticator;
   // What they may do; nullptr: everything.
   std::shared_ptr<const auth::Authorizer> authorizer;
+  // Serve HTTPS with this certificate and key (PEM files; empty: plain
+  // HTTP); ask clients for certificates signed by client_ca_file.
+  std::string tls_cert_file;
+  std::string tls_private_key_file;
+  std::string client_ca_file;
   // One audit event per request is appended here ("-": stdout; "": none).
   std::string audit_log_path;
 };

@@ -92,9 +92,20 @@ int StartApiServer(
       code != kExitOk) {
     return code;
   }
+  auto security =
+      SecureServing::Configure(flags.security, *served.store, served.options);
+  if (!security.ok()) {
+    fmt::print(stderr, "{}\n", security.status().message());
+    return kExitBadInput;
+  }
+  served.security = std::move(*security);
   served.signals = BlockTerminationSignals();
   served.server =
       std::make_unique<apiserver::ApiServer>(served.options, *served.store);
+  if (Status s = served.security->Attach(*served.server); !s.ok()) {
+    fmt::print(stderr, "{}\n", s.message());
+    return kExitInvalid;
+  }
   if (before_start) before_start(*served.server);
   if (Status s = served.server->Start(); !s.ok()) {
     fmt::print(stderr, "{}\n", s.message());

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "apiserver/api_server.h"
+#include "cli/secure_serving.h"
 #include "cli/security_flags.h"
 #include "scheduler/dra_plugin.h"
 #include "store/store.h"
@@ -42,6 +43,8 @@ int PrepareServer(const ServerFlags& flags,
 struct ServedApi {
   apiserver::ApiServerOptions options;
   std::unique_ptr<store::Store> store;
+  // Stopped after the server, before the store.
+  std::unique_ptr<SecureServing> security;
   std::unique_ptr<apiserver::ApiServer> server;
   sigset_t signals;
   bool tls = false;
