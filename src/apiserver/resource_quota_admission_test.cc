@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <variant>
@@ -93,8 +94,8 @@ class ResourceQuotaAdmissionTest : public testing::Test {
     WriteOptions options;
     options.dry_run = dry_run;
     options.want_object = true;
-    return storage_.CreateObject(Scope("ResourceClaim", claim.metadata.namespace_),
-                                 claim, options);
+    return storage_.CreateObject(
+        Scope("ResourceClaim", claim.metadata.namespace_), claim, options);
   }
 
   static api::ResourceList List(
@@ -130,13 +131,14 @@ TEST_F(ResourceQuotaAdmissionTest, RefusesOverQuotaWithUpstreamMessage) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, 403);
   EXPECT_EQ(refused.error().reason, "Forbidden");
-  EXPECT_EQ(refused.error().message,
-            "resourceclaims.resource.k8s.io \"big\" is forbidden: exceeded "
-            "quota: gpus, requested: gpu.deviceclass.resource.k8s.io/devices=2, "
-            "used: gpu.deviceclass.resource.k8s.io/devices=3, limited: "
-            "gpu.deviceclass.resource.k8s.io/devices=4");
-  EXPECT_EQ(refused.error().details["kind"], "resourceclaims");
-  EXPECT_EQ(refused.error().details["group"], "resource.k8s.io");
+  EXPECT_EQ(
+      refused.error().message,
+      "resourceclaims.resource.k8s.io \"big\" is forbidden: exceeded "
+      "quota: gpus, requested: gpu.deviceclass.resource.k8s.io/devices=2, "
+      "used: gpu.deviceclass.resource.k8s.io/devices=3, limited: "
+      "gpu.deviceclass.resource.k8s.io/devices=4");
+  EXPECT_EQ(refused.error().details.at("kind"), "resourceclaims");
+  EXPECT_EQ(refused.error().details.at("group"), "resource.k8s.io");
   // Nothing stored, nothing charged.
   EXPECT_FALSE(storage_.GetObject(Scope("ResourceClaim", "ns", "big")).ok());
   EXPECT_EQ(GetQuota("gpus").status.used.at(kGpus).ToString(), "3");
@@ -162,9 +164,10 @@ TEST_F(ResourceQuotaAdmissionTest, RefusesWhileUsageIsUnknown) {
   auto refused = CreateClaim(Claim("a", 1));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, 403);
-  EXPECT_EQ(refused.error().message,
-            "resourceclaims.resource.k8s.io \"a\" is forbidden: status unknown "
-            "for quota: fresh, resources: count/resourceclaims.resource.k8s.io");
+  EXPECT_EQ(
+      refused.error().message,
+      "resourceclaims.resource.k8s.io \"a\" is forbidden: status unknown "
+      "for quota: fresh, resources: count/resourceclaims.resource.k8s.io");
 }
 
 TEST_F(ResourceQuotaAdmissionTest, DryRunChecksButDoesNotCharge) {
@@ -190,7 +193,8 @@ TEST_F(ResourceQuotaAdmissionTest, SeveralQuotasAllChargedOrNone) {
   EXPECT_EQ(GetQuota("gpus").status.used.at(kGpus).ToString(), "2");
 }
 
-TEST_F(ResourceQuotaAdmissionTest, ConcurrentCreatesAtTheLimitAdmitExactlyWhatFits) {
+TEST_F(ResourceQuotaAdmissionTest,
+       ConcurrentCreatesAtTheLimitAdmitExactlyWhatFits) {
   constexpr int kCreates = 50;
   constexpr int kLimit = 10;
   CreateQuota("claims", List({{kClaims, kLimit}}), List({{kClaims, 0}}));
@@ -233,9 +237,9 @@ TEST_F(ResourceQuotaAdmissionTest, TwoServersSharingAStoreNeverOvercommit) {
       ResourceStorage& storage = i % 2 == 0 ? storage_ : second;
       WriteOptions options;
       options.want_object = true;
-      auto created = storage.CreateObject(
-          Scope("ResourceClaim", "ns"), Claim("c" + std::to_string(i), 1),
-          options);
+      auto created =
+          storage.CreateObject(Scope("ResourceClaim", "ns"),
+                               Claim("c" + std::to_string(i), 1), options);
       if (created.ok()) ++admitted;
     });
   }
