@@ -96,7 +96,7 @@ class ResourceQuotaControllerTest : public ::testing::Test {
 
   client::MemoryApiClient api_;
   client::Informer quotas_{api_, client::ResourceFor<api::ResourceQuota>()};
-  client::Informer claims_{api_, client::ClaimsResource()};
+  client::Informer claims_{api_, client::ResourceFor<api::ResourceClaim>()};
   ResourceQuotaController controller_{api_, quotas_, claims_};
 };
 
@@ -125,7 +125,9 @@ TEST_F(ResourceQuotaControllerTest, DeletingAClaimReleasesItsUsage) {
   controller_.ResyncAll();
   Settle();
   EXPECT_EQ(Used("gpus"), std::string(kClaims) + "=2," + kGpus + "=5");
-  ASSERT_TRUE(api_.Delete(client::ClaimsResource(), "ns", "b", "").ok());
+  ASSERT_TRUE(
+      api_.Delete(client::ResourceFor<api::ResourceClaim>(), "ns", "b", "")
+          .ok());
   Settle();
   EXPECT_EQ(Used("gpus"), std::string(kClaims) + "=1," + kGpus + "=2");
 }
