@@ -202,6 +202,19 @@ struct Kind<Lease> {
                                      .listing = 10};
 };
 
+template <>
+struct Kind<ResourceQuota> {
+  static constexpr KindTraits traits{.kind = "ResourceQuota",
+                                     .plural = "resourcequotas",
+                                     .singular = "resourcequota",
+                                     .namespaced = true,
+                                     .has_status = true,
+                                     .short_names = {"quota"},
+                                     .api_versions = {"v1"},
+                                     .creation_rank = 11,
+                                     .listing = 11};
+};
+
 // The number of kinds.
 inline constexpr size_t kKindCount = std::variant_size_v<Object>;
 

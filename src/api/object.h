@@ -13,6 +13,7 @@
 #include "api/types/device_taint_rule.h"
 #include "api/types/lease.h"
 #include "api/types/resource_claim.h"
+#include "api/types/resource_quota.h"
 #include "api/types/resource_slice.h"
 #include "api/types/resource_slice_patch.h"
 
@@ -21,7 +22,7 @@ namespace dralloc::api {
 using Object =
     std::variant<DeviceClass, ResourceSlice, ResourceClaim,
                  ResourceClaimTemplate, DeviceTaintRule, ResourceSlicePatch,
-                 Namespace, Node, Pod, Event, Lease>;
+                 Namespace, Node, Pod, Event, Lease, ResourceQuota>;
 
 // Kind name of the alternative held ("ResourceSlice").
 std::string_view KindOf(const Object& object);

@@ -49,6 +49,10 @@ const std::set<std::string, std::less<>> kCoreTypes = {
 // coordination.k8s.io/v1 types.
 const std::set<std::string, std::less<>> kCoordinationTypes = {"Lease",
                                                                "LeaseSpec"};
+// core/v1 ResourceQuota types.
+const std::set<std::string, std::less<>> kResourceQuotaTypes = {
+    "ResourceQuota", "ResourceQuotaSpec", "ResourceQuotaStatus",
+    "ScopeSelector", "ScopedResourceSelectorRequirement"};
 const std::set<std::string, std::less<>> kMetaTypes = {
     "ObjectMeta", "OwnerReference", "ListMeta", "Condition"};
 
@@ -156,6 +160,7 @@ class SchemaBuilder {
       return "io.k8s.api.core.v1." + name;
     if (kCoordinationTypes.contains(name))
       return "io.k8s.api.coordination.v1." + name;
+    if (kResourceQuotaTypes.contains(name)) return "io.k8s.api.core.v1." + name;
     return fmt::format("io.k8s.api.resource.{}.{}",
                        v1beta1 ? "v1beta1" : version_, name);
   }

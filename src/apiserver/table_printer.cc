@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <ctime>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace dralloc::apiserver {
 namespace {
@@ -76,6 +79,16 @@ std::vector<Column> ColumnsFor(std::string_view kind) {
     return {{"Name", "Name of the lease"},
             {"Holder", "The identity of the current holder"},
             {"Age", "Time since creation"}};
+  }
+  if (kind == "ResourceQuota") {
+    return {{"Name", "Name of the resource quota"},
+            {"Age", "Time since creation"},
+            {"Request",
+             "Request represents a minimum amount of cpu/memory that a "
+             "container may consume."},
+            {"Limit",
+             "Limits control the maximum amount of cpu/memory that a "
+             "container may use independent of contention on the node."}};
   }
   return {{"Name", "Name of the object"}, {"Age", "Time since creation"}};
 }
@@ -398,6 +411,32 @@ std::string ClaimState(const Json& claim) {
   return out;
 }
 
+// kubectl's REQUEST and LIMIT of a ResourceQuota: "name: used/hard" for
+// every resource of status.hard in name order, the "limits." ones in LIMIT.
+Json ResourceQuotaCells(const std::string& name, const Json& object) {
+  std::vector<std::string> requests;
+  std::vector<std::string> limits;
+  const Json& hard = At(object, {"status", "hard"});
+  const Json& used = At(object, {"status", "used"});
+  if (hard.is_object()) {
+    std::vector<std::string> resources;
+    for (const auto& [resource, value] : hard.items()) {
+      resources.push_back(resource);
+    }
+    std::sort(resources.begin(), resources.end());
+    for (const std::string& resource : resources) {
+      std::string used_text = Text(At(used, {resource}));
+      if (used_text.empty()) used_text = "0";
+      std::string entry =
+          fmt::format("{}: {}/{}", resource, used_text, Text(hard[resource]));
+      (resource.starts_with("limits.") ? limits : requests)
+          .push_back(std::move(entry));
+    }
+  }
+  return {name, Age(object), fmt::format("{}", fmt::join(requests, ", ")),
+          fmt::format("{}", fmt::join(limits, ", "))};
+}
+
 Json Cells(std::string_view kind, const Json& object) {
   const std::string name = Text(At(object, {"metadata", "name"}));
   if (kind == "ResourceClaim") return {name, ClaimState(object), Age(object)};
@@ -412,6 +451,7 @@ Json Cells(std::string_view kind, const Json& object) {
     return {name, Text(At(object, {"status", "phase"})), Age(object)};
   }
   if (kind == "Node") return NodeCells(object);
+  if (kind == "ResourceQuota") return ResourceQuotaCells(name, object);
   if (kind == "Lease") {
     return {name, Text(At(object, {"spec", "holderIdentity"})), Age(object)};
   }

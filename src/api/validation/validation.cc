@@ -365,9 +365,12 @@ ErrorList Validate(const Object& object) {
           return ValidatePod(o);
         } else if constexpr (std::is_same_v<T, Event>) {
           return ValidateEvent(o);
-        } else {
-          static_assert(std::is_same_v<T, Lease>, "unhandled object kind");
+        } else if constexpr (std::is_same_v<T, Lease>) {
           return ValidateLease(o);
+        } else {
+          static_assert(std::is_same_v<T, ResourceQuota>,
+                        "unhandled object kind");
+          return ValidateResourceQuota(o);
         }
       },
       object);

@@ -26,6 +26,8 @@ ErrorList ValidateNode(const Node& node);
 ErrorList ValidatePod(const Pod& pod);
 ErrorList ValidateEvent(const Event& event);
 ErrorList ValidateLease(const Lease& lease);  // lease_validation.cc
+// resource_quota_validation.cc
+ErrorList ValidateResourceQuota(const ResourceQuota& quota);
 
 }  // namespace dralloc::api
 

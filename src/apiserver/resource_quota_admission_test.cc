@@ -1,0 +1,253 @@
+#include "apiserver/resource_quota_admission.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "api/resource_registry.h"
+#include "apiserver/resource_storage.h"
+#include "store/memory_store.h"
+
+namespace dralloc::apiserver {
+namespace {
+
+constexpr char kClaims[] = "count/resourceclaims.resource.k8s.io";
+constexpr char kGpus[] = "gpu.deviceclass.resource.k8s.io/devices";
+
+class ResourceQuotaAdmissionTest : public testing::Test {
+ protected:
+  ResourceQuotaAdmissionTest() : storage_(store_) {
+    storage_.AddAdmissionPlugin(
+        std::make_unique<ResourceQuotaAdmission>(storage_));
+  }
+
+  void SetUp() override {
+    for (const char* name : {"ns", "other"}) {
+      api::Namespace ns;
+      ns.metadata.name = name;
+      ASSERT_TRUE(storage_.CreateObject(Scope("Namespace", ""), ns, {}).ok());
+    }
+  }
+
+  static RequestScope Scope(std::string_view kind, std::string namespace_,
+                            std::string name = "",
+                            std::string subresource = "") {
+    RequestScope scope;
+    scope.info = api::FindResourceByKind(kind);
+    scope.version = std::string(scope.info->versions[0]);
+    scope.namespace_ = std::move(namespace_);
+    scope.name = std::move(name);
+    scope.subresource = std::move(subresource);
+    return scope;
+  }
+
+  // A quota with spec.hard = status.hard = `hard`; status.used = `used`
+  // unless nullopt (usage not computed yet).
+  void CreateQuota(const std::string& name, api::ResourceList hard,
+                   std::optional<api::ResourceList> used,
+                   const std::string& namespace_ = "ns") {
+    api::ResourceQuota quota;
+    quota.metadata.name = name;
+    quota.metadata.namespace_ = namespace_;
+    quota.spec.hard = hard;
+    auto created = storage_.CreateObject(Scope("ResourceQuota", namespace_),
+                                         quota, {.want_object = true});
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    quota = std::get<api::ResourceQuota>(*created->object);
+    quota.status.hard = std::move(hard);
+    if (used) quota.status.used = std::move(*used);
+    auto written = storage_.UpdateObject(
+        Scope("ResourceQuota", namespace_, name, "status"), quota, {});
+    ASSERT_TRUE(written.ok()) << written.error().message;
+  }
+
+  api::ResourceQuota GetQuota(const std::string& name,
+                              const std::string& namespace_ = "ns") {
+    auto got = storage_.GetObject(Scope("ResourceQuota", namespace_, name));
+    EXPECT_TRUE(got.ok());
+    return got.ok() ? std::get<api::ResourceQuota>(**got)
+                    : api::ResourceQuota{};
+  }
+
+  static api::ResourceClaim Claim(const std::string& name, int64_t gpus,
+                                  const std::string& namespace_ = "ns") {
+    api::ResourceClaim claim;
+    claim.metadata.name = name;
+    claim.metadata.namespace_ = namespace_;
+    api::DeviceRequest request;
+    request.name = "gpus";
+    request.exactly.emplace();
+    request.exactly->device_class_name = "gpu";
+    request.exactly->count = gpus;
+    claim.spec.devices.requests.push_back(std::move(request));
+    return claim;
+  }
+
+  ApiOr<WriteResult> CreateClaim(const api::ResourceClaim& claim,
+                                 bool dry_run = false) {
+    WriteOptions options;
+    options.dry_run = dry_run;
+    options.want_object = true;
+    return storage_.CreateObject(
+        Scope("ResourceClaim", claim.metadata.namespace_), claim, options);
+  }
+
+  static api::ResourceList List(
+      std::vector<std::pair<std::string, int64_t>> entries) {
+    api::ResourceList list;
+    for (const auto& [name, value] : entries) {
+      list.emplace(name, Quantity::FromInt64(value));
+    }
+    return list;
+  }
+
+  store::MemoryStore store_;
+  ResourceStorage storage_;
+};
+
+TEST_F(ResourceQuotaAdmissionTest, ChargesUsageBeforeTheClaimIsStored) {
+  CreateQuota("gpus", List({{kClaims, 5}, {kGpus, 4}}),
+              List({{kClaims, 0}, {kGpus, 0}}));
+  auto created = CreateClaim(Claim("a", 3));
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const api::ResourceQuota quota = GetQuota("gpus");
+  EXPECT_EQ(quota.status.used.at(kClaims).ToString(), "1");
+  EXPECT_EQ(quota.status.used.at(kGpus).ToString(), "3");
+  // Only resources in hard are charged.
+  EXPECT_FALSE(quota.status.used.contains(
+      "requests.deviceclass.resource.kubernetes.io/gpu"));
+}
+
+TEST_F(ResourceQuotaAdmissionTest, RefusesOverQuotaWithUpstreamMessage) {
+  CreateQuota("gpus", List({{kClaims, 5}, {kGpus, 4}}),
+              List({{kClaims, 1}, {kGpus, 3}}));
+  auto refused = CreateClaim(Claim("big", 2));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, 403);
+  EXPECT_EQ(refused.error().reason, "Forbidden");
+  EXPECT_EQ(
+      refused.error().message,
+      "resourceclaims.resource.k8s.io \"big\" is forbidden: exceeded "
+      "quota: gpus, requested: gpu.deviceclass.resource.k8s.io/devices=2, "
+      "used: gpu.deviceclass.resource.k8s.io/devices=3, limited: "
+      "gpu.deviceclass.resource.k8s.io/devices=4");
+  EXPECT_EQ(refused.error().details.at("kind"), "resourceclaims");
+  EXPECT_EQ(refused.error().details.at("group"), "resource.k8s.io");
+  // Nothing stored, nothing charged.
+  EXPECT_FALSE(storage_.GetObject(Scope("ResourceClaim", "ns", "big")).ok());
+  EXPECT_EQ(GetQuota("gpus").status.used.at(kGpus).ToString(), "3");
+}
+
+TEST_F(ResourceQuotaAdmissionTest, RefusalNamesEveryExceededResource) {
+  CreateQuota("tight", List({{kClaims, 1}, {kGpus, 1}}),
+              List({{kClaims, 1}, {kGpus, 0}}));
+  auto refused = CreateClaim(Claim("two", 2));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "resourceclaims.resource.k8s.io \"two\" is forbidden: exceeded "
+            "quota: tight, requested: count/resourceclaims.resource.k8s.io=1,"
+            "gpu.deviceclass.resource.k8s.io/devices=2, used: "
+            "count/resourceclaims.resource.k8s.io=1,"
+            "gpu.deviceclass.resource.k8s.io/devices=0, limited: "
+            "count/resourceclaims.resource.k8s.io=1,"
+            "gpu.deviceclass.resource.k8s.io/devices=1");
+}
+
+TEST_F(ResourceQuotaAdmissionTest, RefusesWhileUsageIsUnknown) {
+  CreateQuota("fresh", List({{kClaims, 5}}), std::nullopt);
+  auto refused = CreateClaim(Claim("a", 1));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, 403);
+  EXPECT_EQ(
+      refused.error().message,
+      "resourceclaims.resource.k8s.io \"a\" is forbidden: status unknown "
+      "for quota: fresh, resources: count/resourceclaims.resource.k8s.io");
+}
+
+TEST_F(ResourceQuotaAdmissionTest, DryRunChecksButDoesNotCharge) {
+  CreateQuota("gpus", List({{kGpus, 2}}), List({{kGpus, 0}}));
+  ASSERT_TRUE(CreateClaim(Claim("a", 2), /*dry_run=*/true).ok());
+  EXPECT_EQ(GetQuota("gpus").status.used.at(kGpus).ToString(), "0");
+  EXPECT_FALSE(CreateClaim(Claim("b", 3), /*dry_run=*/true).ok());
+}
+
+TEST_F(ResourceQuotaAdmissionTest, IgnoresOtherNamespacesAndResources) {
+  CreateQuota("pods-only", List({{"pods", 1}}), List({{"pods", 1}}));
+  CreateQuota("elsewhere", List({{kGpus, 0}}), List({{kGpus, 0}}), "other");
+  ASSERT_TRUE(CreateClaim(Claim("a", 8)).ok());
+  EXPECT_EQ(GetQuota("pods-only").status.used.at("pods").ToString(), "1");
+}
+
+TEST_F(ResourceQuotaAdmissionTest, SeveralQuotasAllChargedOrNone) {
+  CreateQuota("claims", List({{kClaims, 10}}), List({{kClaims, 0}}));
+  CreateQuota("gpus", List({{kGpus, 2}}), List({{kGpus, 0}}));
+  ASSERT_TRUE(CreateClaim(Claim("a", 2)).ok());
+  EXPECT_FALSE(CreateClaim(Claim("b", 1)).ok());
+  EXPECT_EQ(GetQuota("claims").status.used.at(kClaims).ToString(), "1");
+  EXPECT_EQ(GetQuota("gpus").status.used.at(kGpus).ToString(), "2");
+}
+
+TEST_F(ResourceQuotaAdmissionTest,
+       ConcurrentCreatesAtTheLimitAdmitExactlyWhatFits) {
+  constexpr int kCreates = 50;
+  constexpr int kLimit = 10;
+  CreateQuota("claims", List({{kClaims, kLimit}}), List({{kClaims, 0}}));
+  std::atomic<int> admitted{0};
+  std::atomic<int> forbidden{0};
+  std::atomic<int> other{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kCreates; ++i) {
+    threads.emplace_back([&, i] {
+      auto created = CreateClaim(Claim("c" + std::to_string(i), 1));
+      if (created.ok()) {
+        ++admitted;
+      } else if (created.error().code == 403) {
+        ++forbidden;
+      } else {
+        ++other;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(admitted.load(), kLimit);
+  EXPECT_EQ(forbidden.load(), kCreates - kLimit);
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_EQ(GetQuota("claims").status.used.at(kClaims).ToString(), "10");
+  EXPECT_EQ(store_.Count(ResourceStorage::Prefix(
+                *api::FindResourceByKind("ResourceClaim"), "ns")),
+            static_cast<size_t>(kLimit));
+}
+
+// Two admissions over one store stand for two API servers: only the CAS
+// write of the quota keeps them from both taking the last unit.
+TEST_F(ResourceQuotaAdmissionTest, TwoServersSharingAStoreNeverOvercommit) {
+  ResourceStorage second(store_);
+  second.AddAdmissionPlugin(std::make_unique<ResourceQuotaAdmission>(second));
+  CreateQuota("claims", List({{kClaims, 10}}), List({{kClaims, 0}}));
+  std::atomic<int> admitted{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 40; ++i) {
+    threads.emplace_back([&, i] {
+      ResourceStorage& storage = i % 2 == 0 ? storage_ : second;
+      WriteOptions options;
+      options.want_object = true;
+      auto created =
+          storage.CreateObject(Scope("ResourceClaim", "ns"),
+                               Claim("c" + std::to_string(i), 1), options);
+      if (created.ok()) ++admitted;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_LE(admitted.load(), 10);
+  EXPECT_EQ(GetQuota("claims").status.used.at(kClaims).ToString(),
+            std::to_string(admitted.load()));
+}
+
+}  // namespace
+}  // namespace dralloc::apiserver

@@ -1,0 +1,101 @@
+// ResourceQuotaController: keeps the status of every ResourceQuota current,
+// as upstream's pkg/controller/resourcequota does for the resources this
+// server evaluates (ResourceClaims, quota/resource_claim_evaluator.h):
+// status.hard = spec.hard, and status.used recomputed from the claims of
+// the quota's namespace for every claim resource in hard (0 when none;
+// scoped quotas never match claims). Used values of other resources are
+// kept as they are.
+//
+// A quota is synced when it is created, when its spec.hard differs from
+// status.hard (an edit), when a claim of its namespace is deleted (which
+// releases usage the admission charged), and on every full resync
+// (ResyncAll, run every `resync_period` by Start). Claim creates are charged
+// by the admission (apiserver/resource_quota_admission.h), not here.
+#ifndef DRALLOC_CONTROLLER_RESOURCE_QUOTA_CONTROLLER_H_
+#define DRALLOC_CONTROLLER_RESOURCE_QUOTA_CONTROLLER_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/types/resource_quota.h"
+#include "client/api_client.h"
+#include "client/informer.h"
+#include "client/work_queue.h"
+#include "common/mutex.h"
+#include "common/string_hash.h"
+
+namespace dralloc::controller {
+
+struct ResourceQuotaControllerOptions {
+  // Worker threads for Start().
+  int workers = 1;
+  // How often Start()'s workers queue every quota again (upstream's
+  // --resource-quota-sync-period, 5m); zero disables the periodic resync.
+  std::chrono::milliseconds resync_period = std::chrono::minutes(5);
+  // Attempts per quota before a failing sync waits for the next change.
+  int max_retries = 5;
+};
+
+struct ResourceQuotaControllerMetrics {
+  uint64_t syncs = 0;           // quota keys processed
+  uint64_t status_updates = 0;  // status writes that succeeded
+  uint64_t sync_errors = 0;
+};
+
+class ResourceQuotaController {
+ public:
+  // `quotas` and `claims` inform on ResourceQuotas and ResourceClaims (all
+  // namespaces); they must not be pumped before the controller is
+  // constructed (it registers handlers).
+  ResourceQuotaController(client::ApiClient& client, client::Informer& quotas,
+                          client::Informer& claims,
+                          ResourceQuotaControllerOptions options = {});
+  ~ResourceQuotaController();
+
+  // Processes one queued quota, waiting up to `wait` for one; false when
+  // there was none.
+  bool ProcessOne(std::chrono::milliseconds wait = std::chrono::milliseconds(0))
+      EXCLUDES(mu_);
+  // Queues every known quota (the periodic full resync).
+  void ResyncAll();
+  void Start();
+  void Stop();
+  // Nothing queued or in progress.
+  bool Idle() const { return queue_.Idle(); }
+  ResourceQuotaControllerMetrics metrics() const EXCLUDES(mu_);
+
+  // The status `quota` should have given the claims of its namespace.
+  static api::ResourceQuotaStatus DesiredStatus(
+      const api::ResourceQuota& quota,
+      const std::vector<const api::ResourceClaim*>& claims);
+
+ private:
+  void OnQuota(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  // Queues every quota of `namespace_`.
+  void QueueNamespace(const std::string& namespace_);
+  Status Sync(const std::string& key);
+  void RunWorker(bool resyncs);
+
+  client::ApiClient& client_;
+  client::Informer& quotas_;
+  client::Informer& claims_;
+  ResourceQuotaControllerOptions options_;
+  client::WorkQueue queue_;
+
+  // mu_ guards failures_ and metrics_; never held across an API call.
+  mutable Mutex mu_;
+  StringKeyedMap<int> failures_ GUARDED_BY(mu_);
+  ResourceQuotaControllerMetrics metrics_ GUARDED_BY(mu_);
+
+  std::atomic<bool> stopping_{false};
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace dralloc::controller
+
+#endif  // DRALLOC_CONTROLLER_RESOURCE_QUOTA_CONTROLLER_H_

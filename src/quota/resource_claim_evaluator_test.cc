@@ -1,0 +1,140 @@
+// Runs the claim usage cases under tests/quota: each file holds one
+// ResourceClaim, preceded by header lines
+//   # usage: <resource>=<quantity>
+// naming exactly the usage upstream's evaluator computes for it, and
+// optionally
+//   # matching: <name>[,<name>...] / # not-matching: <name>[,<name>...]
+// for MatchingResources. The claim is defaulted as the API server stores it.
+#include "quota/resource_claim_evaluator.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/codec.h"
+#include "api/defaults.h"
+#include "encoding/document_reader.h"
+#include "golden_case.h"
+#include "quota/usage_math.h"
+
+namespace dralloc::quota {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct UsageCase {
+  std::string text;
+  api::ResourceList usage;
+  std::vector<std::string> matching;
+  std::vector<std::string> not_matching;
+};
+
+std::vector<std::string> SplitCommas(std::string_view text) {
+  std::vector<std::string> parts;
+  std::istringstream in{std::string(text)};
+  for (std::string part; std::getline(in, part, ',');) {
+    parts.emplace_back(golden::Trim(part));
+  }
+  return parts;
+}
+
+UsageCase ReadCase(const fs::path& path) {
+  UsageCase c;
+  c.text = golden::ReadFile(path);
+  for (const std::string& comment : golden::HeaderComments(c.text)) {
+    if (auto usage = golden::HeaderValue(comment, "usage")) {
+      const size_t eq = usage->rfind('=');
+      EXPECT_NE(eq, std::string_view::npos) << comment;
+      StatusOr<Quantity> quantity = Quantity::Parse(usage->substr(eq + 1));
+      EXPECT_TRUE(quantity.ok()) << comment;
+      if (quantity.ok()) {
+        c.usage.emplace(std::string(golden::Trim(usage->substr(0, eq))),
+                        *quantity);
+      }
+    } else if (auto names = golden::HeaderValue(comment, "matching")) {
+      c.matching = SplitCommas(*names);
+    } else if (auto names = golden::HeaderValue(comment, "not-matching")) {
+      c.not_matching = SplitCommas(*names);
+    }
+  }
+  return c;
+}
+
+std::optional<api::ResourceClaim> DecodeClaim(const fs::path& path,
+                                              const std::string& text) {
+  auto documents = encoding::ReadDocuments(text, path.string());
+  if (!documents.ok() || documents->size() != 1) return std::nullopt;
+  std::vector<api::DecodeResult> decoded =
+      api::DecodeDocument((*documents)[0].json);
+  if (decoded.size() != 1 || !decoded[0].errors.empty()) return std::nullopt;
+  api::Object object = *decoded[0].object;
+  api::ApplyDefaults(object);
+  const auto* claim = std::get_if<api::ResourceClaim>(&object);
+  if (claim == nullptr) return std::nullopt;
+  return *claim;
+}
+
+class ClaimUsageCaseTest : public testing::TestWithParam<fs::path> {};
+
+TEST_P(ClaimUsageCaseTest, MatchesUpstreamUsage) {
+  const UsageCase c = ReadCase(GetParam());
+  ASSERT_FALSE(c.usage.empty()) << "a case needs '# usage:' lines";
+  std::optional<api::ResourceClaim> claim = DecodeClaim(GetParam(), c.text);
+  ASSERT_TRUE(claim.has_value()) << "not one decodable ResourceClaim";
+  const api::ResourceList usage = ResourceClaimEvaluator::Usage(*claim);
+  EXPECT_TRUE(Equals(usage, c.usage))
+      << "got " << PrettyPrint(usage) << "\nwant " << PrettyPrint(c.usage);
+  if (!c.matching.empty()) {
+    EXPECT_EQ(ResourceClaimEvaluator::MatchingResources(c.matching),
+              c.matching);
+  }
+  if (!c.not_matching.empty()) {
+    EXPECT_TRUE(
+        ResourceClaimEvaluator::MatchingResources(c.not_matching).empty());
+  }
+}
+
+std::vector<fs::path> CaseFiles() {
+  return golden::CaseFiles("tests/quota", {".yaml"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ClaimUsageCaseTest,
+                         testing::ValuesIn(CaseFiles()),
+                         [](const testing::TestParamInfo<fs::path>& info) {
+                           return golden::TestName(info.param.stem().string());
+                         });
+
+TEST(ClaimUsageCorpus, HasCases) { EXPECT_GE(CaseFiles().size(), 8u); }
+
+api::ResourceQuota QuotaWithHard(std::vector<std::string> names) {
+  api::ResourceQuota quota;
+  for (const std::string& name : names) {
+    quota.status.hard.emplace(name, Quantity::FromInt64(1));
+  }
+  return quota;
+}
+
+TEST(ResourceClaimEvaluatorTest, MatchesOnlyUnscopedQuotasOnClaimResources) {
+  EXPECT_TRUE(ResourceClaimEvaluator::Matches(
+      QuotaWithHard({"count/resourceclaims.resource.k8s.io"})));
+  EXPECT_TRUE(ResourceClaimEvaluator::Matches(
+      QuotaWithHard({"pods", "gpu.deviceclass.resource.k8s.io/devices"})));
+  EXPECT_FALSE(ResourceClaimEvaluator::Matches(QuotaWithHard({"pods"})));
+  // spec.hard alone does not count until status.hard carries it.
+  api::ResourceQuota uncomputed;
+  uncomputed.spec.hard.emplace("count/resourceclaims.resource.k8s.io",
+                               Quantity::FromInt64(1));
+  EXPECT_FALSE(ResourceClaimEvaluator::Matches(uncomputed));
+  api::ResourceQuota scoped =
+      QuotaWithHard({"count/resourceclaims.resource.k8s.io"});
+  scoped.spec.scopes = {"BestEffort"};
+  EXPECT_FALSE(ResourceClaimEvaluator::Matches(scoped));
+}
+
+}  // namespace
+}  // namespace dralloc::quota

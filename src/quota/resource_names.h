@@ -1,0 +1,34 @@
+// The quota resource names of ResourceClaims, as upstream's claim evaluator
+// (pkg/quota/v1/evaluator/core/resource_claims.go) names them.
+#ifndef DRALLOC_QUOTA_RESOURCE_NAMES_H_
+#define DRALLOC_QUOTA_RESOURCE_NAMES_H_
+
+#include <string>
+#include <string_view>
+
+namespace dralloc::quota {
+
+// Object count of claims: 1 per claim.
+inline constexpr std::string_view kClaimObjectCount =
+    "count/resourceclaims.resource.k8s.io";
+// "<class>" + this: the devices a claim requests of that DeviceClass.
+inline constexpr std::string_view kDevicesPerClassSuffix =
+    ".deviceclass.resource.k8s.io/devices";
+// This + "<class>": the same devices under the implicit extended resource
+// name of the class (KEP-5004), which upstream charges alongside.
+inline constexpr std::string_view kImplicitExtendedPerClassPrefix =
+    "requests.deviceclass.resource.kubernetes.io/";
+
+// "gpu" → "gpu.deviceclass.resource.k8s.io/devices".
+inline std::string DevicesOfClass(std::string_view device_class) {
+  return std::string(device_class) + std::string(kDevicesPerClassSuffix);
+}
+// "gpu" → "requests.deviceclass.resource.kubernetes.io/gpu".
+inline std::string ImplicitExtendedOfClass(std::string_view device_class) {
+  return std::string(kImplicitExtendedPerClassPrefix) +
+         std::string(device_class);
+}
+
+}  // namespace dralloc::quota
+
+#endif  // DRALLOC_QUOTA_RESOURCE_NAMES_H_
