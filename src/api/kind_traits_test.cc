@@ -49,9 +49,11 @@ TEST(KindTraitsTest, RegistryOrderAndVersions) {
             (std::vector<std::string_view>{
                 "Namespace", "Node", "Pod", "Event", "DeviceClass",
                 "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice",
-                "DeviceTaintRule", "ResourceSlicePatch", "Lease"}));
+                "DeviceTaintRule", "ResourceSlicePatch", "Lease", "ClusterRole",
+                "Role", "ClusterRoleBinding", "RoleBinding"}));
   EXPECT_EQ(ServedGroups(), (std::vector<std::string_view>{
-                                "", "resource.k8s.io", "coordination.k8s.io"}));
+                                "", "resource.k8s.io", "coordination.k8s.io",
+                                "rbac.authorization.k8s.io"}));
   EXPECT_EQ(GroupVersions("coordination.k8s.io"),
             std::vector<std::string_view>{"v1"});
   EXPECT_EQ(GroupVersions(""), std::vector<std::string_view>{"v1"});
@@ -91,9 +93,10 @@ TEST(KindTraitsTest, CreationRanks) {
                          "Namespace", "Node", "DeviceClass", "ResourceSlice",
                          "ResourceSlicePatch", "DeviceTaintRule",
                          "ResourceClaimTemplate", "ResourceClaim", "Pod",
-                         "Event", "Lease"}));
+                         "Event", "Lease", "ClusterRole", "Role",
+                         "ClusterRoleBinding", "RoleBinding"}));
   EXPECT_EQ(CreationRank("Pod"), 8);
-  EXPECT_EQ(CreationRank("Unknown"), 11);
+  EXPECT_EQ(CreationRank("Unknown"), 15);
 }
 
 // Field-table checks over every type reachable from a kind.

@@ -49,6 +49,10 @@ const std::set<std::string, std::less<>> kCoreTypes = {
 // coordination.k8s.io/v1 types.
 const std::set<std::string, std::less<>> kCoordinationTypes = {"Lease",
                                                                "LeaseSpec"};
+// rbac.authorization.k8s.io/v1 types.
+const std::set<std::string, std::less<>> kRbacTypes = {
+    "Role",    "ClusterRole", "RoleBinding",    "ClusterRoleBinding",
+    "RoleRef", "Subject",     "AggregationRule", "PolicyRule"};
 const std::set<std::string, std::less<>> kMetaTypes = {
     "ObjectMeta", "OwnerReference", "ListMeta", "Condition"};
 
@@ -156,6 +160,7 @@ class SchemaBuilder {
       return "io.k8s.api.core.v1." + name;
     if (kCoordinationTypes.contains(name))
       return "io.k8s.api.coordination.v1." + name;
+    if (kRbacTypes.contains(name)) return "io.k8s.api.rbac.v1." + name;
     return fmt::format("io.k8s.api.resource.{}.{}",
                        v1beta1 ? "v1beta1" : version_, name);
   }

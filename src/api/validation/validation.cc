@@ -365,9 +365,18 @@ ErrorList Validate(const Object& object) {
           return ValidatePod(o);
         } else if constexpr (std::is_same_v<T, Event>) {
           return ValidateEvent(o);
-        } else {
-          static_assert(std::is_same_v<T, Lease>, "unhandled object kind");
+        } else if constexpr (std::is_same_v<T, Lease>) {
           return ValidateLease(o);
+        } else if constexpr (std::is_same_v<T, ClusterRole>) {
+          return ValidateClusterRole(o);
+        } else if constexpr (std::is_same_v<T, Role>) {
+          return ValidateRole(o);
+        } else if constexpr (std::is_same_v<T, ClusterRoleBinding>) {
+          return ValidateClusterRoleBinding(o);
+        } else {
+          static_assert(std::is_same_v<T, RoleBinding>,
+                        "unhandled object kind");
+          return ValidateRoleBinding(o);
         }
       },
       object);

@@ -26,6 +26,13 @@ ErrorList ValidateNode(const Node& node);
 ErrorList ValidatePod(const Pod& pod);
 ErrorList ValidateEvent(const Event& event);
 ErrorList ValidateLease(const Lease& lease);  // lease_validation.cc
+// rbac_validation.cc
+ErrorList ValidateClusterRole(const ClusterRole& role);
+ErrorList ValidateRole(const Role& role);
+ErrorList ValidateClusterRoleBinding(const ClusterRoleBinding& binding);
+ErrorList ValidateRoleBinding(const RoleBinding& binding);
+// The roleRef of a binding may not change (Invalid at "roleRef").
+ErrorList ValidateRoleRefUpdate(const RoleRef& next, const RoleRef& old);
 
 }  // namespace dralloc::api
 
