@@ -48,8 +48,7 @@ void ApplyDefaults(Object& object) {
     if (ns->status.phase.empty()) ns->status.phase = "Active";
   } else if (auto* binding = std::get_if<RoleBinding>(&object)) {
     DefaultBinding(binding->role_ref, binding->subjects);
-  } else if (auto* cluster_binding =
-                 std::get_if<ClusterRoleBinding>(&object)) {
+  } else if (auto* cluster_binding = std::get_if<ClusterRoleBinding>(&object)) {
     DefaultBinding(cluster_binding->role_ref, cluster_binding->subjects);
   }
 }

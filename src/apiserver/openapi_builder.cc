@@ -51,7 +51,7 @@ const std::set<std::string, std::less<>> kCoordinationTypes = {"Lease",
                                                                "LeaseSpec"};
 // rbac.authorization.k8s.io/v1 types.
 const std::set<std::string, std::less<>> kRbacTypes = {
-    "Role",    "ClusterRole", "RoleBinding",    "ClusterRoleBinding",
+    "Role",    "ClusterRole", "RoleBinding",     "ClusterRoleBinding",
     "RoleRef", "Subject",     "AggregationRule", "PolicyRule"};
 const std::set<std::string, std::less<>> kMetaTypes = {
     "ObjectMeta", "OwnerReference", "ListMeta", "Condition"};

@@ -18,7 +18,8 @@ size_t RbacAggregation::Reconcile() {
     if (rules == role.rules) continue;
     api::ClusterRole updated = role;
     updated.rules = std::move(rules);
-    RequestScope scope{.info = info, .version = "v1", .name = role.metadata.name};
+    RequestScope scope{
+        .info = info, .version = "v1", .name = role.metadata.name};
     ApiOr<WriteResult> result =
         storage_.UpdateObject(scope, std::move(updated), WriteOptions{});
     if (result.ok()) {

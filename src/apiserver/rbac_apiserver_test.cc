@@ -42,12 +42,12 @@ class RbacApiServerTest : public testing::Test {
 
   template <typename T>
   ApiOr<WriteResult> Create(const T& object, const auth::UserInfo* user) {
-    RequestScope scope{.info = api::FindResourceByKind(
-                           api::KindOf(api::Object(object))),
-                       .version = "v1",
-                       .namespace_ = object.metadata.namespace_};
-    return storage_.CreateObject(scope, object,
-                                 WriteOptions{.want_object = true, .user = user});
+    RequestScope scope{
+        .info = api::FindResourceByKind(api::KindOf(api::Object(object))),
+        .version = "v1",
+        .namespace_ = object.metadata.namespace_};
+    return storage_.CreateObject(
+        scope, object, WriteOptions{.want_object = true, .user = user});
   }
   bool Synced() { return feed_.WaitForRevision(store_.Revision(), kCatchUp); }
 
@@ -79,8 +79,7 @@ api::ClusterRole ClaimRole(std::string name, std::vector<std::string> verbs) {
   return role;
 }
 
-api::RoleBinding Binding(std::string name, std::string role,
-                         std::string user) {
+api::RoleBinding Binding(std::string name, std::string role, std::string user) {
   api::RoleBinding binding;
   binding.metadata.name = std::move(name);
   binding.metadata.namespace_ = "default";
@@ -116,8 +115,8 @@ TEST_F(RbacApiServerTest, BootstrapAndAggregation) {
   bool aggregated = false;
   for (int i = 0; i < 100 && !aggregated; ++i) {
     ASSERT_TRUE(Synced());
-    auto rules = index_.RoleRefRules({"rbac.authorization.k8s.io",
-                                      "ClusterRole", "admin"}, "");
+    auto rules = index_.RoleRefRules(
+        {"rbac.authorization.k8s.io", "ClusterRole", "admin"}, "");
     aggregated = rules && rbac::UncoveredRules(*rules, {claim_write}).empty();
   }
   EXPECT_TRUE(aggregated);
@@ -130,8 +129,8 @@ TEST_F(RbacApiServerTest, BootstrapAndAggregation) {
   bool in_view = false;
   for (int i = 0; i < 100 && !in_view; ++i) {
     ASSERT_TRUE(Synced());
-    auto rules = index_.RoleRefRules({"rbac.authorization.k8s.io",
-                                      "ClusterRole", "view"}, "");
+    auto rules = index_.RoleRefRules(
+        {"rbac.authorization.k8s.io", "ClusterRole", "view"}, "");
     in_view = rules && rbac::UncoveredRules(*rules, {class_watch}).empty();
   }
   EXPECT_TRUE(in_view);
@@ -225,8 +224,8 @@ TEST_F(RbacApiServerTest, RoleRefIsImmutable) {
                      .namespace_ = "default",
                      .name = "b"};
   const auth::UserInfo master{.name = "root", .groups = {"system:masters"}};
-  auto updated = storage_.UpdateObject(scope, changed,
-                                       WriteOptions{.user = &master});
+  auto updated =
+      storage_.UpdateObject(scope, changed, WriteOptions{.user = &master});
   ASSERT_FALSE(updated.ok());
   EXPECT_EQ(updated.error().code, 422);
   EXPECT_NE(updated.error().message.find("cannot change roleRef"),

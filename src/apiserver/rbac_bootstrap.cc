@@ -52,7 +52,8 @@ bool Reconcile(api::ClusterRoleBinding& stored,
 template <typename T>
 Status EnsureObject(ResourceStorage& storage, const T& wanted) {
   const api::ResourceInfo* info = api::FindResourceByKind(wanted.kind);
-  RequestScope scope{.info = info, .version = "v1", .name = wanted.metadata.name};
+  RequestScope scope{
+      .info = info, .version = "v1", .name = wanted.metadata.name};
   ApiOr<SharedObject> current = storage.GetObject(scope);
   if (!current.ok()) {
     if (current.error().code != 404) {

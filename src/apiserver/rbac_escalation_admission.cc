@@ -44,14 +44,12 @@ ApiError ForbiddenRbac(std::string_view plural, std::string_view name,
   ApiError error =
       Forbidden(std::string(plural) + ".rbac.authorization.k8s.io " +
                 GoQuoted(name) + " is forbidden: " + std::string(detail));
-  error.details = {{"name", name},
-                   {"group", "rbac.authorization.k8s.io"},
-                   {"kind", plural}};
+  error.details = {
+      {"name", name}, {"group", "rbac.authorization.k8s.io"}, {"kind", plural}};
   return error;
 }
 
-std::optional<RbacWriteTarget> TargetOf(
-    const api::Object& object) {
+std::optional<RbacWriteTarget> TargetOf(const api::Object& object) {
   RbacWriteTarget target;
   if (const auto* role = std::get_if<api::Role>(&object)) {
     target.is_role = true;
@@ -126,7 +124,8 @@ std::optional<ApiError> RbacEscalationAdmission::AdmitRole(
     // by) needs the check; other metadata changes are free.
     std::optional<RbacWriteTarget> old = TargetOf(*request.old_object);
     if (old && *old->rules == *target.rules &&
-        old->aggregated == target.aggregated && *old->labels == *target.labels) {
+        old->aggregated == target.aggregated &&
+        *old->labels == *target.labels) {
       return std::nullopt;
     }
   }

@@ -435,7 +435,10 @@ Json BindingCells(const std::string& name, const Json& binding) {
   return {name,
           Text(At(binding, {"roleRef", "kind"})) + "/" +
               Text(At(binding, {"roleRef", "name"})),
-          Age(binding), users, groups, service_accounts};
+          Age(binding),
+          users,
+          groups,
+          service_accounts};
 }
 
 Json Cells(std::string_view kind, const Json& object) {

@@ -13,13 +13,11 @@ using Strings = std::vector<std::string>;
 const Strings kRead = {"get", "list", "watch"};
 const Strings kWrite = {"create", "delete", "deletecollection", "patch",
                         "update"};
-const Strings kReadWrite = {"get",    "list",   "watch",
-                            "create", "update", "patch",
-                            "delete", "deletecollection"};
+const Strings kReadWrite = {"get",    "list",  "watch",  "create",
+                            "update", "patch", "delete", "deletecollection"};
 constexpr std::string_view kResourceGroup = "resource.k8s.io";
 
-api::PolicyRule Rule(Strings verbs, std::string_view group,
-                     Strings resources) {
+api::PolicyRule Rule(Strings verbs, std::string_view group, Strings resources) {
   return {.verbs = std::move(verbs),
           .api_groups = {std::string(group)},
           .resources = std::move(resources)};
@@ -63,8 +61,8 @@ api::StringMap Label(std::string_view key) {
 
 std::vector<api::ClusterRole> UserFacingRoles() {
   std::vector<api::ClusterRole> roles;
-  roles.push_back(MakeRole("cluster-admin", {Rule({"*"}, "*", {"*"}),
-                                             UrlRule({"*"}, {"*"})}));
+  roles.push_back(MakeRole("cluster-admin",
+                           {Rule({"*"}, "*", {"*"}), UrlRule({"*"}, {"*"})}));
   roles.push_back(Aggregated("admin", kAggregateToAdmin));
   roles.push_back(
       Aggregated("edit", kAggregateToEdit, Label(kAggregateToAdmin)));
@@ -76,29 +74,29 @@ std::vector<api::ClusterRole> UserFacingRoles() {
        Rule(kReadWrite, "rbac.authorization.k8s.io", {"roles", "rolebindings"}),
        Rule(kWrite, "", {"resourcequotas"})},
       Label(kAggregateToAdmin)));
-  roles.push_back(MakeRole(
-      "system:aggregate-to-edit",
-      {Rule(kWrite, "",
-            {"pods", "pods/attach", "pods/exec", "pods/portforward",
-             "pods/proxy", "configmaps", "events", "secrets",
-             "serviceaccounts"}),
-       Rule({"impersonate"}, "", {"serviceaccounts"}),
-       Rule({"create"}, "", {"serviceaccounts/token"}),
-       Rule(kRead, "", {"secrets"}),
-       Rule(kWrite, kResourceGroup,
-            {"resourceclaims", "resourceclaimtemplates"})},
-      Label(kAggregateToEdit)));
-  roles.push_back(MakeRole(
-      "system:aggregate-to-view",
-      {Rule(kRead, "",
-            {"configmaps", "events", "pods", "pods/log", "pods/status",
-             "resourcequotas", "resourcequotas/status", "serviceaccounts",
-             "namespaces", "namespaces/status"}),
-       Rule(kRead, "coordination.k8s.io", {"leases"}),
-       Rule(kRead, kResourceGroup,
-            {"resourceclaims", "resourceclaims/status",
-             "resourceclaimtemplates"})},
-      Label(kAggregateToView)));
+  roles.push_back(
+      MakeRole("system:aggregate-to-edit",
+               {Rule(kWrite, "",
+                     {"pods", "pods/attach", "pods/exec", "pods/portforward",
+                      "pods/proxy", "configmaps", "events", "secrets",
+                      "serviceaccounts"}),
+                Rule({"impersonate"}, "", {"serviceaccounts"}),
+                Rule({"create"}, "", {"serviceaccounts/token"}),
+                Rule(kRead, "", {"secrets"}),
+                Rule(kWrite, kResourceGroup,
+                     {"resourceclaims", "resourceclaimtemplates"})},
+               Label(kAggregateToEdit)));
+  roles.push_back(
+      MakeRole("system:aggregate-to-view",
+               {Rule(kRead, "",
+                     {"configmaps", "events", "pods", "pods/log", "pods/status",
+                      "resourcequotas", "resourcequotas/status",
+                      "serviceaccounts", "namespaces", "namespaces/status"}),
+                Rule(kRead, "coordination.k8s.io", {"leases"}),
+                Rule(kRead, kResourceGroup,
+                     {"resourceclaims", "resourceclaims/status",
+                      "resourceclaimtemplates"})},
+               Label(kAggregateToView)));
   return roles;
 }
 
@@ -114,10 +112,9 @@ std::vector<api::ClusterRole> DiscoveryRoles() {
       {Rule({"create"}, "authorization.k8s.io",
             {"selfsubjectaccessreviews", "selfsubjectrulesreviews"}),
        Rule({"create"}, "authentication.k8s.io", {"selfsubjectreviews"})}));
-  roles.push_back(MakeRole(
-      "system:public-info-viewer",
-      {UrlRule({"get"},
-               {"/healthz", "/livez", "/readyz", "/version", "/version/"})}));
+  roles.push_back(MakeRole("system:public-info-viewer",
+                           {UrlRule({"get"}, {"/healthz", "/livez", "/readyz",
+                                              "/version", "/version/"})}));
   return roles;
 }
 
@@ -129,11 +126,10 @@ std::vector<api::ClusterRole> ComponentRoles() {
        Rule({"create"}, "authorization.k8s.io",
             {"subjectaccessreviews", "localsubjectaccessreviews"}),
        Rule(kRead, "", {"services", "endpoints", "configmaps", "secrets"}),
-       Rule({"create", "get", "list", "watch", "update", "patch", "delete"},
-            "", {"nodes"}),
+       Rule({"create", "get", "list", "watch", "update", "patch", "delete"}, "",
+            {"nodes"}),
        Rule({"patch", "update"}, "", {"nodes/status", "pods/status"}),
-       Rule(kRead, "", {"pods"}),
-       Rule({"create", "delete"}, "", {"pods"}),
+       Rule(kRead, "", {"pods"}), Rule({"create", "delete"}, "", {"pods"}),
        Rule({"create", "patch", "update"}, "", {"events"}),
        Rule({"create"}, "", {"serviceaccounts/token"}),
        Rule({"get", "create", "update", "patch", "delete"},
@@ -163,8 +159,8 @@ std::vector<api::ClusterRole> ComponentRoles() {
        Rule({"get", "update"}, "coordination.k8s.io", {"leases"}),
        Rule({"create"}, "", {"secrets", "serviceaccounts"}),
        Rule({"delete"}, "", {"secrets"}),
-       Rule({"get"}, "", {"configmaps", "namespaces", "secrets",
-                          "serviceaccounts"}),
+       Rule({"get"}, "",
+            {"configmaps", "namespaces", "secrets", "serviceaccounts"}),
        Rule({"update"}, "", {"secrets", "serviceaccounts"}),
        Rule({"create"}, "authentication.k8s.io", {"tokenreviews"}),
        Rule({"create"}, "authorization.k8s.io", {"subjectaccessreviews"}),
@@ -172,8 +168,7 @@ std::vector<api::ClusterRole> ComponentRoles() {
        Rule({"create"}, "", {"serviceaccounts/token"})}));
   roles.push_back(MakeRole(
       "system:controller:resource-claim-controller",
-      {Rule(kRead, "", {"pods"}),
-       Rule({"update"}, "", {"pods/finalizers"}),
+      {Rule(kRead, "", {"pods"}), Rule({"update"}, "", {"pods/finalizers"}),
        Rule({"get", "list", "watch", "create", "delete"}, kResourceGroup,
             {"resourceclaims"}),
        Rule({"update", "patch"}, kResourceGroup, {"resourceclaims/status"}),
@@ -222,9 +217,8 @@ std::vector<api::ClusterRoleBinding> BootstrapClusterRoleBindings() {
       Binding("cluster-admin", {Group(auth::kSystemMasters)}),
       Binding("system:discovery", {Group(auth::kAllAuthenticated)}),
       Binding("system:basic-user", {Group(auth::kAllAuthenticated)}),
-      Binding("system:public-info-viewer",
-              {Group(auth::kAllAuthenticated),
-               Group(auth::kAllUnauthenticated)}),
+      Binding("system:public-info-viewer", {Group(auth::kAllAuthenticated),
+                                            Group(auth::kAllUnauthenticated)}),
       // upstream binds system:node to nobody: the Node authorizer grants
       // nodes their rights.
       Binding("system:node", {}),

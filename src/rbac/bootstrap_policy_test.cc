@@ -125,16 +125,13 @@ TEST(ClusterRoleAggregationTest, SelectorsMatchLabelsAndExpressions) {
                                 {"c", "DoesNotExist", {}}};
   EXPECT_TRUE(SelectorMatches(selector, {{"a", "1"}, {"b", "y"}}));
   EXPECT_FALSE(SelectorMatches(selector, {{"a", "1"}, {"b", "z"}}));
-  EXPECT_FALSE(
-      SelectorMatches(selector, {{"a", "1"}, {"b", "x"}, {"c", "1"}}));
+  EXPECT_FALSE(SelectorMatches(selector, {{"a", "1"}, {"b", "x"}, {"c", "1"}}));
   EXPECT_TRUE(SelectorMatches({}, {}));
 }
 
 TEST(RuleMatchingTest, UncoveredRulesAreCompacted) {
   const std::vector<api::PolicyRule> owned = {
-      {.verbs = {"get", "list"},
-       .api_groups = {""},
-       .resources = {"pods"}}};
+      {.verbs = {"get", "list"}, .api_groups = {""}, .resources = {"pods"}}};
   const std::vector<api::PolicyRule> missing = UncoveredRules(
       owned, {{.verbs = {"get", "delete", "update"},
                .api_groups = {""},

@@ -10,9 +10,8 @@ bool RequirementMatches(const api::LabelSelectorRequirement& requirement,
   auto it = labels.find(requirement.key);
   const bool has = it != labels.end();
   const auto& values = requirement.values;
-  const bool in_values =
-      has && std::find(values.begin(), values.end(), it->second) !=
-                 values.end();
+  const bool in_values = has && std::find(values.begin(), values.end(),
+                                          it->second) != values.end();
   if (requirement.operator_ == "In") return in_values;
   if (requirement.operator_ == "NotIn") return !in_values;
   if (requirement.operator_ == "Exists") return has;

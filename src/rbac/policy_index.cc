@@ -38,8 +38,8 @@ std::vector<std::string> UserKeys(const auth::UserInfo& user) {
   keys.push_back("U:" + user.name);
   for (const std::string& group : user.groups) keys.push_back("G:" + group);
   if (user.name.starts_with(auth::kServiceAccountUserPrefix)) {
-    keys.push_back(
-        "S:" + user.name.substr(auth::kServiceAccountUserPrefix.size()));
+    keys.push_back("S:" +
+                   user.name.substr(auth::kServiceAccountUserPrefix.size()));
   }
   return keys;
 }
@@ -50,8 +50,7 @@ std::string ScopedKey(bool cluster, std::string_view namespace_,
 }
 
 std::string NotFoundText(const api::RoleRef& ref) {
-  const std::string_view resource =
-      ref.kind == "Role" ? "role" : "clusterrole";
+  const std::string_view resource = ref.kind == "Role" ? "role" : "clusterrole";
   return std::string(resource) + ".rbac.authorization.k8s.io " +
          Quoted(ref.name) + " not found";
 }
@@ -203,7 +202,8 @@ void PolicyIndex::VisitRulesFor(const auth::UserInfo& user,
       const std::vector<api::PolicyRule>* rules =
           RulesOfRef(binding->role_ref, binding->namespace_);
       if (rules == nullptr) {
-        if (errors != nullptr) errors->push_back(NotFoundText(binding->role_ref));
+        if (errors != nullptr)
+          errors->push_back(NotFoundText(binding->role_ref));
         continue;
       }
       const RuleSource source{cluster, binding->name, binding->namespace_,

@@ -29,8 +29,7 @@ auth::AuthorizationResult RbacAuthorizer::Authorize(
     if (!joined.empty()) joined += ", ";
     joined += error;
   }
-  result.reason =
-      "RBAC: " + (errors.size() == 1 ? joined : "[" + joined + "]");
+  result.reason = "RBAC: " + (errors.size() == 1 ? joined : "[" + joined + "]");
   return result;
 }
 

@@ -4,6 +4,8 @@
 //   #        [resource=R] [subresource=S] [ns=N] [name=X] [path=/p]
 //   # reason: <exact reason text of the check above>
 // A check with `path=` is a non-resource request.
+#include "rbac/rbac_authorizer.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,7 +17,6 @@
 #include "encoding/document_reader.h"
 #include "golden_case.h"
 #include "rbac/policy_index.h"
-#include "rbac/rbac_authorizer.h"
 
 namespace dralloc::rbac {
 namespace {

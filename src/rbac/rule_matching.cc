@@ -53,8 +53,9 @@ std::vector<api::PolicyRule> Atoms(const api::PolicyRule& rule) {
     for (const std::string& group : rule.api_groups) {
       for (const std::string& resource : rule.resources) {
         if (rule.resource_names.empty()) {
-          atoms.push_back(
-              {.verbs = {verb}, .api_groups = {group}, .resources = {resource}});
+          atoms.push_back({.verbs = {verb},
+                           .api_groups = {group},
+                           .resources = {resource}});
         }
         for (const std::string& name : rule.resource_names) {
           atoms.push_back({.verbs = {verb},
@@ -130,9 +131,8 @@ std::vector<api::PolicyRule> UncoveredRules(
   for (const api::PolicyRule& rule : requested) {
     for (api::PolicyRule& atom : Atoms(rule)) {
       const bool covered =
-          std::any_of(owned.begin(), owned.end(), [&](const auto& owner) {
-            return Covers(owner, atom);
-          });
+          std::any_of(owned.begin(), owned.end(),
+                      [&](const auto& owner) { return Covers(owner, atom); });
       if (covered) continue;
       std::vector<std::string>& verbs =
           missing[Target{atom.api_groups, atom.resources, atom.resource_names,

@@ -50,8 +50,8 @@ ErrorList RbacMetaErrors(const ObjectMeta& meta, bool namespaced) {
     ValidatePathSegmentName(meta.name, meta_path.Child("name"), errors);
   }
   if (!meta.generate_name.empty()) {
-    ValidatePathSegmentName(meta.generate_name,
-                            meta_path.Child("generateName"), errors);
+    ValidatePathSegmentName(meta.generate_name, meta_path.Child("generateName"),
+                            errors);
   }
   return errors;
 }
@@ -68,8 +68,8 @@ std::string JoinList(const std::vector<std::string>& values) {
 void ValidatePolicyRule(const PolicyRule& rule, bool namespaced,
                         const FieldPath& path, ErrorList& errors) {
   if (rule.verbs.empty()) {
-    errors.push_back(Required(path.Child("verbs"),
-                              "verbs must contain at least one value"));
+    errors.push_back(
+        Required(path.Child("verbs"), "verbs must contain at least one value"));
   }
   if (!rule.non_resource_urls.empty()) {
     const FieldPath urls_path = path.Child("nonResourceURLs");
@@ -86,9 +86,9 @@ void ValidatePolicyRule(const PolicyRule& rule, bool namespaced,
     return;
   }
   if (rule.api_groups.empty()) {
-    errors.push_back(Required(
-        path.Child("apiGroups"),
-        "resource rules must supply at least one api group"));
+    errors.push_back(
+        Required(path.Child("apiGroups"),
+                 "resource rules must supply at least one api group"));
   }
   if (rule.resources.empty()) {
     errors.push_back(Required(path.Child("resources"),
@@ -110,16 +110,16 @@ void ValidateSelectorRequirement(const LabelSelectorRequirement& requirement,
   const std::string& op = requirement.operator_;
   if (op == "In" || op == "NotIn") {
     if (requirement.values.empty()) {
-      errors.push_back(Required(
-          path.Child("values"),
-          "must be specified when `operator` is 'In' or 'NotIn'"));
+      errors.push_back(
+          Required(path.Child("values"),
+                   "must be specified when `operator` is 'In' or 'NotIn'"));
     }
   } else if (op == "Exists" || op == "DoesNotExist") {
     if (!requirement.values.empty()) {
-      errors.push_back(Forbidden(
-          path.Child("values"),
-          "may not be specified when `operator` is 'Exists' or "
-          "'DoesNotExist'"));
+      errors.push_back(
+          Forbidden(path.Child("values"),
+                    "may not be specified when `operator` is 'Exists' or "
+                    "'DoesNotExist'"));
     }
   } else {
     errors.push_back(NotSupported(path.Child("operator"), op,
@@ -128,8 +128,8 @@ void ValidateSelectorRequirement(const LabelSelectorRequirement& requirement,
   ValidateQualifiedName(requirement.key, path.Child("key"), errors);
 }
 
-void ValidateLabelSelector(const LabelSelector& selector,
-                           const FieldPath& path, ErrorList& errors) {
+void ValidateLabelSelector(const LabelSelector& selector, const FieldPath& path,
+                           ErrorList& errors) {
   const FieldPath expressions = path.Child("matchExpressions");
   for (size_t i = 0; i < selector.match_expressions.size(); ++i) {
     ValidateSelectorRequirement(selector.match_expressions[i],
@@ -195,9 +195,9 @@ void ValidateSubject(const Subject& subject, bool namespaced,
                                     {kRbacGroup}));
     }
   } else {
-    errors.push_back(NotSupported(path.Child("kind"), subject.kind,
-                                  {kServiceAccountKind, kUserKind,
-                                   kGroupKind}));
+    errors.push_back(
+        NotSupported(path.Child("kind"), subject.kind,
+                     {kServiceAccountKind, kUserKind, kGroupKind}));
   }
 }
 
