@@ -19,22 +19,25 @@ namespace {
 
 std::vector<api::ClusterRole> AggregatedBootstrapRoles() {
   std::vector<api::ClusterRole> roles = BootstrapClusterRoles();
-  // Twice: edit aggregates into admin after view aggregated into edit.
-  for (int round = 0; round < 2; ++round) {
+  // Until nothing changes: view flows into edit, then edit into admin.
+  for (bool changed = true; changed;) {
+    changed = false;
     for (api::ClusterRole& role : roles) {
-      if (role.aggregation_rule) role.rules = AggregatedRules(role, roles);
+      if (!role.aggregation_rule) continue;
+      std::vector<api::PolicyRule> rules = AggregatedRules(role, roles);
+      if (rules == role.rules) continue;
+      role.rules = std::move(rules);
+      changed = true;
     }
   }
   return roles;
 }
 
-PolicyIndex BootstrapIndex() {
-  PolicyIndex index;
+void FillBootstrapIndex(PolicyIndex& index) {
   for (const auto& role : AggregatedBootstrapRoles()) index.Upsert(role);
   for (const auto& binding : BootstrapClusterRoleBindings()) {
     index.Upsert(binding);
   }
-  return index;
 }
 
 TEST(BootstrapPolicyTest, ObjectsAreValidAndMarked) {
@@ -64,7 +67,8 @@ TEST(BootstrapPolicyTest, ObjectsAreValidAndMarked) {
 }
 
 TEST(BootstrapPolicyTest, DefaultGrants) {
-  const PolicyIndex index = BootstrapIndex();
+  PolicyIndex index;
+  FillBootstrapIndex(index);
   const RbacAuthorizer authorizer(index);
   auto allowed = [&](auth::UserInfo user, std::string verb, std::string group,
                      std::string resource, std::string ns) {

@@ -112,7 +112,9 @@ TEST_P(RbacCaseTest, Authorizes) {
         authorizer.Authorize(check.request);
     EXPECT_EQ(result.decision, check.allow ? auth::Decision::kAllow
                                            : auth::Decision::kNoOpinion);
-    if (check.reason) EXPECT_EQ(result.reason, *check.reason);
+    if (check.reason) {
+      EXPECT_EQ(result.reason, *check.reason);
+    }
   }
 }
 
