@@ -23,6 +23,18 @@ void DefaultClaimSpec(ResourceClaimSpec& spec) {
   }
 }
 
+// rbac/v1 defaults: roleRef.apiGroup and the apiGroup of User and Group
+// subjects are rbac.authorization.k8s.io when empty.
+void DefaultBinding(RoleRef& role_ref, std::vector<Subject>& subjects) {
+  if (role_ref.api_group.empty()) role_ref.api_group = kRbacGroup;
+  for (Subject& subject : subjects) {
+    if (subject.api_group.empty() &&
+        (subject.kind == "User" || subject.kind == "Group")) {
+      subject.api_group = kRbacGroup;
+    }
+  }
+}
+
 }  // namespace
 
 void ApplyDefaults(Object& object) {
@@ -34,6 +46,10 @@ void ApplyDefaults(Object& object) {
     if (pod->status.phase.empty()) pod->status.phase = "Pending";
   } else if (auto* ns = std::get_if<Namespace>(&object)) {
     if (ns->status.phase.empty()) ns->status.phase = "Active";
+  } else if (auto* binding = std::get_if<RoleBinding>(&object)) {
+    DefaultBinding(binding->role_ref, binding->subjects);
+  } else if (auto* cluster_binding = std::get_if<ClusterRoleBinding>(&object)) {
+    DefaultBinding(cluster_binding->role_ref, cluster_binding->subjects);
   }
 }
 

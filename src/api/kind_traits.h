@@ -211,8 +211,59 @@ struct Kind<ResourceQuota> {
                                      .has_status = true,
                                      .short_names = {"quota"},
                                      .api_versions = {"v1"},
-                                     .creation_rank = 11,
-                                     .listing = 11};
+                                     .creation_rank = 15,
+                                     .listing = 15};
+};
+
+// rbac.authorization.k8s.io/v1 kinds.
+template <>
+struct Kind<ClusterRole> {
+  static constexpr KindTraits traits{
+      .group = "rbac.authorization.k8s.io",
+      .kind = "ClusterRole",
+      .plural = "clusterroles",
+      .singular = "clusterrole",
+      .api_versions = {"rbac.authorization.k8s.io/v1"},
+      .creation_rank = 11,
+      .listing = 11};
+};
+
+template <>
+struct Kind<Role> {
+  static constexpr KindTraits traits{
+      .group = "rbac.authorization.k8s.io",
+      .kind = "Role",
+      .plural = "roles",
+      .singular = "role",
+      .namespaced = true,
+      .api_versions = {"rbac.authorization.k8s.io/v1"},
+      .creation_rank = 12,
+      .listing = 12};
+};
+
+template <>
+struct Kind<ClusterRoleBinding> {
+  static constexpr KindTraits traits{
+      .group = "rbac.authorization.k8s.io",
+      .kind = "ClusterRoleBinding",
+      .plural = "clusterrolebindings",
+      .singular = "clusterrolebinding",
+      .api_versions = {"rbac.authorization.k8s.io/v1"},
+      .creation_rank = 13,
+      .listing = 13};
+};
+
+template <>
+struct Kind<RoleBinding> {
+  static constexpr KindTraits traits{
+      .group = "rbac.authorization.k8s.io",
+      .kind = "RoleBinding",
+      .plural = "rolebindings",
+      .singular = "rolebinding",
+      .namespaced = true,
+      .api_versions = {"rbac.authorization.k8s.io/v1"},
+      .creation_rank = 14,
+      .listing = 14};
 };
 
 // The number of kinds.

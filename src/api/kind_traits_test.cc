@@ -45,13 +45,15 @@ TEST(KindTraitsTest, EveryKindIsDescribedOnce) {
 TEST(KindTraitsTest, RegistryOrderAndVersions) {
   std::vector<std::string_view> kinds;
   for (const ResourceInfo& info : AllResources()) kinds.push_back(info.kind);
-  EXPECT_EQ(kinds, (std::vector<std::string_view>{
-                       "Namespace", "Node", "Pod", "Event", "DeviceClass",
-                       "ResourceClaim", "ResourceClaimTemplate",
-                       "ResourceSlice", "DeviceTaintRule", "ResourceSlicePatch",
-                       "Lease", "ResourceQuota"}));
+  EXPECT_EQ(kinds,
+            (std::vector<std::string_view>{
+                "Namespace", "Node", "Pod", "Event", "DeviceClass",
+                "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice",
+                "DeviceTaintRule", "ResourceSlicePatch", "Lease", "ClusterRole",
+                "Role", "ClusterRoleBinding", "RoleBinding", "ResourceQuota"}));
   EXPECT_EQ(ServedGroups(), (std::vector<std::string_view>{
-                                "", "resource.k8s.io", "coordination.k8s.io"}));
+                                "", "resource.k8s.io", "coordination.k8s.io",
+                                "rbac.authorization.k8s.io"}));
   EXPECT_EQ(GroupVersions("coordination.k8s.io"),
             std::vector<std::string_view>{"v1"});
   EXPECT_EQ(GroupVersions(""), std::vector<std::string_view>{"v1"});
@@ -91,9 +93,10 @@ TEST(KindTraitsTest, CreationRanks) {
                          "Namespace", "Node", "DeviceClass", "ResourceSlice",
                          "ResourceSlicePatch", "DeviceTaintRule",
                          "ResourceClaimTemplate", "ResourceClaim", "Pod",
-                         "Event", "Lease", "ResourceQuota"}));
+                         "Event", "Lease", "ResourceQuota", "ClusterRole",
+                         "Role", "ClusterRoleBinding", "RoleBinding"}));
   EXPECT_EQ(CreationRank("Pod"), 8);
-  EXPECT_EQ(CreationRank("Unknown"), 12);
+  EXPECT_EQ(CreationRank("Unknown"), 16);
 }
 
 // Field-table checks over every type reachable from a kind.
@@ -192,8 +195,9 @@ TEST(KindTraitsTest, CoreKindsHaveProtobufNumbers) {
   ForEachKind([&]<typename T>(const KindTraits& traits) {
     bool numbered = false;
     ForEachField<T>([&](const auto& field) { numbered |= field.proto != 0; });
-    EXPECT_EQ(numbered,
-              traits.group.empty() || traits.group == "coordination.k8s.io")
+    EXPECT_EQ(numbered, traits.group.empty() ||
+                            traits.group == "coordination.k8s.io" ||
+                            traits.group == "rbac.authorization.k8s.io")
         << traits.kind;
   });
 }

@@ -12,6 +12,7 @@
 #include "api/types/device_class.h"
 #include "api/types/device_taint_rule.h"
 #include "api/types/lease.h"
+#include "api/types/rbac.h"
 #include "api/types/resource_claim.h"
 #include "api/types/resource_quota.h"
 #include "api/types/resource_slice.h"
@@ -22,7 +23,9 @@ namespace dralloc::api {
 using Object =
     std::variant<DeviceClass, ResourceSlice, ResourceClaim,
                  ResourceClaimTemplate, DeviceTaintRule, ResourceSlicePatch,
-                 Namespace, Node, Pod, Event, Lease, ResourceQuota>;
+                 Namespace, Node, Pod, Event, Lease, ResourceQuota,
+                 // rbac.authorization.k8s.io/v1
+                 ClusterRole, Role, ClusterRoleBinding, RoleBinding>;
 
 // Kind name of the alternative held ("ResourceSlice").
 std::string_view KindOf(const Object& object);

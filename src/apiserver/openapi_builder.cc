@@ -53,6 +53,10 @@ const std::set<std::string, std::less<>> kCoordinationTypes = {"Lease",
 const std::set<std::string, std::less<>> kResourceQuotaTypes = {
     "ResourceQuota", "ResourceQuotaSpec", "ResourceQuotaStatus",
     "ScopeSelector", "ScopedResourceSelectorRequirement"};
+// rbac.authorization.k8s.io/v1 types.
+const std::set<std::string, std::less<>> kRbacTypes = {
+    "Role",    "ClusterRole", "RoleBinding",     "ClusterRoleBinding",
+    "RoleRef", "Subject",     "AggregationRule", "PolicyRule"};
 const std::set<std::string, std::less<>> kMetaTypes = {
     "ObjectMeta", "OwnerReference", "ListMeta", "Condition"};
 
@@ -161,6 +165,7 @@ class SchemaBuilder {
     if (kCoordinationTypes.contains(name))
       return "io.k8s.api.coordination.v1." + name;
     if (kResourceQuotaTypes.contains(name)) return "io.k8s.api.core.v1." + name;
+    if (kRbacTypes.contains(name)) return "io.k8s.api.rbac.v1." + name;
     return fmt::format("io.k8s.api.resource.{}.{}",
                        v1beta1 ? "v1beta1" : version_, name);
   }

@@ -90,6 +90,19 @@ std::vector<Column> ColumnsFor(std::string_view kind) {
              "Limits control the maximum amount of cpu/memory that a "
              "container may use independent of contention on the node."}};
   }
+  // rbac.authorization.k8s.io/v1 (upstream's role and binding printers).
+  if (kind == "Role" || kind == "ClusterRole") {
+    return {{"Name", "Name of the role"},
+            {"Created At", "Time the role was created"}};
+  }
+  if (kind == "RoleBinding" || kind == "ClusterRoleBinding") {
+    return {{"Name", "Name of the binding"},
+            {"Role", "RoleRef to the role"},
+            {"Age", "Time since creation"},
+            {"Users", "Users in the binding", 1},
+            {"Groups", "Groups in the binding", 1},
+            {"ServiceAccounts", "ServiceAccounts in the binding", 1}};
+  }
   return {{"Name", "Name of the object"}, {"Age", "Time since creation"}};
 }
 
@@ -437,6 +450,36 @@ Json ResourceQuotaCells(const std::string& name, const Json& object) {
           fmt::format("{}", fmt::join(limits, ", "))};
 }
 
+// NAME ROLE AGE USERS GROUPS SERVICEACCOUNTS of a (Cluster)RoleBinding;
+// subject lists joined with ", ", service accounts as namespace/name.
+Json BindingCells(const std::string& name, const Json& binding) {
+  std::string users, groups, service_accounts;
+  auto append = [](std::string& list, const std::string& item) {
+    if (!list.empty()) list += ", ";
+    list += item;
+  };
+  const Json& subjects = At(binding, {"subjects"});
+  if (subjects.is_array()) {
+    for (const Json& subject : subjects) {
+      const std::string kind = Text(At(subject, {"kind"}));
+      const std::string subject_name = Text(At(subject, {"name"}));
+      if (kind == "User") append(users, subject_name);
+      if (kind == "Group") append(groups, subject_name);
+      if (kind == "ServiceAccount") {
+        append(service_accounts,
+               Text(At(subject, {"namespace"})) + "/" + subject_name);
+      }
+    }
+  }
+  return {name,
+          Text(At(binding, {"roleRef", "kind"})) + "/" +
+              Text(At(binding, {"roleRef", "name"})),
+          Age(binding),
+          users,
+          groups,
+          service_accounts};
+}
+
 Json Cells(std::string_view kind, const Json& object) {
   const std::string name = Text(At(object, {"metadata", "name"}));
   if (kind == "ResourceClaim") return {name, ClaimState(object), Age(object)};
@@ -454,6 +497,12 @@ Json Cells(std::string_view kind, const Json& object) {
   if (kind == "ResourceQuota") return ResourceQuotaCells(name, object);
   if (kind == "Lease") {
     return {name, Text(At(object, {"spec", "holderIdentity"})), Age(object)};
+  }
+  if (kind == "Role" || kind == "ClusterRole") {
+    return {name, Text(At(object, {"metadata", "creationTimestamp"}))};
+  }
+  if (kind == "RoleBinding" || kind == "ClusterRoleBinding") {
+    return BindingCells(name, object);
   }
   if (kind == "Event") {
     std::string last = Text(At(object, {"lastTimestamp"}));

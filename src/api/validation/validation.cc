@@ -367,10 +367,18 @@ ErrorList Validate(const Object& object) {
           return ValidateEvent(o);
         } else if constexpr (std::is_same_v<T, Lease>) {
           return ValidateLease(o);
-        } else {
-          static_assert(std::is_same_v<T, ResourceQuota>,
-                        "unhandled object kind");
+        } else if constexpr (std::is_same_v<T, ResourceQuota>) {
           return ValidateResourceQuota(o);
+        } else if constexpr (std::is_same_v<T, ClusterRole>) {
+          return ValidateClusterRole(o);
+        } else if constexpr (std::is_same_v<T, Role>) {
+          return ValidateRole(o);
+        } else if constexpr (std::is_same_v<T, ClusterRoleBinding>) {
+          return ValidateClusterRoleBinding(o);
+        } else {
+          static_assert(std::is_same_v<T, RoleBinding>,
+                        "unhandled object kind");
+          return ValidateRoleBinding(o);
         }
       },
       object);

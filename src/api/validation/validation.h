@@ -28,6 +28,13 @@ ErrorList ValidateEvent(const Event& event);
 ErrorList ValidateLease(const Lease& lease);  // lease_validation.cc
 // resource_quota_validation.cc
 ErrorList ValidateResourceQuota(const ResourceQuota& quota);
+// rbac_validation.cc
+ErrorList ValidateClusterRole(const ClusterRole& role);
+ErrorList ValidateRole(const Role& role);
+ErrorList ValidateClusterRoleBinding(const ClusterRoleBinding& binding);
+ErrorList ValidateRoleBinding(const RoleBinding& binding);
+// The roleRef of a binding may not change (Invalid at "roleRef").
+ErrorList ValidateRoleRefUpdate(const RoleRef& next, const RoleRef& old);
 
 }  // namespace dralloc::api
 
