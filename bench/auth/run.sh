@@ -110,6 +110,18 @@ step() {
   fi
 }
 
+# retry_step DIR WHAT CMD...: step, tried for up to 10 s (the server may still
+# be bootstrapping its default roles when it starts listening). CMD must be
+# a create that fails without effect.
+retry_step() {
+  local dir=$1
+  for _ in $(seq 99); do
+    step "$@" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  step "$@"
+}
+
 # Certificates, kubeconfigs and the server; sets server_url.
 start_tls_server() {
   local dir=$1 pki=$1/pki port
@@ -131,9 +143,10 @@ start_tls_server() {
 # (upstream's admission refuses creates while a quota's usage is unknown).
 setup_namespace() {
   local dir=$1
-  local -a admin=("$kubectl_bin" --kubeconfig "$dir/pki/admin.kubeconfig" --request-timeout=20s)
-  step "$dir" "create namespace $namespace" "${admin[@]}" create namespace "$namespace" || return 1
-  step "$dir" "bind $user to ClusterRole edit" "${admin[@]}" -n "$namespace" create rolebinding \
+  local -a admin=("$kubectl_bin" --kubeconfig "$dir/pki/admin.kubeconfig" --request-timeout=20s
+    --cache-dir "$dir/kube-cache")
+  retry_step "$dir" "create namespace $namespace" "${admin[@]}" create namespace "$namespace" || return 1
+  retry_step "$dir" "bind $user to ClusterRole edit" "${admin[@]}" -n "$namespace" create rolebinding \
     "$user-edit" --clusterrole=edit --user="$user" || return 1
   cat >"$dir/quota.yaml" <<YAML
 apiVersion: v1
@@ -155,7 +168,8 @@ YAML
   done
   [[ -n $hard ]] || { echo "run.sh: setup failed: bench-quota has no status.hard after 10 s" >&2; return 1; }
   local can
-  can=$("$kubectl_bin" --kubeconfig "$dir/$user.kubeconfig" --request-timeout=20s -n "$namespace" \
+  can=$("$kubectl_bin" --kubeconfig "$dir/$user.kubeconfig" --request-timeout=20s \
+    --cache-dir "$dir/kube-cache" -n "$namespace" \
     auth can-i create resourceclaims.resource.k8s.io 2>>"$dir/setup.log" || true)
   [[ $can == yes ]] || { echo "run.sh: setup failed: $user may not create resourceclaims in $namespace (can-i: ${can:-error})" >&2; return 1; }
 }
