@@ -49,7 +49,7 @@ done
 [[ -x "$dralloc" ]] || { echo "run.sh: dralloc not found at $dralloc" >&2; exit 2; }
 [[ -x "$load" ]] || { echo "run.sh: dralloc_api_load not found at $load" >&2; exit 2; }
 [[ -n "$kubectl_bin" && -x "$kubectl_bin" ]] || { echo "run.sh: kubectl not found (--kubectl PATH)" >&2; exit 2; }
-if ! "$dralloc" certs --help >/dev/null 2>&1; then
+if ! "$dralloc" --help 2>&1 | grep -qE '^ +certs '; then
   echo "run.sh: $dralloc has no 'certs' subcommand (build a dralloc with TLS serving)" >&2
   exit 2
 fi
