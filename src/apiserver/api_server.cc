@@ -661,7 +661,14 @@ void ApiServer::DeleteCollection(const RequestScope& scope,
                                    list.fields)) {
       continue;
     }
-    if (!write.dry_run) storage_.DeleteKey(kv.key);
+    if (!write.dry_run) {
+      // Each item is deleted as a DELETE of it would be, admission
+      // included (upstream's deletecollection does the same).
+      auto deleted = storage_.DeleteKeyAs(kv.key, write);
+      if (!deleted.ok() && deleted.error().code != 404) {
+        return SendError(writer, deleted.error());
+      }
+    }
     auto item = storage_.ToVersion(scope, *kv.value);
     if (!item.ok()) continue;
     if (!items.empty()) items += ',';

@@ -799,20 +799,25 @@ std::optional<ApiError> ResourceStorage::Admit(
 }
 
 void ResourceStorage::DeleteKey(const std::string& key) {
+  (void)DeleteKeyAs(key, {});
+}
+
+ApiOr<WriteResult> ResourceStorage::DeleteKeyAs(const std::string& key,
+                                                const WriteOptions& options) {
   const api::ResourceInfo* info = InfoForKey(key);
-  if (info == nullptr) return;
+  if (info == nullptr) return NotFoundPath(key);
   RequestScope scope;
   scope.info = info;
   scope.version = std::string(info->versions[0]);
   std::string_view rest = std::string_view(key).substr(info->plural.size() + 2);
   if (info->namespaced) {
     const size_t slash = rest.find('/');
-    if (slash == std::string_view::npos) return;
+    if (slash == std::string_view::npos) return NotFoundPath(key);
     scope.namespace_ = std::string(rest.substr(0, slash));
     rest = rest.substr(slash + 1);
   }
   scope.name = std::string(rest);
-  (void)Delete(scope, "", {});
+  return Delete(scope, "", options);
 }
 
 }  // namespace dralloc::apiserver

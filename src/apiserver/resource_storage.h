@@ -107,6 +107,10 @@ class ResourceStorage {
   // Deletes (or marks for deletion, with finalizers) the object at `key`,
   // as the garbage collector does for dependents of a deleted owner.
   void DeleteKey(const std::string& key);
+  // Deletes the object at `key` as a client's DELETE of it would (with its
+  // admission), for each item of a deletecollection.
+  ApiOr<WriteResult> DeleteKeyAs(const std::string& key,
+                                 const WriteOptions& options);
 
   // Storage keys: "/<plural>/<namespace>/<name>" or "/<plural>/<name>".
   static std::string Key(const api::ResourceInfo& info,

@@ -15,8 +15,7 @@ namespace {
 int RunApiServer(const ServerFlags& flags) {
   ServedApi served;
   if (int code = StartApiServer(flags, served); code != kExitOk) return code;
-  fmt::print("dralloc apiserver listening on http://{}:{}\n",
-             served.options.host, served.server->port());
+  fmt::print("dralloc apiserver listening on {}\n", served.Url());
   std::fflush(stdout);
   log::Info("apiserver", "listening on {}:{} storage={} revision={}",
             served.options.host, served.server->port(), flags.storage,

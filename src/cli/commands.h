@@ -44,6 +44,7 @@ void RegisterPodResourcesCommand(CLI::App& app, int& exit_code);
 void RegisterNodeCommand(CLI::App& app, int& exit_code);
 void RegisterNodeCheckpointCommand(CLI::App& app, int& exit_code);
 void RegisterMigrateCommand(CLI::App& app, int& exit_code);
+void RegisterCertsCommand(CLI::App& app, int& exit_code);
 
 }  // namespace dralloc::cli
 

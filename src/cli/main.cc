@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   dralloc::cli::RegisterNodeCommand(app, exit_code);
   dralloc::cli::RegisterNodeCheckpointCommand(app, exit_code);
   dralloc::cli::RegisterMigrateCommand(app, exit_code);
+  dralloc::cli::RegisterCertsCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

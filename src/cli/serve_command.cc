@@ -72,18 +72,24 @@ std::string ControlPlaneMetrics(controlplane::ControlPlane& controller_plane,
 }
 
 void PrintBanner(const ServeFlags& flags, const ServedApi& served) {
-  const std::string url =
-      fmt::format("http://{}:{}", served.options.host, served.server->port());
+  const std::string url = served.Url();
   fmt::print("dralloc serve listening on {}{}\n", url,
              flags.leader_election.enabled ? " (leader election on)" : "");
-  fmt::print(
-      "Point kubectl at it with:\n"
-      "  kubectl config set-cluster dralloc --server={}\n"
-      "  kubectl config set-context dralloc --cluster=dralloc "
-      "--namespace=default\n"
-      "  kubectl config use-context dralloc\n"
-      "or per command: kubectl --server={} get pods -A\n",
-      url, url);
+  if (served.tls) {
+    fmt::print(
+        "Point kubectl at it with a kubeconfig that `dralloc certs init` "
+        "wrote for this server, e.g.\n"
+        "  kubectl --kubeconfig PKI_DIR/admin.kubeconfig get pods -A\n");
+  } else {
+    fmt::print(
+        "Point kubectl at it with:\n"
+        "  kubectl config set-cluster dralloc --server={}\n"
+        "  kubectl config set-context dralloc --cluster=dralloc "
+        "--namespace=default\n"
+        "  kubectl config use-context dralloc\n"
+        "or per command: kubectl --server={} get pods -A\n",
+        url, url);
+  }
   std::fflush(stdout);
   log::Info("serve", "listening on {} storage={} revision={} scheduler={}", url,
             flags.server.storage, served.store->Revision(),

@@ -40,6 +40,7 @@ void AddServerFlags(CLI::App& command, ServerFlags& flags) {
                   "minor version reported by /version (kubectl's dispatcher "
                   "picks its kubectl by it)")
       ->capture_default_str();
+  AddSecurityFlags(command, flags.security);
 }
 
 int PrepareServer(const ServerFlags& flags,
@@ -51,6 +52,18 @@ int PrepareServer(const ServerFlags& flags,
     return kExitBadInput;
   }
   options.version_minor = flags.version_minor;
+  const auto modes = AuthorizationModes(flags.security);
+  if (!modes.ok()) {
+    fmt::print(stderr, "{}\n", modes.status().message());
+    return kExitBadInput;
+  }
+  if (!flags.security.serves_tls()) {
+    if (Status s = CheckPlainHttpHost(options.host); !s.ok()) {
+      fmt::print(stderr, "{}\n", s.message());
+      return kExitBadInput;
+    }
+  }
+  options.audit_log_path = flags.security.audit_log_path;
   store::OpenOptions open_options;
   open_options.etcd_prefix = flags.etcd_prefix;
   const auto compaction = ParseGoDuration(flags.etcd_compaction_interval,
@@ -87,7 +100,22 @@ int StartApiServer(
     fmt::print(stderr, "{}\n", s.message());
     return kExitInvalid;
   }
+  served.tls = flags.security.serves_tls();
+  if (!served.tls) {
+    log::Warn("apiserver",
+              "serving plain HTTP on {} without authentication: every "
+              "request acts as system:masters. For local development only; "
+              "give --tls-cert-file and --tls-private-key-file (see "
+              "`dralloc certs init`) to serve securely",
+              served.Url());
+  }
   return kExitOk;
+}
+
+std::string ServedApi::Url() const {
+  const bool v6 = options.host.find(':') != std::string::npos;
+  return fmt::format("{}://{}{}{}:{}", tls ? "https" : "http", v6 ? "[" : "",
+                     options.host, v6 ? "]" : "", server ? server->port() : 0);
 }
 
 void AddPlacementFlag(CLI::App& command, std::string& placement,

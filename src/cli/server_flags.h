@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "apiserver/api_server.h"
+#include "cli/security_flags.h"
 #include "scheduler/dra_plugin.h"
 #include "store/store.h"
 
@@ -27,6 +28,7 @@ struct ServerFlags {
   std::string etcd_compaction_interval = "5m";
   std::string log_level = "info";
   std::string version_minor = "33";
+  SecurityFlags security;
 };
 void AddServerFlags(CLI::App& command, ServerFlags& flags);
 // Applies the log level and opens the store; on failure prints why and
@@ -42,6 +44,9 @@ struct ServedApi {
   std::unique_ptr<store::Store> store;
   std::unique_ptr<apiserver::ApiServer> server;
   sigset_t signals;
+  bool tls = false;
+  // "https://127.0.0.1:6443" (or http://), once started.
+  std::string Url() const;
 };
 // Prepares the store (PrepareServer), blocks the termination signals so every
 // server thread inherits the mask, and starts the server. On failure prints

@@ -5,6 +5,10 @@
 # Usage (from a suite): source lib.sh; start_server DRALLOC [ARGS...]
 # With DRALLOC_STORAGE=etcd the server stores in a throwaway one-member etcd
 # (Debian's etcd-server) instead of SQLite: the same suite, another backend.
+# With DRALLOC_AUTH=cert (or token) the server serves TLS with Node,RBAC
+# authorization (certificates from `dralloc certs init` in $work/pki), and
+# the suite runs as user suite-user, bound to cluster-admin, authenticated
+# by a client certificate (or a bearer token from --token-auth-file).
 
 work=$(mktemp -d /tmp/dralloc-clients.XXXXXX)
 source "$(dirname "${BASH_SOURCE[0]}")/../etcd/etcd_lib.sh"
@@ -33,18 +37,35 @@ start_server() {
     start_etcd_cluster 1 || exit 1
     storage="etcd:$etcd_urls"
   fi
-  "$dralloc" "${DRALLOC_SERVER_COMMAND:-apiserver}" --listen 127.0.0.1:0 --storage "$storage" "$@" \
-    >"$work/server.out" 2>"$work/server.log" &
+  local listen=127.0.0.1:0
+  local auth_flags=()
+  if [[ -n "${DRALLOC_AUTH:-}" ]]; then
+    local port
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    listen="127.0.0.1:$port"
+    "$dralloc" certs init "$work/pki" --server "https://$listen" --hosts 127.0.0.1,localhost \
+      --nodes node-a,node-b >"$work/certs.out" || { cat "$work/certs.out"; exit 1; }
+    printf 'suite-token,suite-user,uid-suite,"suite"\n' >"$work/tokens.csv"
+    auth_flags=(--tls-cert-file "$work/pki/apiserver.crt" --tls-private-key-file "$work/pki/apiserver.key"
+      --client-ca-file "$work/pki/ca.crt" --token-auth-file "$work/tokens.csv"
+      --authorization-mode Node,RBAC)
+  fi
+  "$dralloc" "${DRALLOC_SERVER_COMMAND:-apiserver}" --listen "$listen" --storage "$storage" \
+    "${auth_flags[@]}" "$@" >"$work/server.out" 2>"$work/server.log" &
   server_pid=$!
   for _ in $(seq 200); do
     if grep -q "listening on" "$work/server.out" 2>/dev/null; then break; fi
     sleep 0.05
   done
-  server_url=$(grep -o 'http://[0-9.:]*' "$work/server.out" | head -1)
+  server_url=$(grep -o 'https\?://[0-9.:]*' "$work/server.out" | head -1)
   if [[ -z "$server_url" ]]; then
     echo "server did not start:" >&2
     cat "$work/server.log" >&2
     exit 1
+  fi
+  if [[ -n "${DRALLOC_AUTH:-}" ]]; then
+    write_auth_kubeconfig "$dralloc"
+    return
   fi
   cat >"$work/kubeconfig" <<KUBECONFIG
 apiVersion: v1
@@ -60,6 +81,50 @@ contexts:
   context: {cluster: dralloc, user: dev, namespace: default}
 current-context: dralloc
 KUBECONFIG
+  export KUBECONFIG="$work/kubeconfig"
+}
+
+# The kubeconfig of suite-user (DRALLOC_AUTH=cert: a client certificate;
+# token: a bearer token), bound to cluster-admin through the admin
+# kubeconfig (system:masters).
+write_auth_kubeconfig() {
+  local dralloc=$1
+  if [[ "$DRALLOC_AUTH" == token ]]; then
+    local ca
+    ca=$(base64 -w0 <"$work/pki/ca.crt")
+    cat >"$work/kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: dralloc
+  cluster: {server: "$server_url", certificate-authority-data: "$ca"}
+users:
+- name: suite-user
+  user: {token: suite-token}
+contexts:
+- name: dralloc
+  context: {cluster: dralloc, user: suite-user, namespace: default}
+current-context: dralloc
+KUBECONFIG
+  else
+    "$dralloc" certs kubeconfig "$work/pki" --user suite-user --groups suite \
+      --out "$work/kubeconfig" >/dev/null || exit 1
+  fi
+  local bound=""
+  for _ in $(seq 100); do
+    if kubectl --kubeconfig "$work/pki/admin.kubeconfig" --cache-dir "$work/admin-cache" \
+      create clusterrolebinding suite-user-admin --clusterrole=cluster-admin \
+      --user=suite-user >/dev/null 2>"$work/bind.err"; then
+      bound=yes
+      break
+    fi
+    sleep 0.1
+  done
+  if [[ -z "$bound" ]]; then
+    echo "binding suite-user to cluster-admin failed:" >&2
+    cat "$work/bind.err" >&2
+    exit 1
+  fi
   export KUBECONFIG="$work/kubeconfig"
 }
 
