@@ -114,8 +114,8 @@ step() {
 # be bootstrapping its default roles when it starts listening). CMD must be
 # a create that fails without effect.
 retry_step() {
-  local dir=$1
-  for _ in $(seq 99); do
+  local until=$((SECONDS + 10))
+  while ((SECONDS < until)); do
     step "$@" 2>/dev/null && return 0
     sleep 0.1
   done
