@@ -1,10 +1,11 @@
-// dralloc_api_load: HTTP load generator for `dralloc apiserver`.
+// dralloc_api_load: HTTP(S) load generator for `dralloc apiserver`.
 //
 // Subcommands (see README.md): writes, list-slices, watch-fanout,
-// schedule-pods (bench/scheduler/README.md). Only
-// loopback servers are accepted. Exit status: 0 when the run saw no errors,
-// 1 when requests failed or a check did not hold, 2 when the run could not
-// start (bad flags, server unreachable).
+// schedule-pods (bench/scheduler/README.md). Only loopback servers are
+// accepted; writes and list-slices also speak https with a client
+// certificate or bearer token (--ca, --cert, --key, --token, --kubeconfig).
+// Exit status: 0 when the run saw no errors, 1 when requests failed or a check
+// did not hold, 2 when the run could not start (bad flags, server unreachable).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 #include "load/list_slices_scenario.h"
 #include "load/load_target.h"
 #include "load/schedule_pods_scenario.h"
+#include "load/target_flags.h"
 #include "load/watch_fanout_scenario.h"
 #include "load/writes_scenario.h"
 
@@ -46,15 +48,26 @@ int Finish(const StatusOr<Report>& report, bool json,
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "dralloc_api_load: HTTP load generator for the dralloc API server "
+      "dralloc_api_load: HTTP(S) load generator for the dralloc API server "
       "(loopback targets only)"};
   app.require_subcommand(1);
 
-  std::string server;
+  TargetFlags target_flags;
   bool json_output = false;
   const auto add_common = [&](CLI::App* command) {
-    command->add_option("--server", server, "http://127.0.0.1:PORT")
-        ->required();
+    command->add_option("--server", target_flags.server,
+                        "http(s)://127.0.0.1:PORT (default: the kubeconfig's)");
+    command->add_option("--kubeconfig", target_flags.kubeconfig,
+                        "Server, CA, client certificate and token of the "
+                        "current context");
+    command->add_option("--ca", target_flags.ca_file,
+                        "PEM CA that signed the https server's certificate");
+    command->add_option("--cert", target_flags.cert_file,
+                        "PEM client certificate (with --key)");
+    command->add_option("--key", target_flags.key_file,
+                        "PEM private key of --cert");
+    command->add_option("--token", target_flags.token,
+                        "Sent as 'Authorization: Bearer TOKEN'");
     command->add_flag("--json", json_output, "Print a JSON report");
   };
 
@@ -162,7 +175,7 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
-  StatusOr<LoadTarget> target = ParseLoadTarget(server);
+  StatusOr<LoadTarget> target = ResolveLoadTarget(target_flags);
   if (!target.ok()) return Fail(target.status());
 
   if (writes_command->parsed()) {
@@ -177,6 +190,11 @@ int main(int argc, char** argv) {
     slices.target = *target;
     return Finish(RunListSlicesScenario(slices), json_output,
                   &FormatListSlicesReportText, &FormatListSlicesReportJson);
+  }
+  if (target->tls) {
+    // Their watch streams are raw Asio connections without TLS.
+    return Fail(dralloc::InvalidArgumentError(
+        "watch-fanout and schedule-pods support http:// servers only"));
   }
   if (schedule_command->parsed()) {
     schedule.target = *target;

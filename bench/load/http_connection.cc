@@ -4,6 +4,8 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream_base.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -47,33 +49,91 @@ void HttpConnection::RunQueued() {
   io_.run();
 }
 
+beast::tcp_stream& HttpConnection::Tcp() {
+  return tls_stream_ ? tls_stream_->next_layer() : stream_;
+}
+
+template <typename Operation>
+beast::error_code HttpConnection::RunWithDeadline(Operation operation) {
+  beast::error_code error = asio::error::would_block;
+  const auto on_done = [&error](beast::error_code result, auto&&...) {
+    error = result;
+  };
+  Tcp().expires_after(request_timeout_);
+  if (tls_stream_) {
+    operation(*tls_stream_, on_done);
+  } else {
+    operation(stream_, on_done);
+  }
+  RunQueued();
+  return error;
+}
+
 Status HttpConnection::Connect() {
   beast::error_code error;
   const asio::ip::address address = asio::ip::make_address(target_.host, error);
   if (error) return TransportError("bad server address", error);
+  if (target_.tls) {
+    if (!target_.tls_context) {
+      return FailedPreconditionError("https target without a TLS context");
+    }
+    tls_stream_ = std::make_unique<TlsStream>(io_, *target_.tls_context);
+  }
   error = asio::error::would_block;
-  stream_.expires_after(request_timeout_);
-  stream_.async_connect(asio::ip::tcp::endpoint(address, target_.port),
-                        [&error](beast::error_code result) { error = result; });
+  Tcp().expires_after(request_timeout_);
+  Tcp().async_connect(asio::ip::tcp::endpoint(address, target_.port),
+                      [&error](beast::error_code result) { error = result; });
   RunQueued();
   if (error) {
-    stream_.close();
+    Tcp().close();
+    tls_stream_.reset();
     return TransportError(fmt::format("connect to {}", target_.HostHeader()),
                           error);
   }
   beast::error_code ignored;
-  stream_.socket().set_option(asio::ip::tcp::no_delay(true), ignored);
+  Tcp().socket().set_option(asio::ip::tcp::no_delay(true), ignored);
   buffer_.consume(buffer_.size());
   connected_ = true;
   requests_on_connection_ = 0;
+  if (Status handshake = Handshake(); !handshake.ok()) {
+    Close();
+    return handshake;
+  }
+  return OkStatus();
+}
+
+Status HttpConnection::Handshake() {
+  if (!tls_stream_) return OkStatus();
+  beast::error_code error;
+  asio::ip::make_address(target_.server_name, error);
+  // SNI carries host names only, never addresses (RFC 6066).
+  if (error && !SSL_set_tlsext_host_name(tls_stream_->native_handle(),
+                                         target_.server_name.c_str())) {
+    return UnavailableError("cannot set the TLS server name");
+  }
+  tls_stream_->set_verify_callback(
+      asio::ssl::host_name_verification(target_.server_name));
+  error = asio::error::would_block;
+  Tcp().expires_after(request_timeout_);
+  tls_stream_->async_handshake(
+      asio::ssl::stream_base::client,
+      [&error](beast::error_code result) { error = result; });
+  RunQueued();
+  if (error) {
+    return TransportError(
+        fmt::format("TLS handshake with {}", target_.HostHeader()), error);
+  }
   return OkStatus();
 }
 
 void HttpConnection::Close() {
   if (!connected_) return;
+  // No TLS close_notify: the connection is dropped either way, and waiting
+  // for the server's reply would only slow down reconnects.
   beast::error_code ignored;
-  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  stream_.close();
+  Tcp().socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  Tcp().close();
+  tls_stream_.reset();
   connected_ = false;
 }
 
@@ -98,6 +158,9 @@ StatusOr<HttpResult> HttpConnection::SendOnce(http::verb method,
   request.set(http::field::host, target_.HostHeader());
   request.set(http::field::user_agent, "dralloc-api-load");
   request.set(http::field::accept, "application/json");
+  if (!target_.authorization.empty()) {
+    request.set(http::field::authorization, target_.authorization);
+  }
   request.keep_alive(true);
   if (!body.empty()) {
     request.set(http::field::content_type, "application/json");
@@ -105,22 +168,17 @@ StatusOr<HttpResult> HttpConnection::SendOnce(http::verb method,
   }
   request.prepare_payload();
 
-  beast::error_code error = asio::error::would_block;
-  stream_.expires_after(request_timeout_);
-  http::async_write(
-      stream_, request,
-      [&error](beast::error_code result, std::size_t) { error = result; });
-  RunQueued();
+  beast::error_code error =
+      RunWithDeadline([&request](auto& stream, auto on_done) {
+        http::async_write(stream, request, on_done);
+      });
   if (error) return TransportError(fmt::format("send {}", path), error);
 
   http::response_parser<http::string_body> parser;
   parser.body_limit(body_limit_);
-  error = asio::error::would_block;
-  stream_.expires_after(request_timeout_);
-  http::async_read(
-      stream_, buffer_, parser,
-      [&error](beast::error_code result, std::size_t) { error = result; });
-  RunQueued();
+  error = RunWithDeadline([this, &parser](auto& stream, auto on_done) {
+    http::async_read(stream, buffer_, parser, on_done);
+  });
   if (error) return TransportError(fmt::format("response to {}", path), error);
 
   ++requests_on_connection_;

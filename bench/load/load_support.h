@@ -51,7 +51,9 @@ std::optional<std::string> WithLabel(std::string_view object_body,
 // nullopt when it is not a decimal number.
 std::optional<std::uint64_t> ParseResourceVersion(std::string_view text);
 
-// Makes sure namespace `name` exists: GET it, create it on 404.
+// Makes sure namespace `name` exists: GET it, create it on 404. A 403 on the
+// GET is taken as "exists, not ours to read" (a user bound in the namespace
+// only); the scenario's own requests then fail if it does not.
 Status EnsureNamespace(HttpConnection& connection, std::string_view name);
 
 // VmRSS of process `pid` in KiB from /proc/PID/status; nullopt if unreadable.

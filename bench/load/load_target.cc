@@ -11,14 +11,16 @@ std::string LoadTarget::HostHeader() const {
 }
 
 StatusOr<LoadTarget> ParseLoadTarget(std::string_view url) {
-  constexpr std::string_view kScheme = "http://";
-  if (!url.starts_with(kScheme)) {
+  constexpr std::string_view kPlain = "http://";
+  constexpr std::string_view kTls = "https://";
+  const bool tls = url.starts_with(kTls);
+  if (!tls && !url.starts_with(kPlain)) {
     return InvalidArgumentError(
-        fmt::format("server URL {:?} must start with http:// (plain HTTP to a "
-                    "loopback address)",
+        fmt::format("server URL {:?} must start with http:// or https:// (to "
+                    "a loopback address)",
                     std::string(url)));
   }
-  std::string_view rest = url.substr(kScheme.size());
+  std::string_view rest = url.substr(tls ? kTls.size() : kPlain.size());
   if (const std::size_t slash = rest.find('/');
       slash != std::string_view::npos) {
     if (rest.substr(slash) != "/") {
@@ -51,7 +53,9 @@ StatusOr<LoadTarget> ParseLoadTarget(std::string_view url) {
                     std::string(port_text)));
   }
   return LoadTarget{.host = "127.0.0.1",
-                    .port = static_cast<std::uint16_t>(port)};
+                    .port = static_cast<std::uint16_t>(port),
+                    .tls = tls,
+                    .server_name = std::string(host)};
 }
 
 }  // namespace dralloc::load
