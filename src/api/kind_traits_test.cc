@@ -45,11 +45,11 @@ TEST(KindTraitsTest, EveryKindIsDescribedOnce) {
 TEST(KindTraitsTest, RegistryOrderAndVersions) {
   std::vector<std::string_view> kinds;
   for (const ResourceInfo& info : AllResources()) kinds.push_back(info.kind);
-  EXPECT_EQ(kinds,
-            (std::vector<std::string_view>{
-                "Namespace", "Node", "Pod", "Event", "DeviceClass",
-                "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice",
-                "DeviceTaintRule", "ResourceSlicePatch", "Lease"}));
+  EXPECT_EQ(kinds, (std::vector<std::string_view>{
+                       "Namespace", "Node", "Pod", "Event", "DeviceClass",
+                       "ResourceClaim", "ResourceClaimTemplate",
+                       "ResourceSlice", "DeviceTaintRule", "ResourceSlicePatch",
+                       "Lease", "ServiceAccount", "Secret", "ConfigMap"}));
   EXPECT_EQ(ServedGroups(), (std::vector<std::string_view>{
                                 "", "resource.k8s.io", "coordination.k8s.io"}));
   EXPECT_EQ(GroupVersions("coordination.k8s.io"),
@@ -87,13 +87,14 @@ TEST(KindTraitsTest, CreationRanks) {
   ForEachKind([&]<typename T>(const KindTraits& traits) {
     by_rank.at(static_cast<size_t>(traits.creation_rank)) = traits.kind;
   });
-  EXPECT_EQ(by_rank, (std::vector<std::string_view>{
-                         "Namespace", "Node", "DeviceClass", "ResourceSlice",
-                         "ResourceSlicePatch", "DeviceTaintRule",
-                         "ResourceClaimTemplate", "ResourceClaim", "Pod",
-                         "Event", "Lease"}));
+  EXPECT_EQ(by_rank,
+            (std::vector<std::string_view>{
+                "Namespace", "Node", "DeviceClass", "ResourceSlice",
+                "ResourceSlicePatch", "DeviceTaintRule",
+                "ResourceClaimTemplate", "ResourceClaim", "Pod", "Event",
+                "Lease", "ServiceAccount", "Secret", "ConfigMap"}));
   EXPECT_EQ(CreationRank("Pod"), 8);
-  EXPECT_EQ(CreationRank("Unknown"), 11);
+  EXPECT_EQ(CreationRank("Unknown"), 14);
 }
 
 // Field-table checks over every type reachable from a kind.

@@ -8,6 +8,7 @@
 #include <utility>
 #include <variant>
 
+#include "api/types/config_map.h"
 #include "api/types/core.h"
 #include "api/types/device_class.h"
 #include "api/types/device_taint_rule.h"
@@ -15,13 +16,17 @@
 #include "api/types/resource_claim.h"
 #include "api/types/resource_slice.h"
 #include "api/types/resource_slice_patch.h"
+#include "api/types/secret.h"
+#include "api/types/service_account.h"
 
 namespace dralloc::api {
 
 using Object =
     std::variant<DeviceClass, ResourceSlice, ResourceClaim,
                  ResourceClaimTemplate, DeviceTaintRule, ResourceSlicePatch,
-                 Namespace, Node, Pod, Event, Lease>;
+                 Namespace, Node, Pod, Event, Lease,
+                 // core/v1 identities and configuration (issue 25).
+                 ServiceAccount, Secret, ConfigMap>;
 
 // Kind name of the alternative held ("ResourceSlice").
 std::string_view KindOf(const Object& object);

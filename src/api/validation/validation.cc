@@ -365,9 +365,15 @@ ErrorList Validate(const Object& object) {
           return ValidatePod(o);
         } else if constexpr (std::is_same_v<T, Event>) {
           return ValidateEvent(o);
-        } else {
-          static_assert(std::is_same_v<T, Lease>, "unhandled object kind");
+        } else if constexpr (std::is_same_v<T, Lease>) {
           return ValidateLease(o);
+        } else if constexpr (std::is_same_v<T, ServiceAccount>) {
+          return ValidateServiceAccount(o);
+        } else if constexpr (std::is_same_v<T, Secret>) {
+          return ValidateSecret(o);
+        } else {
+          static_assert(std::is_same_v<T, ConfigMap>, "unhandled object kind");
+          return ValidateConfigMap(o);
         }
       },
       object);

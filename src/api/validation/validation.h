@@ -26,6 +26,14 @@ ErrorList ValidateNode(const Node& node);
 ErrorList ValidatePod(const Pod& pod);
 ErrorList ValidateEvent(const Event& event);
 ErrorList ValidateLease(const Lease& lease);  // lease_validation.cc
+// service_account_validation.cc, secret_validation.cc, config_map_validation.cc
+ErrorList ValidateServiceAccount(const ServiceAccount& service_account);
+ErrorList ValidateSecret(const Secret& secret);
+ErrorList ValidateConfigMap(const ConfigMap& config_map);
+// Update rules: an immutable Secret or ConfigMap keeps its data and stays
+// immutable (upstream's ValidateSecretUpdate / ValidateConfigMapUpdate).
+ErrorList ValidateSecretUpdate(const Secret& next, const Secret& old);
+ErrorList ValidateConfigMapUpdate(const ConfigMap& next, const ConfigMap& old);
 
 }  // namespace dralloc::api
 
