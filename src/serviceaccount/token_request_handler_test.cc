@@ -11,7 +11,7 @@
 namespace dralloc::serviceaccount {
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 constexpr int64_t kNow = 1'800'000'000;  // 2027-01-15T08:00:00Z
 constexpr char kIssuer[] = "https://kubernetes.default.svc.cluster.local";
