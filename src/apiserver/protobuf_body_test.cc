@@ -347,6 +347,25 @@ TEST(ProtobufBodyTest, LeaseFields) {
   ExpectSameJson(*decoded, expected);
 }
 
+// `kubectl create secret` sends Secrets as protobuf: `data` is
+// map<string, bytes> (raw bytes on the wire, base64 in JSON), `stringData`
+// map<string, string>.
+TEST(ProtobufBodyTest, SecretBytes) {
+  ProtoWriter secret;
+  secret.Message(1, NewObjectMeta("creds"))
+      .Message(2, MapEntry("key", std::string("\x00\xff\x10", 3)))
+      .Message(2, MapEntry("empty", ""))
+      .Bytes(3, "Opaque")
+      .Message(4, MapEntry("user", "admin"))
+      .Varint(5, 1);
+  auto decoded = DecodeProtobufBody(Envelope("v1", "Secret", secret), "Secret");
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ExpectSameJson(*decoded, Json::parse(R"({
+    "apiVersion": "v1", "kind": "Secret", "metadata": {"name": "creds"},
+    "immutable": true, "data": {"key": "AP8Q", "empty": ""},
+    "stringData": {"user": "admin"}, "type": "Opaque"})"));
+}
+
 TEST(ProtobufBodyTest, DeleteOptions) {
   ProtoWriter options;
   options.Varint(1, 0)
