@@ -270,8 +270,28 @@ struct Message {
   static constexpr MessageSchema schema{MessageName<T>, fields};
 };
 
+// authentication.k8s.io/v1 TokenRequest, the body of `kubectl create token`
+// (the serviceaccounts/token subresource; serviceaccount/).
+constexpr FieldSchema kBoundObjectReferenceFields[] = {
+    Kept(1, "kind"), Kept(2, "apiVersion"), Kept(3, "name"), Kept(4, "uid")};
+constexpr MessageSchema kBoundObjectReference{
+    [] { return std::string_view("BoundObjectReference"); },
+    kBoundObjectReferenceFields};
+constexpr FieldSchema kTokenRequestSpecFields[] = {
+    Repeated(1, "audiences"),
+    Nested(3, "boundObjectRef", kBoundObjectReference),
+    Kept(4, "expirationSeconds", FieldKind::kInt64)};
+constexpr MessageSchema kTokenRequestSpec{
+    [] { return std::string_view("TokenRequestSpec"); },
+    kTokenRequestSpecFields};
+constexpr FieldSchema kTokenRequestFields[] = {
+    Nested(1, "metadata", Message<api::ObjectMeta>::schema),
+    Nested(2, "spec", kTokenRequestSpec)};
+constexpr MessageSchema kTokenRequest{
+    [] { return std::string_view("TokenRequest"); }, kTokenRequestFields};
+
 // The kinds a protobuf body may carry: those whose fields have protobuf
-// numbers, and DeleteOptions.
+// numbers, DeleteOptions and TokenRequest.
 const MessageSchema* SchemaForKind(std::string_view kind) {
   const MessageSchema* found = nullptr;
   api::ForEachKind([&]<typename T>(const api::KindTraits& traits) {
@@ -280,6 +300,7 @@ const MessageSchema* SchemaForKind(std::string_view kind) {
     }
   });
   if (found == nullptr && kind == "DeleteOptions") found = &kDeleteOptions;
+  if (found == nullptr && kind == "TokenRequest") found = &kTokenRequest;
   return found;
 }
 

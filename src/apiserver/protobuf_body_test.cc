@@ -366,6 +366,29 @@ TEST(ProtobufBodyTest, SecretBytes) {
     "stringData": {"user": "admin"}, "type": "Opaque"})"));
 }
 
+// `kubectl create token NAME --audience A --duration 10m
+// --bound-object-kind Pod --bound-object-name P`.
+TEST(ProtobufBodyTest, TokenRequest) {
+  ProtoWriter request;
+  request.Message(1, NewObjectMeta("gpu-driver"))
+      .Message(
+          2, ProtoWriter()
+                 .Bytes(1, "vault")
+                 .Message(3, ProtoWriter().Bytes(1, "Pod").Bytes(2, "v1").Bytes(
+                                 3, "plugin-0"))
+                 .Varint(4, 600));
+  auto decoded = DecodeProtobufBody(
+      Envelope("authentication.k8s.io/v1", "TokenRequest", request),
+      "TokenRequest");
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ExpectSameJson(*decoded, Json::parse(R"({
+    "apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+    "metadata": {"name": "gpu-driver"},
+    "spec": {"audiences": ["vault"], "expirationSeconds": 600,
+             "boundObjectRef": {"kind": "Pod", "apiVersion": "v1",
+                                "name": "plugin-0"}}})"));
+}
+
 TEST(ProtobufBodyTest, DeleteOptions) {
   ProtoWriter options;
   options.Varint(1, 0)
