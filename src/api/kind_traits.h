@@ -266,6 +266,43 @@ struct Kind<RoleBinding> {
       .listing = 14};
 };
 
+// core/v1 ServiceAccount, Secret and ConfigMap (issue 25).
+template <>
+struct Kind<ServiceAccount> {
+  static constexpr KindTraits traits{.kind = "ServiceAccount",
+                                     .plural = "serviceaccounts",
+                                     .singular = "serviceaccount",
+                                     .namespaced = true,
+                                     .short_names = {"sa"},
+                                     .api_versions = {"v1"},
+                                     .creation_rank = 16,
+                                     .listing = 16};
+};
+
+template <>
+struct Kind<Secret> {
+  static constexpr KindTraits traits{.kind = "Secret",
+                                     .plural = "secrets",
+                                     .singular = "secret",
+                                     .namespaced = true,
+                                     .api_versions = {"v1"},
+                                     .field_labels = {"type"},
+                                     .creation_rank = 17,
+                                     .listing = 17};
+};
+
+template <>
+struct Kind<ConfigMap> {
+  static constexpr KindTraits traits{.kind = "ConfigMap",
+                                     .plural = "configmaps",
+                                     .singular = "configmap",
+                                     .namespaced = true,
+                                     .short_names = {"cm"},
+                                     .api_versions = {"v1"},
+                                     .creation_rank = 18,
+                                     .listing = 18};
+};
+
 // The number of kinds.
 inline constexpr size_t kKindCount = std::variant_size_v<Object>;
 

@@ -50,7 +50,8 @@ TEST(KindTraitsTest, RegistryOrderAndVersions) {
                 "Namespace", "Node", "Pod", "Event", "DeviceClass",
                 "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice",
                 "DeviceTaintRule", "ResourceSlicePatch", "Lease", "ClusterRole",
-                "Role", "ClusterRoleBinding", "RoleBinding", "ResourceQuota"}));
+                "Role", "ClusterRoleBinding", "RoleBinding", "ResourceQuota",
+                "ServiceAccount", "Secret", "ConfigMap"}));
   EXPECT_EQ(ServedGroups(), (std::vector<std::string_view>{
                                 "", "resource.k8s.io", "coordination.k8s.io",
                                 "rbac.authorization.k8s.io"}));
@@ -89,14 +90,16 @@ TEST(KindTraitsTest, CreationRanks) {
   ForEachKind([&]<typename T>(const KindTraits& traits) {
     by_rank.at(static_cast<size_t>(traits.creation_rank)) = traits.kind;
   });
-  EXPECT_EQ(by_rank, (std::vector<std::string_view>{
-                         "Namespace", "Node", "DeviceClass", "ResourceSlice",
-                         "ResourceSlicePatch", "DeviceTaintRule",
-                         "ResourceClaimTemplate", "ResourceClaim", "Pod",
-                         "Event", "Lease", "ResourceQuota", "ClusterRole",
-                         "Role", "ClusterRoleBinding", "RoleBinding"}));
+  EXPECT_EQ(by_rank,
+            (std::vector<std::string_view>{
+                "Namespace", "Node", "DeviceClass", "ResourceSlice",
+                "ResourceSlicePatch", "DeviceTaintRule",
+                "ResourceClaimTemplate", "ResourceClaim", "Pod", "Event",
+                "Lease", "ClusterRole", "Role", "ClusterRoleBinding",
+                "RoleBinding", "ResourceQuota", "ServiceAccount", "Secret",
+                "ConfigMap"}));
   EXPECT_EQ(CreationRank("Pod"), 8);
-  EXPECT_EQ(CreationRank("Unknown"), 16);
+  EXPECT_EQ(CreationRank("Unknown"), 19);
 }
 
 // Field-table checks over every type reachable from a kind.

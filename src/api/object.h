@@ -8,6 +8,7 @@
 #include <utility>
 #include <variant>
 
+#include "api/types/config_map.h"
 #include "api/types/core.h"
 #include "api/types/device_class.h"
 #include "api/types/device_taint_rule.h"
@@ -17,6 +18,8 @@
 #include "api/types/resource_quota.h"
 #include "api/types/resource_slice.h"
 #include "api/types/resource_slice_patch.h"
+#include "api/types/secret.h"
+#include "api/types/service_account.h"
 
 namespace dralloc::api {
 
@@ -25,7 +28,9 @@ using Object =
                  ResourceClaimTemplate, DeviceTaintRule, ResourceSlicePatch,
                  Namespace, Node, Pod, Event, Lease, ResourceQuota,
                  // rbac.authorization.k8s.io/v1
-                 ClusterRole, Role, ClusterRoleBinding, RoleBinding>;
+                 ClusterRole, Role, ClusterRoleBinding, RoleBinding,
+                 // core/v1 identities and configuration
+                 ServiceAccount, Secret, ConfigMap>;
 
 // Kind name of the alternative held ("ResourceSlice").
 std::string_view KindOf(const Object& object);

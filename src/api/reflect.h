@@ -63,6 +63,7 @@ enum class ProtoType : uint8_t {
   kTime,       // meta/v1 Time{seconds, nanos} (api::Time is its JSON text)
   kMicroTime,  // meta/v1 MicroTime: a Time written with microseconds
   kFieldsV1,   // meta/v1 FieldsV1{Raw: JSON text} (a RawJson value)
+  kBytes,      // map<string, bytes> whose JSON values are base64 text
 };
 
 // The facts about one field beyond its JSON name and member, set with the

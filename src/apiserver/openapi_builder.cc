@@ -46,6 +46,9 @@ const std::set<std::string, std::less<>> kCoreTypes = {
     "NodeSelectorRequirement",
     "Toleration",
     "Taint"};
+// core/v1 identity and configuration types (issue 25).
+const std::set<std::string, std::less<>> kCoreConfigTypes = {
+    "ServiceAccount", "LocalObjectReference", "Secret", "ConfigMap"};
 // coordination.k8s.io/v1 types.
 const std::set<std::string, std::less<>> kCoordinationTypes = {"Lease",
                                                                "LeaseSpec"};
@@ -162,6 +165,7 @@ class SchemaBuilder {
     }
     if (!v1beta1 && kCoreTypes.contains(name))
       return "io.k8s.api.core.v1." + name;
+    if (kCoreConfigTypes.contains(name)) return "io.k8s.api.core.v1." + name;
     if (kCoordinationTypes.contains(name))
       return "io.k8s.api.coordination.v1." + name;
     if (kResourceQuotaTypes.contains(name)) return "io.k8s.api.core.v1." + name;

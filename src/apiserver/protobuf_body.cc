@@ -18,6 +18,7 @@
 
 #include "api/kind_traits.h"
 #include "api/struct_codec.h"
+#include "common/base64.h"
 #include "common/quantity.h"
 
 namespace dralloc::apiserver {
@@ -35,17 +36,18 @@ using google::protobuf::io::CodedInputStream;
 // DeleteOptions are listed here. The decoder skips every other field.
 
 enum class FieldKind {
-  kString,      // string
-  kBool,        // varint
-  kInt32,       // varint, two's complement
-  kInt64,       // varint, two's complement
-  kMessage,     // nested message → JSON object
-  kTime,        // meta/v1 Time{seconds=1, nanos=2} → RFC 3339, seconds
-  kMicroTime,   // meta/v1 MicroTime{seconds=1, nanos=2} → RFC 3339, µs
-  kQuantity,    // resource.Quantity{string=1} → its string
-  kFieldsV1,    // meta/v1 FieldsV1{Raw=1 bytes holding JSON} → that JSON
-  kStringMap,   // map<string, string>: repeated {key=1, value=2}
-  kQuantityMap  // map<string, Quantity>: repeated {key=1, value=2}
+  kString,       // string
+  kBool,         // varint
+  kInt32,        // varint, two's complement
+  kInt64,        // varint, two's complement
+  kMessage,      // nested message → JSON object
+  kTime,         // meta/v1 Time{seconds=1, nanos=2} → RFC 3339, seconds
+  kMicroTime,    // meta/v1 MicroTime{seconds=1, nanos=2} → RFC 3339, µs
+  kQuantity,     // resource.Quantity{string=1} → its string
+  kFieldsV1,     // meta/v1 FieldsV1{Raw=1 bytes holding JSON} → that JSON
+  kStringMap,    // map<string, string>: repeated {key=1, value=2}
+  kQuantityMap,  // map<string, Quantity>: repeated {key=1, value=2}
+  kBytesMap      // map<string, bytes> → values as base64 text (Secret.data)
 };
 
 enum class Cardinality {
@@ -191,6 +193,11 @@ constexpr FieldSchema FieldOf(std::string_view name, uint32_t number,
                       (flags & api::kAlways) != 0 ? Cardinality::kKeepEmpty
                                                   : Cardinality::kOmitEmpty,
                       nullptr};
+    if (type == api::ProtoType::kBytes) {
+      field.kind = FieldKind::kBytesMap;
+      field.cardinality = Cardinality::kKeepEmpty;
+      return field;
+    }
     if (type != api::ProtoType::kDefault) {
       field.kind = type == api::ProtoType::kTime        ? FieldKind::kTime
                    : type == api::ProtoType::kMicroTime ? FieldKind::kMicroTime
@@ -263,8 +270,28 @@ struct Message {
   static constexpr MessageSchema schema{MessageName<T>, fields};
 };
 
+// authentication.k8s.io/v1 TokenRequest, the body of `kubectl create token`
+// (the serviceaccounts/token subresource; serviceaccount/).
+constexpr FieldSchema kBoundObjectReferenceFields[] = {
+    Kept(1, "kind"), Kept(2, "apiVersion"), Kept(3, "name"), Kept(4, "uid")};
+constexpr MessageSchema kBoundObjectReference{
+    [] { return std::string_view("BoundObjectReference"); },
+    kBoundObjectReferenceFields};
+constexpr FieldSchema kTokenRequestSpecFields[] = {
+    Repeated(1, "audiences"),
+    Nested(3, "boundObjectRef", kBoundObjectReference),
+    Kept(4, "expirationSeconds", FieldKind::kInt64)};
+constexpr MessageSchema kTokenRequestSpec{
+    [] { return std::string_view("TokenRequestSpec"); },
+    kTokenRequestSpecFields};
+constexpr FieldSchema kTokenRequestFields[] = {
+    Nested(1, "metadata", Message<api::ObjectMeta>::schema),
+    Nested(2, "spec", kTokenRequestSpec)};
+constexpr MessageSchema kTokenRequest{
+    [] { return std::string_view("TokenRequest"); }, kTokenRequestFields};
+
 // The kinds a protobuf body may carry: those whose fields have protobuf
-// numbers, and DeleteOptions.
+// numbers, DeleteOptions and TokenRequest.
 const MessageSchema* SchemaForKind(std::string_view kind) {
   const MessageSchema* found = nullptr;
   api::ForEachKind([&]<typename T>(const api::KindTraits& traits) {
@@ -273,6 +300,7 @@ const MessageSchema* SchemaForKind(std::string_view kind) {
     }
   });
   if (found == nullptr && kind == "DeleteOptions") found = &kDeleteOptions;
+  if (found == nullptr && kind == "TokenRequest") found = &kTokenRequest;
   return found;
 }
 
@@ -403,20 +431,24 @@ class Decoder {
     Json value;
     switch (field.kind) {
       case FieldKind::kStringMap:
+      case FieldKind::kBytesMap:
       case FieldKind::kQuantityMap: {
         // One map entry per occurrence; the last value of a key wins.
+        const bool quantities = field.kind == FieldKind::kQuantityMap;
         Json entry;
-        RETURN_IF_ERROR(DecodeNested(field.kind == FieldKind::kStringMap
-                                         ? kStringMapEntry
-                                         : kQuantityMapEntry,
-                                     path, entry));
+        RETURN_IF_ERROR(DecodeNested(
+            quantities ? kQuantityMapEntry : kStringMapEntry, path, entry));
         Json& map = out[name];
         if (!map.is_object()) map = Json::object();
         const std::string key = entry.value("key", std::string());
         if (entry.contains("value")) {
           map[key] = std::move(entry["value"]);
         } else {
-          map[key] = field.kind == FieldKind::kStringMap ? "" : "0";
+          map[key] = quantities ? "0" : "";
+        }
+        if (field.kind == FieldKind::kBytesMap) {
+          map[key] = Base64Encode(map[key].get<std::string>(),
+                                  Base64Alphabet::kStandard, /*pad=*/true);
         }
         return OkStatus();
       }

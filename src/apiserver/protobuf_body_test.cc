@@ -347,6 +347,48 @@ TEST(ProtobufBodyTest, LeaseFields) {
   ExpectSameJson(*decoded, expected);
 }
 
+// `kubectl create secret` sends Secrets as protobuf: `data` is
+// map<string, bytes> (raw bytes on the wire, base64 in JSON), `stringData`
+// map<string, string>.
+TEST(ProtobufBodyTest, SecretBytes) {
+  ProtoWriter secret;
+  secret.Message(1, NewObjectMeta("creds"))
+      .Message(2, MapEntry("key", std::string("\x00\xff\x10", 3)))
+      .Message(2, MapEntry("empty", ""))
+      .Bytes(3, "Opaque")
+      .Message(4, MapEntry("user", "admin"))
+      .Varint(5, 1);
+  auto decoded = DecodeProtobufBody(Envelope("v1", "Secret", secret), "Secret");
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ExpectSameJson(*decoded, Json::parse(R"({
+    "apiVersion": "v1", "kind": "Secret", "metadata": {"name": "creds"},
+    "immutable": true, "data": {"key": "AP8Q", "empty": ""},
+    "stringData": {"user": "admin"}, "type": "Opaque"})"));
+}
+
+// `kubectl create token NAME --audience A --duration 10m
+// --bound-object-kind Pod --bound-object-name P`.
+TEST(ProtobufBodyTest, TokenRequest) {
+  ProtoWriter request;
+  request.Message(1, NewObjectMeta("gpu-driver"))
+      .Message(
+          2, ProtoWriter()
+                 .Bytes(1, "vault")
+                 .Message(3, ProtoWriter().Bytes(1, "Pod").Bytes(2, "v1").Bytes(
+                                 3, "plugin-0"))
+                 .Varint(4, 600));
+  auto decoded = DecodeProtobufBody(
+      Envelope("authentication.k8s.io/v1", "TokenRequest", request),
+      "TokenRequest");
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ExpectSameJson(*decoded, Json::parse(R"({
+    "apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+    "metadata": {"name": "gpu-driver"},
+    "spec": {"audiences": ["vault"], "expirationSeconds": 600,
+             "boundObjectRef": {"kind": "Pod", "apiVersion": "v1",
+                                "name": "plugin-0"}}})"));
+}
+
 TEST(ProtobufBodyTest, DeleteOptions) {
   ProtoWriter options;
   options.Varint(1, 0)

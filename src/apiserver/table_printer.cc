@@ -17,6 +17,7 @@ struct Column {
   std::string_view name;
   std::string_view description;
   int priority = 0;
+  std::string_view type = "string";  // "integer" for counts
 };
 
 std::vector<Column> ColumnsFor(std::string_view kind) {
@@ -102,6 +103,26 @@ std::vector<Column> ColumnsFor(std::string_view kind) {
             {"Users", "Users in the binding", 1},
             {"Groups", "Groups in the binding", 1},
             {"ServiceAccounts", "ServiceAccounts in the binding", 1}};
+  }
+  // core/v1 ServiceAccount, Secret, ConfigMap (upstream's printers).
+  if (kind == "ServiceAccount") {
+    return {{"Name", "Name", 0},
+            {"Secrets",
+             "Secrets is the list of secrets allowed to be used "
+             "by pods running using this ServiceAccount.",
+             0, "integer"},
+            {"Age", "Time since creation"}};
+  }
+  if (kind == "Secret") {
+    return {{"Name", "Name", 0},
+            {"Type", "The type of the secret"},
+            {"Data", "The number of keys in the secret", 0, "integer"},
+            {"Age", "Time since creation"}};
+  }
+  if (kind == "ConfigMap") {
+    return {{"Name", "Name", 0},
+            {"Data", "The number of keys in the config map", 0, "integer"},
+            {"Age", "Time since creation"}};
   }
   return {{"Name", "Name of the object"}, {"Age", "Time since creation"}};
 }
@@ -480,6 +501,14 @@ Json BindingCells(const std::string& name, const Json& binding) {
           service_accounts};
 }
 
+// The number of entries of the list or map `member` of `object`.
+int64_t MemberCount(const Json& object, std::string_view member) {
+  const Json& value = At(object, {member});
+  return value.is_object() || value.is_array()
+             ? static_cast<int64_t>(value.size())
+             : 0;
+}
+
 Json Cells(std::string_view kind, const Json& object) {
   const std::string name = Text(At(object, {"metadata", "name"}));
   if (kind == "ResourceClaim") return {name, ClaimState(object), Age(object)};
@@ -503,6 +532,18 @@ Json Cells(std::string_view kind, const Json& object) {
   }
   if (kind == "RoleBinding" || kind == "ClusterRoleBinding") {
     return BindingCells(name, object);
+  }
+  if (kind == "ServiceAccount") {
+    return {name, MemberCount(object, "secrets"), Age(object)};
+  }
+  if (kind == "Secret") {
+    return {name, Text(At(object, {"type"})), MemberCount(object, "data"),
+            Age(object)};
+  }
+  if (kind == "ConfigMap") {
+    return {name,
+            MemberCount(object, "data") + MemberCount(object, "binaryData"),
+            Age(object)};
   }
   if (kind == "Event") {
     std::string last = Text(At(object, {"lastTimestamp"}));
@@ -575,7 +616,7 @@ Json MakeTable(const api::ResourceInfo& info,
   Json columns = Json::array();
   for (const Column& column : ColumnsFor(info.kind)) {
     columns.push_back({{"name", column.name},
-                       {"type", "string"},
+                       {"type", column.type},
                        {"format", column.name == "Name" ? "name" : ""},
                        {"description", column.description},
                        {"priority", column.priority}});

@@ -3,6 +3,7 @@
 #ifndef DRALLOC_REGISTRY_KIND_STRATEGIES_H_
 #define DRALLOC_REGISTRY_KIND_STRATEGIES_H_
 
+#include "api/validation/validation.h"
 #include "registry/strategy.h"
 
 namespace dralloc::registry {
@@ -13,6 +14,9 @@ const ResourceStrategy& ResourceClaimStrategy();  // resource_claim_strategy.cc
 const ResourceStrategy&
 ResourceClaimTemplateStrategy();  // resource_claim_template_strategy.cc
 const ResourceStrategy& ResourceSliceStrategy();  // resource_slice_strategy.cc
+// secret_strategy.cc
+const ResourceStrategy& SecretStrategy();
+const ResourceStrategy& ConfigMapStrategy();
 
 }  // namespace dralloc::registry
 

@@ -375,10 +375,15 @@ ErrorList Validate(const Object& object) {
           return ValidateRole(o);
         } else if constexpr (std::is_same_v<T, ClusterRoleBinding>) {
           return ValidateClusterRoleBinding(o);
-        } else {
-          static_assert(std::is_same_v<T, RoleBinding>,
-                        "unhandled object kind");
+        } else if constexpr (std::is_same_v<T, RoleBinding>) {
           return ValidateRoleBinding(o);
+        } else if constexpr (std::is_same_v<T, ServiceAccount>) {
+          return ValidateServiceAccount(o);
+        } else if constexpr (std::is_same_v<T, Secret>) {
+          return ValidateSecret(o);
+        } else {
+          static_assert(std::is_same_v<T, ConfigMap>, "unhandled object kind");
+          return ValidateConfigMap(o);
         }
       },
       object);

@@ -35,6 +35,14 @@ ErrorList ValidateClusterRoleBinding(const ClusterRoleBinding& binding);
 ErrorList ValidateRoleBinding(const RoleBinding& binding);
 // The roleRef of a binding may not change (Invalid at "roleRef").
 ErrorList ValidateRoleRefUpdate(const RoleRef& next, const RoleRef& old);
+// service_account_validation.cc, secret_validation.cc, config_map_validation.cc
+ErrorList ValidateServiceAccount(const ServiceAccount& service_account);
+ErrorList ValidateSecret(const Secret& secret);
+ErrorList ValidateConfigMap(const ConfigMap& config_map);
+// Update rules: an immutable Secret or ConfigMap keeps its data and stays
+// immutable (upstream's ValidateSecretUpdate / ValidateConfigMapUpdate).
+ErrorList ValidateSecretUpdate(const Secret& next, const Secret& old);
+ErrorList ValidateConfigMapUpdate(const ConfigMap& next, const ConfigMap& old);
 
 }  // namespace dralloc::api
 
