@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache clang clang-format libclang-rt-14-dev
   pkg-config git python3 python3-yaml
   libyaml-dev libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libre2-dev
-  libboost-container-dev libboost-dev libabsl-dev libsqlite3-dev libssl-dev libjemalloc-dev libxxhash-dev
+  libboost-container-dev libboost-dev libabsl-dev libsqlite3-dev libssl-dev openssl libjemalloc-dev libxxhash-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc tzdata
   libgtest-dev libgmock-dev libbenchmark-dev
   etcd-server etcd-client golang-etcd-server-dev

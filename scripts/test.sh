@@ -11,6 +11,9 @@
 #      the node side: `dralloc local-cluster` end to end with kubectl, node
 #      faults (kill -9, hangs, restarts), and wire compatibility with
 #      @grpc/grpc-js (pinned by tests/node/grpc-js/package-lock.json);
+#      TLS, authentication, RBAC, the Node authorizer, quota and audit with
+#      kubectl 1.33 and 1.32, and the kubectl suite over TLS as a
+#      non-admin user bound to cluster-admin;
 #   2. clang ASan+UBSan build (also keeps the code compiling with clang): the same tests;
 #   3. clang-format check of all C++ sources;
 #   4. a short benchmark smoke run (numbers are not judged here).
@@ -35,6 +38,15 @@ bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.32
 bash tests/clients/client_node_suite.sh build/src/cli/dralloc
 bash tests/crash/crash_test.sh build/src/cli/dralloc
+
+echo "== TLS, authentication, RBAC, the Node authorizer, quota and audit with kubectl 1.33 and 1.32"
+bash tests/auth/auth_suite.sh build/src/cli/dralloc 1.33
+bash tests/auth/auth_suite.sh build/src/cli/dralloc 1.32
+echo "== the kubectl suite over TLS as a user bound to cluster-admin (client certificate; token)"
+DRALLOC_AUTH=cert bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.33
+DRALLOC_AUTH=token bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.32
+echo "== dralloc controller and dralloc scheduler with their own identities under RBAC"
+DRALLOC_AUTH=cert bash tests/clients/separate_processes_suite.sh build/src/cli/dralloc
 
 echo "== the same client suites with the etcd backend (a throwaway etcd member)"
 DRALLOC_STORAGE=etcd bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.33
@@ -74,6 +86,8 @@ bash bench/scheduler/run.sh --smoke --dralloc build/src/cli/dralloc \
   --load build/bench/load/dralloc_api_load
 bash bench/load/writes_smoke.sh build/src/cli/dralloc \
   build/bench/load/dralloc_api_load
+bash bench/auth/run.sh --smoke --dralloc build/src/cli/dralloc \
+  --load build/bench/load/dralloc_api_load
 bash bench/etcd/run.sh --smoke --dralloc build/src/cli/dralloc \
   --load build/bench/load/dralloc_api_load
 bash bench/scheduler/run.sh --smoke --modes etcd --no-placement-check \

@@ -90,14 +90,13 @@ TEST(KindTraitsTest, CreationRanks) {
   ForEachKind([&]<typename T>(const KindTraits& traits) {
     by_rank.at(static_cast<size_t>(traits.creation_rank)) = traits.kind;
   });
-  EXPECT_EQ(by_rank,
-            (std::vector<std::string_view>{
-                "Namespace", "Node", "DeviceClass", "ResourceSlice",
-                "ResourceSlicePatch", "DeviceTaintRule",
-                "ResourceClaimTemplate", "ResourceClaim", "Pod", "Event",
-                "Lease", "ClusterRole", "Role", "ClusterRoleBinding",
-                "RoleBinding", "ResourceQuota", "ServiceAccount", "Secret",
-                "ConfigMap"}));
+  EXPECT_EQ(by_rank, (std::vector<std::string_view>{
+                         "Namespace", "Node", "DeviceClass", "ResourceSlice",
+                         "ResourceSlicePatch", "DeviceTaintRule",
+                         "ResourceClaimTemplate", "ResourceClaim", "Pod",
+                         "Event", "Lease", "ClusterRole", "Role",
+                         "ClusterRoleBinding", "RoleBinding", "ResourceQuota",
+                         "ServiceAccount", "Secret", "ConfigMap"}));
   EXPECT_EQ(CreationRank("Pod"), 8);
   EXPECT_EQ(CreationRank("Unknown"), 19);
 }

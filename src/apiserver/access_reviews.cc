@@ -150,6 +150,20 @@ bool AccessReviews::Handles(std::string_view path) {
   return ParseReviewPath(path).has_value();
 }
 
+std::string_view AccessReviews::KindOf(std::string_view path) {
+  std::optional<ReviewPath> review = ParseReviewPath(path);
+  if (!review) return {};
+  if (review->resource == "selfsubjectreviews") return "SelfSubjectReview";
+  if (review->resource == "selfsubjectrulesreviews") {
+    return "SelfSubjectRulesReview";
+  }
+  if (review->resource == "selfsubjectaccessreviews") {
+    return "SelfSubjectAccessReview";
+  }
+  return review->namespace_.empty() ? "SubjectAccessReview"
+                                    : "LocalSubjectAccessReview";
+}
+
 ApiOr<std::string> AccessReviews::Create(std::string_view method,
                                          std::string_view path,
                                          std::string_view body,

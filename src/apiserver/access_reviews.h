@@ -24,6 +24,9 @@ class AccessReviews {
   // True if `path` is one of the review resources (authorization of the
   // request itself is the caller's: verb create on that resource).
   static bool Handles(std::string_view path);
+  // The kind of the review `path` creates ("SelfSubjectAccessReview"), ""
+  // when it is none.
+  static std::string_view KindOf(std::string_view path);
   // The 201 response body for a POST of `body` to `path` by `user`, or the
   // error (400 for a body that does not parse, 405 for other methods).
   ApiOr<std::string> Create(std::string_view method, std::string_view path,

@@ -15,6 +15,7 @@
 #include "apiserver/pod_log_proxy.h"
 #include "apiserver/protobuf_body.h"
 #include "apiserver/request_info.h"
+#include "apiserver/resource_quota_admission.h"
 #include "apiserver/table_printer.h"
 #include "common/log.h"
 
@@ -285,6 +286,9 @@ ApiServer::ApiServer(ApiServerOptions options, store::Store& store)
       reviews_(access_) {
   storage_.set_too_large_resource_version_wait(
       options_.too_large_resource_version_wait);
+  // ResourceQuota admission is always on, as upstream's is by default.
+  storage_.AddAdmissionPlugin(
+      std::make_unique<ResourceQuotaAdmission>(storage_));
 }
 
 ApiServer::~ApiServer() { Stop(); }
@@ -396,8 +400,14 @@ void ApiServer::Dispatch(const HttpRequest& request, const auth::UserInfo& user,
                          ResponseWriter& recorder, std::string& verb,
                          std::string& resource) {
   if (AccessReviews::Handles(request.path)) {
-    auto created =
-        reviews_.Create(request.method, request.path, request.body, user);
+    // A SelfSubjectReview's body says nothing the answer depends on.
+    const std::string_view kind = AccessReviews::KindOf(request.path);
+    std::string storage;
+    auto body = kind == "SelfSubjectReview"
+                    ? ApiOr<std::string_view>(std::string_view(request.body))
+                    : JsonBody(request, kind, storage);
+    if (!body.ok()) return SendError(recorder, body.error());
+    auto created = reviews_.Create(request.method, request.path, *body, user);
     if (!created.ok()) return SendError(recorder, created.error());
     return SendJson(recorder, 201, std::move(*created));
   }
@@ -446,7 +456,10 @@ void ApiServer::Dispatch(const HttpRequest& request, const auth::UserInfo& user,
          !(route.scope.subresource == "binding" && info->kind == "Pod") &&
          !(route.scope.subresource == "log" && info->kind == "Pod") &&
          !(route.scope.subresource == "finalize" &&
-           info->kind == "Namespace"))) {
+           info->kind == "Namespace") &&
+         !(route.scope.subresource == "token" &&
+           info->kind == "ServiceAccount" &&
+           options_.token_requests != nullptr))) {
       SendError(recorder, NotFoundPath(request.path));
     } else if (route.all_namespaces && !route.scope.name.empty()) {
       SendError(recorder, NotFoundPath(request.path));
@@ -455,6 +468,23 @@ void ApiServer::Dispatch(const HttpRequest& request, const auth::UserInfo& user,
       ServeResource(request, route, recorder, verb);
     }
   }
+}
+
+void ApiServer::ServeTokenRequest(const HttpRequest& request,
+                                  const RequestScope& scope,
+                                  ResponseWriter& writer, std::string& verb) {
+  if (request.method != "POST") {
+    return SendError(
+        writer, MethodNotAllowed(fmt::format("method {} is not allowed on {}",
+                                             request.method, request.path)));
+  }
+  verb = "CREATE";
+  std::string storage;
+  auto body = JsonBody(request, "TokenRequest", storage);
+  if (!body.ok()) return SendError(writer, body.error());
+  serviceaccount::TokenRequestResponse response =
+      options_.token_requests->Handle(scope.namespace_, scope.name, *body);
+  SendJson(writer, response.code, response.body.dump());
 }
 
 void ApiServer::Audit(const HttpRequest& request,
@@ -692,6 +722,9 @@ void ApiServer::ServeObject(const HttpRequest& request,
                             const WriteOptions& write, ResponseWriter& writer,
                             std::string& verb) {
   const std::string& method = request.method;
+  if (scope.subresource == "token") {
+    return ServeTokenRequest(request, scope, writer, verb);
+  }
   if (scope.subresource == "binding") {
     if (method != "POST") {
       return SendError(

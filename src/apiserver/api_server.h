@@ -19,6 +19,7 @@
 #include "apiserver/namespace_finalizer.h"
 #include "apiserver/resource_storage.h"
 #include "apiserver/timed_store.h"
+#include "serviceaccount/token_request_handler.h"
 #include "store/store.h"
 
 namespace dralloc::apiserver {
@@ -44,6 +45,9 @@ struct ApiServerOptions {
   std::string tls_cert_file;
   std::string tls_private_key_file;
   std::string client_ca_file;
+  // Serves POST serviceaccounts/<name>/token (TokenRequest) when set; must
+  // outlive the server.
+  const serviceaccount::TokenRequestHandler* token_requests = nullptr;
   // One audit event per request is appended here ("-": stdout; "": none).
   std::string audit_log_path;
 };
@@ -118,6 +122,9 @@ class ApiServer {
                          std::chrono::steady_clock::time_point deadline,
                          ResponseWriter& writer);
   bool ServeNonResource(const HttpRequest& request, ResponseWriter& writer);
+  // POST serviceaccounts/<name>/token.
+  void ServeTokenRequest(const HttpRequest& request, const RequestScope& scope,
+                         ResponseWriter& writer, std::string& verb);
   // Routes an authorized request; `verb` and `resource` are set for the
   // metrics.
   void Dispatch(const HttpRequest& request, const auth::UserInfo& user,

@@ -290,8 +290,51 @@ constexpr FieldSchema kTokenRequestFields[] = {
 constexpr MessageSchema kTokenRequest{
     [] { return std::string_view("TokenRequest"); }, kTokenRequestFields};
 
+// authorization.k8s.io/v1 access reviews (`kubectl auth can-i`; their
+// answers are computed by AccessReviews, never stored).
+constexpr FieldSchema kResourceAttributesFields[] = {
+    Kept(1, "namespace"), Kept(2, "verb"),     Kept(3, "group"),
+    Kept(4, "version"),   Kept(5, "resource"), Kept(6, "subresource"),
+    Kept(7, "name")};
+constexpr MessageSchema kResourceAttributes{
+    [] { return std::string_view("ResourceAttributes"); },
+    kResourceAttributesFields};
+constexpr FieldSchema kNonResourceAttributesFields[] = {Kept(1, "path"),
+                                                        Kept(2, "verb")};
+constexpr MessageSchema kNonResourceAttributes{
+    [] { return std::string_view("NonResourceAttributes"); },
+    kNonResourceAttributesFields};
+constexpr FieldSchema kAccessReviewSpecFields[] = {
+    Nested(1, "resourceAttributes", kResourceAttributes),
+    Nested(2, "nonResourceAttributes", kNonResourceAttributes), Kept(3, "user"),
+    Repeated(4, "groups"), Kept(6, "uid")};
+constexpr MessageSchema kAccessReviewSpec{
+    [] { return std::string_view("SubjectAccessReviewSpec"); },
+    kAccessReviewSpecFields};
+constexpr FieldSchema kAccessReviewFields[] = {
+    Nested(1, "metadata", Message<api::ObjectMeta>::schema),
+    Nested(2, "spec", kAccessReviewSpec)};
+constexpr MessageSchema kAccessReview{
+    [] { return std::string_view("SubjectAccessReview"); },
+    kAccessReviewFields};
+constexpr FieldSchema kRulesReviewSpecFields[] = {Kept(1, "namespace")};
+constexpr MessageSchema kRulesReviewSpec{
+    [] { return std::string_view("SelfSubjectRulesReviewSpec"); },
+    kRulesReviewSpecFields};
+constexpr FieldSchema kRulesReviewFields[] = {
+    Nested(1, "metadata", Message<api::ObjectMeta>::schema),
+    Nested(2, "spec", kRulesReviewSpec)};
+constexpr MessageSchema kRulesReview{
+    [] { return std::string_view("SelfSubjectRulesReview"); },
+    kRulesReviewFields};
+constexpr FieldSchema kSelfSubjectReviewFields[] = {
+    Nested(1, "metadata", Message<api::ObjectMeta>::schema)};
+constexpr MessageSchema kSelfSubjectReview{
+    [] { return std::string_view("SelfSubjectReview"); },
+    kSelfSubjectReviewFields};
+
 // The kinds a protobuf body may carry: those whose fields have protobuf
-// numbers, DeleteOptions and TokenRequest.
+// numbers, DeleteOptions, TokenRequest and the access reviews.
 const MessageSchema* SchemaForKind(std::string_view kind) {
   const MessageSchema* found = nullptr;
   api::ForEachKind([&]<typename T>(const api::KindTraits& traits) {
@@ -301,6 +344,17 @@ const MessageSchema* SchemaForKind(std::string_view kind) {
   });
   if (found == nullptr && kind == "DeleteOptions") found = &kDeleteOptions;
   if (found == nullptr && kind == "TokenRequest") found = &kTokenRequest;
+  if (found == nullptr &&
+      (kind == "SelfSubjectAccessReview" || kind == "SubjectAccessReview" ||
+       kind == "LocalSubjectAccessReview")) {
+    found = &kAccessReview;
+  }
+  if (found == nullptr && kind == "SelfSubjectRulesReview") {
+    found = &kRulesReview;
+  }
+  if (found == nullptr && kind == "SelfSubjectReview") {
+    found = &kSelfSubjectReview;
+  }
   return found;
 }
 

@@ -47,6 +47,7 @@ int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
   controlplane::ControlPlaneOptions options;
   options.run_scheduler = scheduler;
   options.run_controller = !scheduler;
+  options.run_quota_controller = !scheduler;
   options.controller.workers = flags.workers;
   options.scheduler.scheduler_name = flags.scheduler_name;
   options.scheduler.schedule_default_pods = flags.default_pods;

@@ -33,6 +33,13 @@ class SecureServing {
  private:
   struct Parts;
   explicit SecureServing(std::unique_ptr<Parts> parts);
+  // The escalation admission, the default policy, the feed and the
+  // aggregation of RBAC mode.
+  Status StartRbac(apiserver::ApiServer& server);
+  // The signer, TokenRequest handler and verifier of the service-account
+  // flags (none without keys).
+  static Status ConfigureServiceAccounts(const SecurityFlags& flags,
+                                         store::Store& store, Parts& parts);
   std::unique_ptr<Parts> parts_;
 };
 

@@ -105,6 +105,7 @@ controlplane::ControlPlaneOptions PlaneOptions(const ServeFlags& flags,
   options.scheduler.placement = ParsePlacement(flags.placement);
   options.controller.workers =
       flags.controller_workers > 0 ? flags.controller_workers : threads;
+  options.run_quota_controller = true;
   return options;
 }
 
@@ -116,6 +117,7 @@ int RunElectedPlanes(const ServeFlags& flags, ServedApi& served,
       PlaneOptions(flags, served);
   scheduler_options.run_controller = false;
   scheduler_options.run_pod_gc = false;
+  scheduler_options.run_quota_controller = false;
   controlplane::ControlPlaneOptions controller_options =
       PlaneOptions(flags, served);
   controller_options.run_scheduler = false;

@@ -39,6 +39,12 @@ ControlPlane::ControlPlane(client::ApiClient& client,
       pod_gc_ = std::make_unique<controller::PodGcController>(
           client, *pods_, *nodes_, options.pod_gc);
     }
+    if (options.run_quota_controller) {
+      quotas_ = make(client::ResourceFor<api::ResourceQuota>());
+      quota_claims_ = make(client::ResourceClaimsResource());
+      quota_controller_ = std::make_unique<controller::ResourceQuotaController>(
+          client, *quotas_, *quota_claims_, options.quota);
+    }
   }
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(
@@ -88,6 +94,11 @@ void ControlPlane::Start() {
   for (client::Informer* informer : informers()) informer->Start();
   if (controller_) controller_->Start();
   if (pod_gc_) pod_gc_->Start();
+  if (quota_controller_) {
+    quotas_->Start();
+    quota_claims_->Start();
+    quota_controller_->Start();
+  }
   if (scheduler_) scheduler_->Start();
 }
 
@@ -97,6 +108,11 @@ void ControlPlane::Stop() {
   if (scheduler_) scheduler_->Stop();
   if (controller_) controller_->Stop();
   if (pod_gc_) pod_gc_->Stop();
+  if (quota_controller_) {
+    quota_controller_->Stop();
+    quotas_->Stop();
+    quota_claims_->Stop();
+  }
   for (client::Informer* informer : informers()) informer->Stop();
 }
 

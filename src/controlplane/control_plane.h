@@ -14,6 +14,7 @@
 #include "common/mutex.h"
 #include "controller/claim_controller.h"
 #include "controller/pod_gc_controller.h"
+#include "controller/resource_quota_controller.h"
 #include "scheduler/scheduler.h"
 
 namespace dralloc::controlplane {
@@ -34,6 +35,10 @@ struct ControlPlaneOptions {
   size_t pipeline_batch = 0;
   controller::ClaimControllerOptions controller;
   controller::PodGcOptions pod_gc;
+  // The ResourceQuota controller runs with the controller (Start/Stop, not
+  // RunToQuiescence) when this is true.
+  bool run_quota_controller = false;
+  controller::ResourceQuotaControllerOptions quota;
   scheduler::SchedulerOptions scheduler;
 };
 
@@ -101,6 +106,9 @@ class ControlPlane {
   std::unique_ptr<controller::ClaimController> controller_;
   // Reads pods_ and nodes_ (the scheduling side's caches).
   std::unique_ptr<controller::PodGcController> pod_gc_;
+  // Its own caches: started and stopped with it, never pumped in rounds.
+  std::unique_ptr<client::Informer> quotas_, quota_claims_;
+  std::unique_ptr<controller::ResourceQuotaController> quota_controller_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   size_t pipeline_batch_ = 0;
   bool started_ = false;

@@ -175,6 +175,15 @@ std::vector<api::ClusterRole> ComponentRoles() {
        Rule({"update", "patch"}, "", {"pods/status"}),
        Rule(kRead, kResourceGroup, {"resourceclaimtemplates"}),
        Rule({"create", "update", "patch"}, "", {"events"})}));
+  roles.push_back(
+      MakeRole("system:controller:resourcequota-controller",
+               {Rule({"list", "watch"}, "*", {"*"}),
+                Rule({"update"}, "", {"resourcequotas/status"}),
+                Rule({"create", "update", "patch"}, "", {"events"})}));
+  roles.push_back(MakeRole("system:controller:pod-garbage-collector",
+                           {Rule({"list", "watch", "delete"}, "", {"pods"}),
+                            Rule({"get", "list"}, "", {"nodes"}),
+                            Rule({"patch"}, "", {"pods/status"})}));
   return roles;
 }
 
@@ -187,6 +196,12 @@ api::Subject User(std::string_view name) {
   return {.kind = "User",
           .api_group = std::string(api::kRbacGroup),
           .name = std::string(name)};
+}
+
+api::Subject ControllerAccount(std::string_view name) {
+  return {.kind = "ServiceAccount",
+          .name = std::string(name),
+          .namespace_ = "kube-system"};
 }
 
 api::ClusterRoleBinding Binding(std::string role,
@@ -225,10 +240,19 @@ std::vector<api::ClusterRoleBinding> BootstrapClusterRoleBindings() {
       Binding("system:kube-scheduler", {User(auth::kKubeScheduler)}),
       Binding("system:kube-controller-manager",
               {User(auth::kKubeControllerManager)}),
+      // `dralloc controller` runs these controllers under one identity
+      // (kube-controller-manager's own, as without
+      // --use-service-account-credentials), so its user is bound to each
+      // controller role as well as the controller's service account.
       Binding("system:controller:resource-claim-controller",
-              {{.kind = "ServiceAccount",
-                .name = "resource-claim-controller",
-                .namespace_ = "kube-system"}}),
+              {ControllerAccount("resource-claim-controller"),
+               User(auth::kKubeControllerManager)}),
+      Binding("system:controller:resourcequota-controller",
+              {ControllerAccount("resourcequota-controller"),
+               User(auth::kKubeControllerManager)}),
+      Binding("system:controller:pod-garbage-collector",
+              {ControllerAccount("pod-garbage-collector"),
+               User(auth::kKubeControllerManager)}),
   };
 }
 

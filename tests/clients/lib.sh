@@ -48,7 +48,7 @@ start_server() {
     printf 'suite-token,suite-user,uid-suite,"suite"\n' >"$work/tokens.csv"
     auth_flags=(--tls-cert-file "$work/pki/apiserver.crt" --tls-private-key-file "$work/pki/apiserver.key"
       --client-ca-file "$work/pki/ca.crt" --token-auth-file "$work/tokens.csv"
-      --authorization-mode Node,RBAC)
+      --service-account-signing-key-file "$work/pki/sa.key" --authorization-mode Node,RBAC)
   fi
   "$dralloc" "${DRALLOC_SERVER_COMMAND:-apiserver}" --listen "$listen" --storage "$storage" \
     "${auth_flags[@]}" "$@" >"$work/server.out" 2>"$work/server.log" &

@@ -4,6 +4,9 @@
 # `dralloc apiserver`, talking HTTP like they would to any Kubernetes API
 # server. Applies examples/scheduling with kubectl and checks every pod is
 # bound with its claims allocated.
+# With DRALLOC_AUTH=cert the server serves TLS with Node,RBAC and the two
+# processes run as system:kube-controller-manager and system:kube-scheduler
+# (the kubeconfigs `dralloc certs init` writes), with the default RBAC roles.
 # Usage: separate_processes_suite.sh DRALLOC_BINARY
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -11,9 +14,14 @@ dralloc=$(realpath "$1")
 source tests/clients/lib.sh
 start_server "$dralloc"
 
-"$dralloc" controller --kubeconfig "$KUBECONFIG" >"$work/controller.out" 2>"$work/controller.log" &
+controller_config=$KUBECONFIG scheduler_config=$KUBECONFIG
+if [[ -n "${DRALLOC_AUTH:-}" ]]; then
+  controller_config=$work/pki/controller-manager.kubeconfig
+  scheduler_config=$work/pki/scheduler.kubeconfig
+fi
+"$dralloc" controller --kubeconfig "$controller_config" >"$work/controller.out" 2>"$work/controller.log" &
 controller_pid=$!
-"$dralloc" scheduler --kubeconfig "$KUBECONFIG" --schedule-default-pods \
+"$dralloc" scheduler --kubeconfig "$scheduler_config" --schedule-default-pods \
   >"$work/scheduler.out" 2>"$work/scheduler.log" &
 scheduler_pid=$!
 stop_control_plane() {
@@ -59,4 +67,6 @@ check "delete pod trainer --wait returns (pod GC)" \
 pod_gone() { ! kubectl get pod trainer -n demo >/dev/null 2>&1; }
 check "the deleted pod is gone" pod_gone
 check "both processes still run" kill -0 "$controller_pid" "$scheduler_pid"
+check "neither process was refused anything" bash -c \
+  "! grep -i forbidden '$work/controller.log' '$work/scheduler.log'"
 finish
