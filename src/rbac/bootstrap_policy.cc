@@ -150,8 +150,12 @@ std::vector<api::ClusterRole> ComponentRoles() {
        Rule({"create"}, "authorization.k8s.io", {"subjectaccessreviews"}),
        Rule(kRead, kResourceGroup,
             {"deviceclasses", "resourceclaims", "resourceslices",
-             "devicetaintrules", "resourceclaimtemplates"}),
-       Rule({"update", "patch"}, kResourceGroup, {"resourceclaims/status"})}));
+             "devicetaintrules", "resourceclaimtemplates",
+             "resourceslicepatches"}),
+       // The claim finalizer is written with the allocation (an update of
+       // the claim, then of its status).
+       Rule({"update", "patch"}, kResourceGroup,
+            {"resourceclaims", "resourceclaims/status"})}));
   roles.push_back(MakeRole(
       "system:kube-controller-manager",
       {Rule({"create", "patch", "update"}, "", {"events"}),
@@ -171,7 +175,8 @@ std::vector<api::ClusterRole> ComponentRoles() {
       {Rule(kRead, "", {"pods"}), Rule({"update"}, "", {"pods/finalizers"}),
        Rule({"get", "list", "watch", "create", "delete"}, kResourceGroup,
             {"resourceclaims"}),
-       Rule({"update", "patch"}, kResourceGroup, {"resourceclaims/status"}),
+       Rule({"update", "patch"}, kResourceGroup,
+            {"resourceclaims", "resourceclaims/status"}),
        Rule({"update", "patch"}, "", {"pods/status"}),
        Rule(kRead, kResourceGroup, {"resourceclaimtemplates"}),
        Rule({"create", "update", "patch"}, "", {"events"})}));
