@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The API write benchmark with the security layer on, side by side with
-# plain HTTP in one run. Per run, two fresh `dralloc apiserver`s on SQLite:
+# plain HTTP in one run. Per run, two fresh `dralloc serve`s on SQLite (the quota controller fills quota status):
 #   plain  http://, no authentication or authorization;
 #   tls    https:// with client certificates (`dralloc certs init`),
 #          --authorization-mode Node,RBAC, and a ResourceQuota on
@@ -77,7 +77,7 @@ wait_for_url() {
   local dir=$1 scheme=$2
   server_url=""
   for _ in $(seq 300); do
-    server_url=$(sed -n "s/^dralloc apiserver listening on \\($scheme:[^ ]*\\).*/\\1/p" "$dir/server.out" | head -1)
+    server_url=$(sed -n "s/^dralloc serve listening on \\($scheme:[^ ]*\\).*/\\1/p" "$dir/server.out" | head -1)
     [[ -n $server_url ]] && return 0
     kill -0 "$server_pid" 2>/dev/null || break
     sleep 0.1
@@ -90,7 +90,7 @@ wait_for_url() {
 start_plain() {  # start_plain DIR: sets server_url, load_args
   local dir=$1
   mkdir -p "$dir"
-  "$dralloc" apiserver --listen 127.0.0.1:0 --storage "sqlite:$dir/data" --log-level warn \
+  "$dralloc" serve --listen 127.0.0.1:0 --storage "sqlite:$dir/data" --log-level warn \
     >"$dir/server.out" 2>"$dir/server.err" &
   server_pid=$!
   wait_for_url "$dir" http || return 1
@@ -130,7 +130,7 @@ start_tls_server() {
     --server "https://127.0.0.1:$port" --hosts 127.0.0.1,localhost --nodes n1 || return 1
   step "$dir" "dralloc certs kubeconfig for $user" "$dralloc" certs kubeconfig "$pki" \
     --user "$user" --out "$dir/$user.kubeconfig" || return 1
-  "$dralloc" apiserver --listen "127.0.0.1:$port" --storage "sqlite:$dir/data" --log-level warn \
+  "$dralloc" serve --listen "127.0.0.1:$port" --storage "sqlite:$dir/data" --log-level warn \
     --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
     --client-ca-file "$pki/ca.crt" --authorization-mode Node,RBAC \
     >"$dir/server.out" 2>"$dir/server.err" &
@@ -155,7 +155,6 @@ metadata: {name: bench-quota, namespace: $namespace}
 spec:
   hard:
     count/resourceclaims.resource.k8s.io: "1000000"
-    resourceclaims: "1000000"
     gpu.example.com.deviceclass.resource.k8s.io/devices: "1000000"
 YAML
   step "$dir" "create ResourceQuota bench-quota" "${admin[@]}" create -f "$dir/quota.yaml" || return 1

@@ -7,8 +7,10 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -116,6 +118,13 @@ std::string Describe(X509* certificate) {
   return fmt::format("SN={}, CN={}", serial, names.empty() ? "" : names.back());
 }
 
+// Seconds since the epoch of an ASN.1 time; 0 when it does not convert.
+std::time_t EpochOf(const ASN1_TIME* time) {
+  std::tm tm{};
+  if (time == nullptr || ASN1_TIME_to_tm(time, &tm) != 1) return 0;
+  return timegm(&tm);
+}
+
 }  // namespace
 
 X509Authenticator::~X509Authenticator() { X509_STORE_free(store_); }
@@ -154,10 +163,60 @@ StatusOr<std::unique_ptr<X509Authenticator>> X509Authenticator::FromCaPem(
   return authenticator;
 }
 
+// The window in which every certificate of the verified path is valid.
+X509Authenticator::VerifiedChain X509Authenticator::ValidityOf(
+    x509_store_ctx_st* context) {
+  VerifiedChain verified;
+  verified.not_after = std::numeric_limits<std::time_t>::max();
+  STACK_OF(X509)* path = X509_STORE_CTX_get0_chain(context);
+  const int length = path != nullptr ? sk_X509_num(path) : 0;
+  if (length == 0) verified.not_after = 0;  // nothing to trust: no caching
+  for (int i = 0; i < length; ++i) {
+    const X509* certificate = sk_X509_value(path, i);
+    verified.not_before = std::max(verified.not_before,
+                                   EpochOf(X509_get0_notBefore(certificate)));
+    verified.not_after =
+        std::min(verified.not_after, EpochOf(X509_get0_notAfter(certificate)));
+  }
+  return verified;
+}
+
+const X509Authenticator::VerifiedChain* X509Authenticator::Cached(
+    const std::string& key, std::time_t now) const {
+  auto it = cache_.find(key);
+  if (it == cache_.end()) return nullptr;
+  if (now < it->second.not_before || now > it->second.not_after) {
+    cache_.erase(it);
+    return nullptr;
+  }
+  return &it->second;
+}
+
+void X509Authenticator::Remember(std::string key,
+                                 VerifiedChain verified) const {
+  MutexLock lock(cache_mu_);
+  if (cache_.size() >= kMaxCachedChains) cache_.clear();
+  cache_.insert_or_assign(std::move(key), std::move(verified));
+}
+
 AuthenticationResult X509Authenticator::Authenticate(
     const Credentials& credentials) const {
   const std::vector<std::string>& chain = credentials.client_certificates_der;
   if (chain.empty()) return AuthenticationResult();
+  std::string key;
+  for (const std::string& der : chain) {
+    key += std::to_string(der.size());
+    key += ':';
+    key += der;
+  }
+  const std::time_t now = std::time(nullptr);
+  {
+    MutexLock lock(cache_mu_);
+    if (const VerifiedChain* verified = Cached(key, now)) {
+      if (!verified->has_user) return AuthenticationResult();
+      return AuthenticationResult::Authenticated(verified->user);
+    }
+  }
   X509Ptr leaf = ParseDer(chain.front());
   if (!leaf) {
     ERR_clear_error();
@@ -188,16 +247,22 @@ AuthenticationResult X509Authenticator::Authenticate(
         "verifying certificate {} failed: x509: {}", Describe(leaf.get()),
         VerifyErrorText(error, failed != nullptr ? failed : leaf.get())));
   }
+  VerifiedChain verified = ValidityOf(context.get());
   const X509_NAME* subject = X509_get_subject_name(leaf.get());
   std::vector<std::string> common_names = NameEntries(subject, NID_commonName);
-  if (common_names.empty() || common_names.back().empty()) {
-    return AuthenticationResult();
+  verified.has_user = !common_names.empty() && !common_names.back().empty();
+  if (verified.has_user) {
+    verified.user =
+        UserInfo{.name = common_names.back(),
+                 .uid = "",
+                 .groups = NameEntries(subject, NID_organizationName),
+                 .extra = {}};
   }
-  return AuthenticationResult::Authenticated(
-      UserInfo{.name = common_names.back(),
-               .uid = "",
-               .groups = NameEntries(subject, NID_organizationName),
-               .extra = {}});
+  AuthenticationResult result =
+      verified.has_user ? AuthenticationResult::Authenticated(verified.user)
+                        : AuthenticationResult();
+  Remember(std::move(key), std::move(verified));
+  return result;
 }
 
 }  // namespace dralloc::auth
