@@ -16,6 +16,7 @@
 
 #include "cdi/registry.h"
 #include "client/memory_api_client.h"
+#include "node/node_identity_api_client.h"
 
 namespace dralloc::exampledriver {
 namespace {
@@ -82,7 +83,7 @@ class ExampleDriverTest : public ::testing::Test {
     options.node_name = "node-a";
     options.cdi_dir = dir_.path() / "cdi";
     options.state_dir = dir_.path() / "state";
-    auto driver = ExampleDriver::Create(options, &api_);
+    auto driver = ExampleDriver::Create(options, &node_api_);
     EXPECT_TRUE(driver.ok()) << driver.status();
     return driver.ok() ? std::move(driver).value() : nullptr;
   }
@@ -110,8 +111,16 @@ class ExampleDriverTest : public ::testing::Test {
     return {"default", claim.metadata.uid, name};
   }
 
+  void TearDown() override {
+    driver_.reset();
+    // The driver read only what the Node authorizer lets node-a read.
+    EXPECT_EQ(node_api_.refused(), std::vector<std::string>{});
+  }
+
   ScopedTempDir dir_;
   client::MemoryApiClient api_;
+  // The driver's client, as system:node:node-a.
+  node::testing::NodeIdentityApiClient node_api_{api_, "node-a"};
   std::unique_ptr<ExampleDriver> driver_;
 };
 
@@ -293,14 +302,14 @@ TEST_F(ExampleDriverTest, SecondDriverOnTheSameStateDirIsRefused) {
   options.node_name = "node-a";
   options.cdi_dir = dir_.path() / "cdi";
   options.state_dir = dir_.path() / "state";
-  auto second = ExampleDriver::Create(options, &api_);
+  auto second = ExampleDriver::Create(options, &node_api_);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(second.status().message().find("prepared-claims.journal: in use"),
             std::string::npos)
       << second.status();
   driver_.reset();
-  EXPECT_TRUE(ExampleDriver::Create(options, &api_).ok());
+  EXPECT_TRUE(ExampleDriver::Create(options, &node_api_).ok());
 }
 
 TEST_F(ExampleDriverTest, CorruptCheckpointIsAnError) {
@@ -310,7 +319,7 @@ TEST_F(ExampleDriverTest, CorruptCheckpointIsAnError) {
   options.node_name = "node-a";
   options.cdi_dir = dir_.path() / "cdi";
   options.state_dir = dir_.path() / "state";
-  auto driver = ExampleDriver::Create(options, &api_);
+  auto driver = ExampleDriver::Create(options, &node_api_);
   ASSERT_FALSE(driver.ok());
   EXPECT_NE(driver.status().message().find("prepared-claims.json"),
             std::string::npos);

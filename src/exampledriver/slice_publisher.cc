@@ -65,8 +65,15 @@ SlicePublisher::SlicePublisher(client::ApiClient* client,
 SlicePublisher::~SlicePublisher() { Stop(); }
 
 StatusOr<std::vector<api::ResourceSlice>> SlicePublisher::ListOwnSlices() {
-  ASSIGN_OR_RETURN(client::ObjectList list,
-                   client_->List(client::ResourceSlicesResource()));
+  // A node may list only its own slices (the Node authorizer requires this
+  // field selector); a client that cannot filter returns all of them, hence
+  // the check below. Slices without a node name (network-attached pools)
+  // have nothing to select on.
+  const api::ResourceInfo& slices = client::ResourceSlicesResource();
+  ASSIGN_OR_RETURN(
+      client::ObjectList list,
+      node_.empty() ? client_->List(slices)
+                    : client_->ListMatching(slices, "spec.nodeName=" + node_));
   std::vector<api::ResourceSlice> own;
   for (const client::ObjectPtr& object : list.items) {
     const auto* slice = std::get_if<api::ResourceSlice>(object.get());

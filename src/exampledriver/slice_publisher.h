@@ -50,7 +50,8 @@ class SlicePublisher {
   void Stop();
 
  private:
-  // This node's and driver's slices on the server.
+  // This node's and driver's slices on the server, listed with the
+  // fieldSelector spec.nodeName=<node> a node identity needs.
   StatusOr<std::vector<api::ResourceSlice>> ListOwnSlices();
   void Loop(std::chrono::milliseconds interval);
 

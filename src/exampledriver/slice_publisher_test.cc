@@ -10,6 +10,7 @@
 
 #include "client/memory_api_client.h"
 #include "exampledriver/gpu_inventory.h"
+#include "node/node_identity_api_client.h"
 
 namespace dralloc::exampledriver {
 namespace {
@@ -38,11 +39,20 @@ std::vector<api::ResourceSlice> SlicesOf(client::ApiClient& api,
 
 class SlicePublisherTest : public ::testing::Test {
  protected:
+  void TearDown() override {
+    // Each publisher read only what the Node authorizer lets its node read.
+    EXPECT_EQ(node_a_.refused(), std::vector<std::string>{});
+    EXPECT_EQ(node_b_.refused(), std::vector<std::string>{});
+  }
+
   client::MemoryApiClient api_{client::MemoryApiOptions{.validate = true}};
+  // The publishers' clients, as system:node:node-a and system:node:node-b.
+  node::testing::NodeIdentityApiClient node_a_{api_, "node-a"};
+  node::testing::NodeIdentityApiClient node_b_{api_, "node-b"};
 };
 
 TEST_F(SlicePublisherTest, CreatesOnceThenLeavesAlone) {
-  SlicePublisher publisher(&api_, Desired("node-a", 2, 2));
+  SlicePublisher publisher(&node_a_, Desired("node-a", 2, 2));
   auto first = publisher.Sync();
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->created, 2);
@@ -60,7 +70,7 @@ TEST_F(SlicePublisherTest, CreatesOnceThenLeavesAlone) {
 }
 
 TEST_F(SlicePublisherTest, RepairsDeletedAndChangedSlices) {
-  SlicePublisher publisher(&api_, Desired("node-a", 2, 2));
+  SlicePublisher publisher(&node_a_, Desired("node-a", 2, 2));
   ASSERT_TRUE(publisher.Sync().ok());
   auto slices = SlicesOf(api_, "node-a");
   ASSERT_EQ(slices.size(), 2u);
@@ -92,13 +102,13 @@ TEST_F(SlicePublisherTest, RepairsDeletedAndChangedSlices) {
 }
 
 TEST_F(SlicePublisherTest, ShrinkingDeletesStaleSlicesOnlyOfThisNode) {
-  SlicePublisher other(&api_, Desired("node-b", 1, 0));
+  SlicePublisher other(&node_b_, Desired("node-b", 1, 0));
   ASSERT_TRUE(other.Sync().ok());
   {
-    SlicePublisher big(&api_, Desired("node-a", 2, 2));
+    SlicePublisher big(&node_a_, Desired("node-a", 2, 2));
     ASSERT_TRUE(big.Sync().ok());
   }
-  SlicePublisher small(&api_, Desired("node-a", 3, 0));
+  SlicePublisher small(&node_a_, Desired("node-a", 3, 0));
   auto outcome = small.Sync();
   ASSERT_TRUE(outcome.ok()) << outcome.status();
   EXPECT_EQ(outcome->generation, 2);
@@ -112,7 +122,7 @@ TEST_F(SlicePublisherTest, ShrinkingDeletesStaleSlicesOnlyOfThisNode) {
 }
 
 TEST_F(SlicePublisherTest, BackgroundLoopRestoresWipedSlices) {
-  SlicePublisher publisher(&api_, Desired("node-a", 1, 0));
+  SlicePublisher publisher(&node_a_, Desired("node-a", 1, 0));
   ASSERT_TRUE(publisher.Sync().ok());
   publisher.Start(milliseconds(20));
   // As the node agent does at its start: wipe the node's slices.

@@ -42,7 +42,10 @@ void DeviceHealthPodUpdater::OnHealthChanged(
   const std::set<std::string> uids = PodsUsingDevices(claims_.List(), changed);
   if (uids.empty()) return;
   MutexLock lock(mu_);
-  StatusOr<client::ObjectList> pods = api_.List(client::PodsResource());
+  // Only this node's pods: the Node authorizer lets a node list pods with
+  // this field selector alone.
+  StatusOr<client::ObjectList> pods =
+      api_.ListMatching(client::PodsResource(), "spec.nodeName=" + node_name_);
   if (!pods.ok()) {
     log::Warn(kComponent, "device health changed; listing pods: {}",
               pods.status().message());

@@ -11,6 +11,7 @@
 #include "node/fake_dra_driver.h"
 #include "node/fake_health_service.h"
 #include "node/node_agent.h"
+#include "node/node_identity_api_client.h"
 #include "node/node_test_util.h"
 
 namespace dralloc::node {
@@ -35,6 +36,7 @@ class DeviceHealthTest : public ::testing::Test {
   ~DeviceHealthTest() override {
     if (agent_) agent_->Stop();
     driver_.Stop();
+    EXPECT_EQ(node_api_.refused(), std::vector<std::string>{});
   }
 
   void StartAgent() {
@@ -46,11 +48,13 @@ class DeviceHealthTest : public ::testing::Test {
     options.state_dir = dir_.Sub("state");
     options.prepare_timeout = 5s;
     options.backoff_max = 200ms;
+    options.claim_recheck_initial = 10ms;
+    options.claim_recheck_max = 40ms;
     options.sync_timeout = 5s;
     options.health.retry_initial = 20ms;
     options.health.retry_max = 100ms;
     options.health.expiry_interval = 50ms;
-    agent_ = std::make_unique<NodeAgent>(api_, options);
+    agent_ = std::make_unique<NodeAgent>(node_api_, options);
     ASSERT_TRUE(agent_->Start().ok());
   }
 
@@ -113,6 +117,8 @@ class DeviceHealthTest : public ::testing::Test {
 
   TempDir dir_;
   client::MemoryApiClient api_;
+  // What the agent sees: list and watch as the Node authorizer allows them.
+  testing::NodeIdentityApiClient node_api_{api_, "node-a"};
   // Served by driver_ when added: they outlive its server.
   FakeHealthService<FakeHealthV1> v1_;
   FakeHealthService<FakeHealthV1alpha1> v1alpha1_;

@@ -9,6 +9,7 @@
 
 #include "client/memory_api_client.h"
 #include "node/fake_dra_driver.h"
+#include "node/node_identity_api_client.h"
 #include "node/node_test_util.h"
 
 namespace dralloc::node {
@@ -30,7 +31,7 @@ class DraPluginManagerTest : public ::testing::Test {
     options.wiping_delay = 100ms;
     options.retry_initial = 20ms;
     options.retry_max = 200ms;
-    manager_ = std::make_unique<DraPluginManager>(&api_, options);
+    manager_ = std::make_unique<DraPluginManager>(&node_api_, options);
     manager_->Start();
     watcher_ = std::make_unique<PluginWatcher>(
         registry(), [this](const auto& e) { manager_->OnSocketEvent(e); });
@@ -39,6 +40,7 @@ class DraPluginManagerTest : public ::testing::Test {
   void TearDown() override {
     watcher_->Stop();
     manager_->Stop();
+    EXPECT_EQ(node_api_.refused(), std::vector<std::string>{});
   }
   std::string registry() const { return dir_.Sub("registry"); }
   std::string plugins() const { return dir_.Sub("plugins"); }
@@ -70,6 +72,8 @@ class DraPluginManagerTest : public ::testing::Test {
 
   TempDir dir_;
   client::MemoryApiClient api_;
+  // What the manager sees: list and watch as the Node authorizer allows.
+  testing::NodeIdentityApiClient node_api_{api_, "node-a"};
   std::unique_ptr<DraPluginManager> manager_;
   std::unique_ptr<PluginWatcher> watcher_;
 };

@@ -70,6 +70,8 @@ Status NodeAgent::Start() {
   pod_options.node_name = options_.node_name;
   pod_options.host_ip = options_.host_ip;
   pod_options.backoff_max = options_.backoff_max;
+  pod_options.claim_recheck_initial = options_.claim_recheck_initial;
+  pod_options.claim_recheck_max = options_.claim_recheck_max;
   pod_options.workers = options_.pod_workers;
   pod_options.decorate_status = [this](const api::Pod& pod,
                                        api::PodStatus& status) {

@@ -50,6 +50,11 @@ struct NodeAgentOptions {
   std::chrono::milliseconds wiping_delay{30000};
   std::chrono::milliseconds node_status_update_frequency{10000};
   std::chrono::milliseconds backoff_max{60000};
+  // A pod waiting for its claims reads them again after this, doubling up
+  // to claim_recheck_max (PodManagerOptions: the agent does not watch
+  // claims).
+  std::chrono::milliseconds claim_recheck_initial{200};
+  std::chrono::milliseconds claim_recheck_max{2000};
   std::chrono::milliseconds sync_timeout{60000};
   int pod_workers = 16;  // pods synced at once
   DeviceHealthMonitorOptions health;

@@ -11,6 +11,7 @@
 #include "client/memory_api_client.h"
 #include "k8s.io/kubelet/pkg/apis/podresources/v1/api.grpc.pb.h"
 #include "node/fake_dra_driver.h"
+#include "node/node_identity_api_client.h"
 #include "node/node_test_util.h"
 
 namespace dralloc::node {
@@ -30,6 +31,8 @@ NodeAgentOptions OptionsUnder(const TempDir& dir) {
   options.pod_resources_socket = dir.Sub("pod-resources/kubelet.sock");
   options.prepare_timeout = 5s;
   options.backoff_max = 200ms;
+  options.claim_recheck_initial = 10ms;
+  options.claim_recheck_max = 40ms;
   options.sync_timeout = 5s;
   return options;
 }
@@ -44,7 +47,9 @@ TEST(NodeAgent, DriverRegistersAndPodRuns) {
     slice.spec.node_name = "node-a";
     ASSERT_TRUE(api.Create(slice).ok());
   }
-  NodeAgent agent(api, OptionsUnder(dir));
+  // The agent reads only what the Node authorizer lets node-a read.
+  testing::NodeIdentityApiClient node_api(api, "node-a");
+  NodeAgent agent(node_api, OptionsUnder(dir));
   ASSERT_TRUE(agent.Start().ok());
   EXPECT_TRUE(api.List(client::ResourceSlicesResource())->items.empty());
   EXPECT_TRUE(api.Get(client::NodesResource(), "", "node-a").ok());
@@ -123,6 +128,7 @@ TEST(NodeAgent, DriverRegistersAndPodRuns) {
            driver.state().unprepare_calls.size() == 1;
   }));
   agent.Stop();
+  EXPECT_EQ(node_api.refused(), std::vector<std::string>{});
 }
 
 TEST(NodeAgent, CorruptCheckpointRefusesToStart) {

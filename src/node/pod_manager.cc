@@ -45,7 +45,6 @@ PodManager::PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
                const auto* pod = std::get_if<api::Pod>(&object);
                return pod != nullptr && pod->spec.node_name == node;
              }}),
-      claims_(api, client::ResourceClaimsResource()),
       status_writer_(api, options_.status_writers,
                      [this](const std::string& key, const Status& error) {
                        OnStatusWriteFailed(key, error);
@@ -60,20 +59,15 @@ PodManager::PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
       [this](const std::string& key) { queue_.Add(key); });
   pods_.AddHandler([this](const client::ObjectPtr& old,
                           const client::ObjectPtr& now) { OnPod(old, now); });
-  // A claim changed: pods waiting for it may start now.
-  claims_.AddHandler(
-      [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
-        OnClaim(old, now);
-      });
 }
 
 PodManager::~PodManager() { Stop(); }
 
 Status PodManager::Start(std::chrono::milliseconds sync_timeout) {
-  claims_.Start();
   pods_.Start();
-  if (!claims_.WaitForSync(sync_timeout) || !pods_.WaitForSync(sync_timeout)) {
-    return UnavailableError("pods and resourceclaims not listed within " +
+  if (!pods_.WaitForSync(sync_timeout)) {
+    return UnavailableError("pods of node " + options_.node_name +
+                            " not listed within " +
                             std::to_string(sync_timeout.count()) + " ms");
   }
   // Claims recorded for pods that are gone (a restart) go now.
@@ -100,7 +94,6 @@ void PodManager::Stop() {
   workers_.clear();
   status_writer_.Stop();
   pods_.Stop();
-  claims_.Stop();
 }
 
 void PodManager::OnPod(const client::ObjectPtr& old,
@@ -112,43 +105,6 @@ void PodManager::OnPod(const client::ObjectPtr& old,
   } else if (OnNode(before, options_.node_name)) {
     queue_.Add(client::ObjectKey(*old));  // deleted, or moved away
   }
-}
-
-void PodManager::OnClaim(const client::ObjectPtr& old,
-                         const client::ObjectPtr& now) {
-  const client::ObjectPtr& object = now != nullptr ? now : old;
-  if (object == nullptr) return;
-  std::vector<std::string> waiting;
-  {
-    MutexLock lock(mu_);
-    auto it = claim_waiters_.find(client::ObjectKey(*object));
-    if (it == claim_waiters_.end()) return;
-    for (const std::string& key : it->second) {
-      waiting.push_back(key);
-      retries_.erase(key);
-    }
-  }
-  for (std::string& key : waiting) queue_.Add(std::move(key));
-}
-
-void PodManager::WaitForClaims(const std::string& key,
-                               std::vector<std::string> claims) {
-  MutexLock lock(mu_);
-  StopWaitingLocked(key);
-  for (const std::string& claim : claims) claim_waiters_[claim].insert(key);
-  records_[key].claim_keys = std::move(claims);
-}
-
-void PodManager::StopWaitingLocked(const std::string& key) {
-  auto record = records_.find(key);
-  if (record == records_.end()) return;
-  for (const std::string& claim : record->second.claim_keys) {
-    auto it = claim_waiters_.find(claim);
-    if (it == claim_waiters_.end()) continue;
-    it->second.erase(key);
-    if (it->second.empty()) claim_waiters_.erase(it);
-  }
-  record->second.claim_keys.clear();
 }
 
 void PodManager::RequeueWaitingPods() {
@@ -199,6 +155,17 @@ void PodManager::ScheduleRetry(const std::string& key) {
                  ? options_.backoff_initial
                  : std::min(*backoff * 2, options_.backoff_max);
   retries_[key] = Clock::now() + *backoff;
+}
+
+void PodManager::ScheduleClaimRecheck(const std::string& key) {
+  MutexLock lock(mu_);
+  std::chrono::milliseconds& wait = records_[key].claim_recheck;
+  wait = wait.count() == 0 ? options_.claim_recheck_initial
+                           : std::min(wait * 2, options_.claim_recheck_max);
+  // An earlier retry already due (a prepare backoff) stays.
+  const Clock::time_point at = Clock::now() + wait;
+  auto [it, inserted] = retries_.emplace(key, at);
+  if (!inserted && at < it->second) it->second = at;
 }
 
 void PodManager::QueueDueRetries() {
@@ -285,30 +252,19 @@ bool PodManager::ReleaseFinished(const std::string& key, const api::Pod& pod) {
 }
 
 bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
-  std::vector<std::string> claim_keys;
-  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
-    api::PodClaimName resolved = api::ClaimNameFor(pod, entry);
-    if (!resolved.name.empty()) {
-      claim_keys.push_back(client::ObjectKey(pod.metadata.namespace_,
-                                             std::string(resolved.name)));
-    }
-  }
-  WaitForClaims(key, std::move(claim_keys));
   std::vector<client::ObjectPtr> holders;
-  auto claims = PodClaims(pod, holders, /*live=*/false);
+  auto claims = PodClaims(pod, holders);
   if (!claims.ok()) {
-    // The claim watch may lag behind the pod's binding: as the kubelet,
-    // which reads claims from the API, look there before warning.
-    holders.clear();
-    claims = PodClaims(pod, holders, /*live=*/true);
-  }
-  if (!claims.ok()) {
+    // Nothing tells the agent when a claim changes (it may not watch
+    // claims): read them again soon, on a short backoff of their own.
     Warn(key, pod, kFailedPrepare, claims.status().message());
-    return false;
+    ScheduleClaimRecheck(key);
+    return true;
   }
   bool report_creating;
   {
     MutexLock lock(mu_);
+    records_[key].claim_recheck = {};
     // A pod already Running (the agent restarted) is not set back.
     report_creating =
         !records_[key].creating_reported && pod.status.phase != "Running";
@@ -358,7 +314,6 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
     return runtime_->StatusOf(current);
   });
   MutexLock lock(mu_);
-  StopWaitingLocked(key);
   PodRecord& record = records_[key];
   record.running = true;
   record.written_version = version;
@@ -368,17 +323,8 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
   return true;
 }
 
-client::ObjectPtr PodManager::ClaimNamed(const std::string& namespace_,
-                                         const std::string& name,
-                                         bool live) const {
-  if (!live) return claims_.Get(namespace_, name);
-  auto got = api_.Get(client::ResourceClaimsResource(), namespace_, name);
-  return got.ok() ? *got : nullptr;
-}
-
 StatusOr<std::vector<const api::ResourceClaim*>> PodManager::PodClaims(
-    const api::Pod& pod, std::vector<client::ObjectPtr>& holders,
-    bool live) const {
+    const api::Pod& pod, std::vector<client::ObjectPtr>& holders) const {
   std::vector<const api::ResourceClaim*> claims;
   const std::string& ns = pod.metadata.namespace_;
   for (size_t i = 0; i < pod.spec.resource_claims.size(); ++i) {
@@ -395,8 +341,13 @@ StatusOr<std::vector<const api::ResourceClaim*>> PodManager::PodClaims(
           "created yet (no entry in status.resourceClaimStatuses)");
     }
     const std::string name(resolved.name);
-    client::ObjectPtr object = ClaimNamed(ns, name, live);
-    const auto* claim = client::As<api::ResourceClaim>(object);
+    auto got = api_.Get(client::ResourceClaimsResource(), ns, name);
+    if (!got.ok() && got.status().code() != StatusCode::kNotFound) {
+      return got.status().WithPrefix(field + ": resourceclaim " + ns + "/" +
+                                     name);
+    }
+    const auto* claim =
+        got.ok() ? client::As<api::ResourceClaim>(*got) : nullptr;
     if (claim == nullptr) {
       return FailedPreconditionError(field + ": resourceclaim " + ns + "/" +
                                      name + " does not exist");
@@ -417,7 +368,7 @@ StatusOr<std::vector<const api::ResourceClaim*>> PodManager::PodClaims(
           "list pod uid " +
           pod.metadata.uid);
     }
-    holders.push_back(object);
+    holders.push_back(*got);
     claims.push_back(claim);
   }
   return claims;
@@ -547,7 +498,6 @@ bool PodManager::TerminatePod(const std::string& key, const std::string& uid,
   MutexLock lock(mu_);
   auto it = records_.find(key);
   if (it != records_.end() && it->second.uid == uid) {
-    StopWaitingLocked(key);
     records_.erase(it);
   }
   log::Info(kComponent, "pod {} (uid {}) terminated", key, uid);

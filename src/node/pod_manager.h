@@ -2,16 +2,18 @@
 // far as DRA needs them), without a container runtime.
 //
 // It lists and watches this node's pods (fieldSelector spec.nodeName) and
-// all ResourceClaims; every pod bound to this
-// node is synced by one of `workers` threads (one pod is never synced by
-// two at once; different pods are, as the kubelet's per-pod workers), in
-// the kubelet's order:
+// reads each claim of a pod with a live get, as a kubelet does: under the
+// Node authorizer a node may only get the claims of pods bound to it, never
+// list or watch claims. Every pod bound to this node is synced by one of
+// `workers` threads (one pod is never synced by two at once; different pods
+// are, as the kubelet's per-pod workers), in the kubelet's order:
 //   1. each pod.spec.resourceClaims[] entry resolves to a claim (by
 //      resourceClaimName or the generated name in status); that claim must
 //      exist, be allocated and list the pod's UID in status.reservedFor.
 //      Otherwise the pod does not start: a Warning Event names the claim and
-//      why, and the pod is synced again when one of its claims changes
-//      (and with backoff).
+//      why, and the pod's claims are read again after a short bounded
+//      backoff (claim_recheck_initial doubling to claim_recheck_max), so it
+//      starts soon after its claim is ready without a claim watch;
 //   2. containers are reported waiting (ContainerCreating);
 //   3. all claims are prepared, one call per driver (DraManager);
 //   4. each container's claims (resources.claims[] name + request) map to
@@ -24,7 +26,7 @@
 // kubelet's status manager): per pod the latest wins, so a ContainerCreating
 // status overtaken by Running before it was written is never sent.
 // Failures of 3 and 4 are Warning Events (FailedPrepareDynamicResources)
-// and retried with exponential backoff.
+// and retried with exponential backoff (backoff_initial to backoff_max).
 //
 // A pod that is deleted or gets a deletionTimestamp has its containers
 // stopped, its claims unprepared when no other pod on the node uses them,
@@ -61,6 +63,11 @@ struct PodManagerOptions {
   std::string host_ip = "127.0.0.1";
   std::chrono::milliseconds backoff_initial{500};
   std::chrono::milliseconds backoff_max{60000};
+  // A pod whose claims are not ready (missing, not allocated, not reserved
+  // for it, or not readable yet) reads them again after this, doubling up
+  // to claim_recheck_max; reset once they are ready.
+  std::chrono::milliseconds claim_recheck_initial{200};
+  std::chrono::milliseconds claim_recheck_max{2000};
   // Pods synced at once (each blocks on driver calls).
   int workers = 16;
   // Threads writing pod statuses (PodStatusWriter).
@@ -100,13 +107,13 @@ class PodManager {
   PodManager(const PodManager&) = delete;
   PodManager& operator=(const PodManager&) = delete;
 
-  // Starts the informers, waits (up to `sync_timeout`) for their first
-  // list, forgets claims of pods that are gone and starts the worker.
+  // Starts the pod informer, waits (up to `sync_timeout`) for its first
+  // list, forgets claims of pods that are gone and starts the workers.
   Status Start(std::chrono::milliseconds sync_timeout) EXCLUDES(mu_);
   void Stop();
 
-  // Syncs again, now, every pod that is not running yet (a claim changed,
-  // a driver registered).
+  // Syncs again, now, every pod that is not running yet (a driver
+  // registered).
   void RequeueWaitingPods() EXCLUDES(mu_);
 
   // Per container of a pod ("namespace/name"), its CDI IDs and edits; set
@@ -127,21 +134,14 @@ class PodManager {
     std::chrono::milliseconds backoff{0};
     uint64_t written_version = 0;  // runtime StateVersion last written
     std::vector<ContainerDevices> devices;
-    RunningPod running_pod;               // when running
-    bool released = false;                // finished, and its claims unprepared
-    std::vector<std::string> claim_keys;  // in claim_waiters_ while waiting
+    RunningPod running_pod;  // when running
+    bool released = false;   // finished, and its claims unprepared
+    // The wait before its claims are read again (0: they were ready).
+    std::chrono::milliseconds claim_recheck{0};
   };
   using Clock = std::chrono::steady_clock;
 
   void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
-  // A claim changed: the pods not running yet that use it sync again.
-  void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now)
-      EXCLUDES(mu_);
-  // Indexes the not-yet-running pod `key` under its claims' keys (or, with
-  // no claims, removes it from the index).
-  void WaitForClaims(const std::string& key, std::vector<std::string> claims)
-      EXCLUDES(mu_);
-  void StopWaitingLocked(const std::string& key) REQUIRES(mu_);
   void Run();
   void QueueDueRetries() EXCLUDES(mu_);
   // Syncs one pod key; false when it should be retried with backoff.
@@ -155,13 +155,10 @@ class PodManager {
       EXCLUDES(mu_);
   bool TerminatePod(const std::string& key, const std::string& uid,
                     const api::Pod* pod) EXCLUDES(mu_);
-  // The claims of `pod`, each existing, allocated and reserved for it,
-  // from the claim watch's cache or (`live`) from the API.
+  // The claims of `pod`, each read from the API (a get per claim) and
+  // existing, allocated and reserved for it; `holders` keeps them alive.
   StatusOr<std::vector<const api::ResourceClaim*>> PodClaims(
-      const api::Pod& pod, std::vector<client::ObjectPtr>& holders,
-      bool live) const;
-  client::ObjectPtr ClaimNamed(const std::string& namespace_,
-                               const std::string& name, bool live) const;
+      const api::Pod& pod, std::vector<client::ObjectPtr>& holders) const;
   StatusOr<std::vector<ContainerDevices>> ContainerDevicesOf(
       const api::Pod& pod,
       const std::vector<const api::ResourceClaim*>& claims) const;
@@ -177,6 +174,8 @@ class PodManager {
             const std::string& reason, const std::string& message)
       EXCLUDES(mu_);
   void ScheduleRetry(const std::string& key) EXCLUDES(mu_);
+  // Syncs `key` again after its claim recheck backoff, which then doubles.
+  void ScheduleClaimRecheck(const std::string& key) EXCLUDES(mu_);
 
   client::ApiClient& api_;
   DraManager& dra_;
@@ -185,7 +184,6 @@ class PodManager {
   std::unique_ptr<SimulatedRuntime> own_runtime_;
   ContainerRuntime* runtime_;
   client::Informer pods_;
-  client::Informer claims_;
   client::WorkQueue queue_;
   PodStatusWriter status_writer_;
 
@@ -193,8 +191,6 @@ class PodManager {
   std::map<std::string, PodRecord> records_ GUARDED_BY(mu_);
   std::map<std::string, Clock::time_point> retries_ GUARDED_BY(mu_);
   std::chrono::milliseconds unused_backoff_ GUARDED_BY(mu_){0};
-  // Claim "namespace/name" → keys of pods not running yet that use it.
-  std::map<std::string, std::set<std::string>> claim_waiters_ GUARDED_BY(mu_);
 
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;

@@ -11,6 +11,7 @@
 #include "client/memory_api_client.h"
 #include "node/cdi_device_resolver.h"
 #include "node/fake_dra_driver.h"
+#include "node/node_identity_api_client.h"
 #include "node/node_test_util.h"
 #include "node/process_runtime.h"
 
@@ -18,6 +19,7 @@ namespace dralloc::node {
 namespace {
 
 using testing::FakeDraDriver;
+using testing::NodeIdentityApiClient;
 using testing::TempDir;
 using testing::WaitFor;
 using namespace std::chrono_literals;
@@ -43,7 +45,11 @@ class PodManagerTest : public ::testing::Test {
     ASSERT_TRUE(driver_.Start());
     StartAgent();
   }
-  void TearDown() override { StopAgent(); }
+  void TearDown() override {
+    StopAgent();
+    // The agent read only what the Node authorizer lets node-a read.
+    EXPECT_EQ(node_api_.refused(), std::vector<std::string>{});
+  }
 
   void StartAgent() {
     auto cache = ClaimInfoCache::Open(dir_.Sub("state"));
@@ -61,11 +67,13 @@ class PodManagerTest : public ::testing::Test {
     options.host_ip = "192.0.2.1";
     options.backoff_initial = 20ms;
     options.backoff_max = 200ms;
+    options.claim_recheck_initial = 10ms;
+    options.claim_recheck_max = 40ms;
     cdi_ =
         std::make_unique<CdiDeviceResolver>(std::vector<std::filesystem::path>{
             dir_.Sub("cdi-static"), dir_.Sub("cdi")});
     pods_ = std::make_unique<PodManager>(
-        api_, *dra_,
+        node_api_, *dra_,
         [this](const std::vector<std::string>& ids) {
           return cdi_->Resolve(ids);
         },
@@ -177,6 +185,8 @@ class PodManagerTest : public ::testing::Test {
   TempDir dir_;
   FakeDraDriver driver_;
   client::MemoryApiClient api_;
+  // What the agent sees: list and watch as the Node authorizer allows them.
+  NodeIdentityApiClient node_api_{api_, "node-a"};
   std::unique_ptr<CdiDeviceResolver> cdi_;
   std::unique_ptr<ClaimInfoCache> cache_;
   std::unique_ptr<DraManager> dra_;
@@ -249,6 +259,33 @@ TEST_F(PodManagerTest, ClaimNotReservedGetsEventAndNoStartUntilReserved) {
   AllocateAndReserve("gpu", {"p1"});
   ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
   EXPECT_NE(Phase("p2"), "Running");
+}
+
+// Without a claim watch (a node may only get its pods' claims), a pod
+// waiting for its claim reads it again on a short backoff: it starts once the
+// claim appears, is allocated and reserved, with no list or watch of claims.
+TEST_F(PodManagerTest, WaitingPodStartsOnceItsClaimIsReadyWithoutClaimWatch) {
+  CreatePod("p1", {"late"});
+  ASSERT_TRUE(WaitFor([&] { return HasEvent("p1", "does not exist"); }));
+  CreateClaim("late");
+  ASSERT_TRUE(WaitFor([&] { return HasEvent("p1", "is not allocated"); }));
+  AllocateAndReserve("late", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  EXPECT_EQ(PrepareCalls(), 1u);
+  EXPECT_EQ(node_api_.refused(), std::vector<std::string>{});
+  // The wrapper does refuse what a node may not do.
+  NodeIdentityApiClient node_a(api_, "node-a");
+  EXPECT_EQ(node_a.List(client::ResourceClaimsResource()).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(node_a.ListMatching(client::PodsResource(), "").ok());
+  EXPECT_FALSE(
+      node_a.ListMatching(client::PodsResource(), "spec.nodeName=node-b").ok());
+  EXPECT_TRUE(
+      node_a.ListMatching(client::PodsResource(), "spec.nodeName=node-a").ok());
+  EXPECT_EQ(node_a.refused(),
+            (std::vector<std::string>{
+                "list resourceclaims.resource.k8s.io", "list pods",
+                "list pods?fieldSelector=spec.nodeName=node-b"}));
 }
 
 TEST_F(PodManagerTest, PodsOfOtherNodesAreIgnored) {
