@@ -16,7 +16,7 @@
 
 #include "cdi/registry.h"
 #include "client/memory_api_client.h"
-#include "node/node_identity_api_client.h"
+#include "client/node_identity_api_client.h"
 
 namespace dralloc::exampledriver {
 namespace {

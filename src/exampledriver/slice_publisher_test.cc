@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "client/memory_api_client.h"
+#include "client/node_identity_api_client.h"
 #include "exampledriver/gpu_inventory.h"
-#include "node/node_identity_api_client.h"
 
 namespace dralloc::exampledriver {
 namespace {

@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "client/memory_api_client.h"
+#include "client/node_identity_api_client.h"
 #include "node/fake_dra_driver.h"
 #include "node/fake_health_service.h"
 #include "node/node_agent.h"
-#include "node/node_identity_api_client.h"
 #include "node/node_test_util.h"
 
 namespace dralloc::node {

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "client/memory_api_client.h"
+#include "client/node_identity_api_client.h"
 #include "node/fake_dra_driver.h"
-#include "node/node_identity_api_client.h"
 #include "node/node_test_util.h"
 
 namespace dralloc::node {

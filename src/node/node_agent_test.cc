@@ -9,9 +9,9 @@
 #include <fstream>
 
 #include "client/memory_api_client.h"
+#include "client/node_identity_api_client.h"
 #include "k8s.io/kubelet/pkg/apis/podresources/v1/api.grpc.pb.h"
 #include "node/fake_dra_driver.h"
-#include "node/node_identity_api_client.h"
 #include "node/node_test_util.h"
 
 namespace dralloc::node {

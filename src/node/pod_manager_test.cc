@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "client/memory_api_client.h"
+#include "client/node_identity_api_client.h"
 #include "node/cdi_device_resolver.h"
 #include "node/fake_dra_driver.h"
-#include "node/node_identity_api_client.h"
 #include "node/node_test_util.h"
 #include "node/process_runtime.h"
 

@@ -8,8 +8,8 @@
 // A refused request gets what HttpApiClient makes of the server's 403
 // (StatusForApiError) and is recorded in refused(). Gets and writes are
 // forwarded unchecked: tests/auth/node covers them (dralloc_nodeauth_test).
-#ifndef DRALLOC_NODE_NODE_IDENTITY_API_CLIENT_H_
-#define DRALLOC_NODE_NODE_IDENTITY_API_CLIENT_H_
+#ifndef DRALLOC_CLIENT_NODE_IDENTITY_API_CLIENT_H_
+#define DRALLOC_CLIENT_NODE_IDENTITY_API_CLIENT_H_
 
 #include <string>
 #include <string_view>
@@ -133,4 +133,4 @@ class NodeIdentityApiClient : public client::ApiClient {
 
 }  // namespace dralloc::node::testing
 
-#endif  // DRALLOC_NODE_NODE_IDENTITY_API_CLIENT_H_
+#endif  // DRALLOC_CLIENT_NODE_IDENTITY_API_CLIENT_H_
