@@ -154,7 +154,10 @@ class CaseRunner {
   // A write by the server itself (no user), which must succeed.
   void Setup(const json& step) {
     ASSERT_EQ(step.size(), 1u) << "a setup step has one operation";
-    const auto& [op, target] = *step.items().begin();
+    // The key and value are read from the object itself: a structured
+    // binding of `*items().begin()` refers into a temporary iterator.
+    const std::string op = step.begin().key();
+    const json& target = step.begin().value();
     auto written = Perform(op, target, WriteOptions{});
     ASSERT_TRUE(written.ok()) << op << ": " << written.error().message;
   }
