@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <utility>
+#include <vector>
 #include <variant>
 
 #include "api/object.h"
@@ -60,16 +61,37 @@ std::optional<ApiError> ResourceQuotaAdmission::Admit(
           ResourceStorage::Prefix(QuotaInfo(), namespace_)) == 0) {
     return std::nullopt;
   }
-  const api::ResourceList usage = quota::ResourceClaimEvaluator::Usage(*claim);
-  std::set<std::string> charged;
-  MutexLock lock(charge_mu_);
-  std::optional<ApiError> outcome;
-  for (int attempt = 0; attempt < max_attempts_; ++attempt) {
-    outcome = CheckAndCharge(namespace_, claim->metadata.name, usage,
-                             request.dry_run, charged);
-    if (!outcome || !IsConflict(*outcome)) return outcome;
+  PendingCharge mine;
+  mine.claim_name = claim->metadata.name;
+  mine.usage = quota::ResourceClaimEvaluator::Usage(*claim);
+  mine.dry_run = request.dry_run;
+  mu_.Lock();
+  queues_[namespace_].waiting.push_back(&mine);
+  while (!mine.done) {
+    // Looked up again after every wait: the entry of a namespace is erased
+    // once nobody waits in it (never while this charge is pending).
+    NamespaceQueue& queue = queues_[namespace_];
+    if (queue.charging) {
+      batch_charged_.Wait(mu_);
+      continue;
+    }
+    // No batch in flight: this thread charges everything waiting.
+    queue.charging = true;
+    const std::vector<PendingCharge*> batch = std::exchange(queue.waiting, {});
+    mu_.Unlock();
+    ChargeBatch(namespace_, batch);
+    mu_.Lock();
+    for (PendingCharge* charge : batch) charge->done = true;
+    queues_[namespace_].charging = false;
+    batch_charged_.SignalAll();
   }
-  return outcome;
+  auto entry = queues_.find(namespace_);
+  if (entry != queues_.end() && !entry->second.charging &&
+      entry->second.waiting.empty()) {
+    queues_.erase(entry);
+  }
+  mu_.Unlock();
+  return std::move(mine.outcome);
 }
 
 ApiOr<std::vector<api::ResourceQuota>> ResourceQuotaAdmission::QuotasIn(
@@ -87,33 +109,58 @@ ApiOr<std::vector<api::ResourceQuota>> ResourceQuotaAdmission::QuotasIn(
   return quotas;
 }
 
-std::optional<ApiError> ResourceQuotaAdmission::CheckAndCharge(
-    const std::string& namespace_, const std::string& claim_name,
-    const api::ResourceList& usage, bool dry_run,
+void ResourceQuotaAdmission::ChargeBatch(
+    const std::string& namespace_, const std::vector<PendingCharge*>& batch) {
+  std::set<std::string> charged;
+  std::optional<ApiError> failure;
+  for (int attempt = 0; attempt < max_attempts_; ++attempt) {
+    failure = ChargeOnce(namespace_, batch, charged);
+    if (!failure || !IsConflict(*failure)) break;
+  }
+  if (!failure) return;
+  for (PendingCharge* charge : batch) {
+    if (!charge->outcome) charge->outcome = failure;
+  }
+}
+
+std::optional<ApiError> ResourceQuotaAdmission::ChargeOnce(
+    const std::string& namespace_, const std::vector<PendingCharge*>& batch,
     std::set<std::string>& charged) {
-  ApiOr<std::vector<api::ResourceQuota>> quotas = QuotasIn(namespace_);
-  if (!quotas.ok()) return quotas.error();
-  // Every quota is checked before any is charged: a refusal charges none.
-  std::vector<api::ResourceQuota> to_charge;
-  for (api::ResourceQuota& quota : *quotas) {
-    if (charged.contains(quota.metadata.name)) continue;
-    quota::ClaimQuotaCheck check = quota::CheckClaimAgainstQuota(quota, usage);
-    using Outcome = quota::ClaimQuotaCheck::Outcome;
-    if (check.outcome == Outcome::kRefused) {
-      return QuotaForbidden(ClaimInfo(), claim_name, check.refusal);
+  ApiOr<std::vector<api::ResourceQuota>> listed = QuotasIn(namespace_);
+  if (!listed.ok()) return listed.error();
+  std::vector<api::ResourceQuota>& quotas = *listed;
+  std::erase_if(quotas, [&](const api::ResourceQuota& quota) {
+    return charged.contains(quota.metadata.name);
+  });
+  std::vector<bool> changed(quotas.size(), false);
+  using Outcome = quota::ClaimQuotaCheck::Outcome;
+  for (PendingCharge* charge : batch) {
+    if (charge->outcome) continue;  // refused in an earlier attempt
+    // Every quota is checked before any is charged: a refusal charges none.
+    std::vector<quota::ClaimQuotaCheck> checks;
+    checks.reserve(quotas.size());
+    for (const api::ResourceQuota& quota : quotas) {
+      checks.push_back(quota::CheckClaimAgainstQuota(quota, charge->usage));
+      if (checks.back().outcome == Outcome::kRefused) {
+        charge->outcome = QuotaForbidden(ClaimInfo(), charge->claim_name,
+                                         checks.back().refusal);
+        break;
+      }
     }
-    if (check.outcome == Outcome::kCharged) {
-      quota.status.used = std::move(check.new_used);
-      to_charge.push_back(std::move(quota));
+    if (charge->outcome || charge->dry_run) continue;
+    for (size_t i = 0; i < quotas.size(); ++i) {
+      if (checks[i].outcome != Outcome::kCharged) continue;
+      quotas[i].status.used = std::move(checks[i].new_used);
+      changed[i] = true;
     }
   }
-  if (dry_run) return std::nullopt;
-  for (const api::ResourceQuota& quota : to_charge) {
+  for (size_t i = 0; i < quotas.size(); ++i) {
+    if (!changed[i]) continue;
     // A quota deleted since it was read limits nothing any more.
-    if (auto failed = WriteUsage(quota); failed && failed->code != 404) {
+    if (auto failed = WriteUsage(quotas[i]); failed && failed->code != 404) {
       return failed;
     }
-    charged.insert(quota.metadata.name);
+    charged.insert(quotas[i].metadata.name);
   }
   return std::nullopt;
 }

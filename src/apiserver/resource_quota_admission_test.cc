@@ -224,6 +224,39 @@ TEST_F(ResourceQuotaAdmissionTest,
             static_cast<size_t>(kLimit));
 }
 
+// Concurrent creates are charged in batches: within a batch each create is
+// checked against the usage the earlier ones in it charged, so with two
+// quotas and creates of different sizes the stored usage is exactly what
+// was admitted, and neither limit is passed.
+TEST_F(ResourceQuotaAdmissionTest, BatchedChargesAddUpAcrossQuotas) {
+  CreateQuota("claims", List({{kClaims, 30}}), List({{kClaims, 0}}));
+  CreateQuota("gpus", List({{kGpus, 25}}), List({{kGpus, 0}}));
+  std::atomic<int> admitted_claims{0};
+  std::atomic<int> admitted_gpus{0};
+  std::atomic<int> other{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 48; ++i) {
+    threads.emplace_back([&, i] {
+      const int gpus = 1 + i % 3;
+      auto created = CreateClaim(Claim("c" + std::to_string(i), gpus));
+      if (created.ok()) {
+        ++admitted_claims;
+        admitted_gpus += gpus;
+      } else if (created.error().code != 403) {
+        ++other;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_LE(admitted_gpus.load(), 25);
+  EXPECT_GE(admitted_gpus.load(), 23);  // refused only when 1-3 more fail
+  EXPECT_EQ(GetQuota("gpus").status.used.at(kGpus).ToString(),
+            std::to_string(admitted_gpus.load()));
+  EXPECT_EQ(GetQuota("claims").status.used.at(kClaims).ToString(),
+            std::to_string(admitted_claims.load()));
+}
+
 // Two admissions over one store stand for two API servers: only the CAS
 // write of the quota keeps them from both taking the last unit.
 TEST_F(ResourceQuotaAdmissionTest, TwoServersSharingAStoreNeverOvercommit) {
