@@ -48,6 +48,7 @@ int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
   options.run_scheduler = scheduler;
   options.run_controller = !scheduler;
   options.run_quota_controller = !scheduler;
+  options.run_service_accounts_controller = !scheduler;
   options.controller.workers = flags.workers;
   options.scheduler.scheduler_name = flags.scheduler_name;
   options.scheduler.schedule_default_pods = flags.default_pods;

@@ -106,6 +106,7 @@ controlplane::ControlPlaneOptions PlaneOptions(const ServeFlags& flags,
   options.controller.workers =
       flags.controller_workers > 0 ? flags.controller_workers : threads;
   options.run_quota_controller = true;
+  options.run_service_accounts_controller = true;
   return options;
 }
 
@@ -118,6 +119,7 @@ int RunElectedPlanes(const ServeFlags& flags, ServedApi& served,
   scheduler_options.run_controller = false;
   scheduler_options.run_pod_gc = false;
   scheduler_options.run_quota_controller = false;
+  scheduler_options.run_service_accounts_controller = false;
   controlplane::ControlPlaneOptions controller_options =
       PlaneOptions(flags, served);
   controller_options.run_scheduler = false;

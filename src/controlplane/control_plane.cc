@@ -45,6 +45,13 @@ ControlPlane::ControlPlane(client::ApiClient& client,
       quota_controller_ = std::make_unique<controller::ResourceQuotaController>(
           client, *quotas_, *quota_claims_, options.quota);
     }
+    if (options.run_service_accounts_controller) {
+      account_namespaces_ = make(client::ResourceFor<api::Namespace>());
+      service_accounts_ = make(client::ResourceFor<api::ServiceAccount>());
+      service_accounts_controller_ =
+          std::make_unique<controller::ServiceAccountsController>(
+              client, *account_namespaces_, *service_accounts_);
+    }
   }
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(
@@ -99,6 +106,11 @@ void ControlPlane::Start() {
     quota_claims_->Start();
     quota_controller_->Start();
   }
+  if (service_accounts_controller_) {
+    account_namespaces_->Start();
+    service_accounts_->Start();
+    service_accounts_controller_->Start();
+  }
   if (scheduler_) scheduler_->Start();
 }
 
@@ -112,6 +124,11 @@ void ControlPlane::Stop() {
     quota_controller_->Stop();
     quotas_->Stop();
     quota_claims_->Stop();
+  }
+  if (service_accounts_controller_) {
+    service_accounts_controller_->Stop();
+    account_namespaces_->Stop();
+    service_accounts_->Stop();
   }
   for (client::Informer* informer : informers()) informer->Stop();
 }

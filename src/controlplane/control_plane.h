@@ -15,6 +15,7 @@
 #include "controller/claim_controller.h"
 #include "controller/pod_gc_controller.h"
 #include "controller/resource_quota_controller.h"
+#include "controller/service_accounts_controller.h"
 #include "scheduler/scheduler.h"
 
 namespace dralloc::controlplane {
@@ -39,6 +40,9 @@ struct ControlPlaneOptions {
   // RunToQuiescence) when this is true.
   bool run_quota_controller = false;
   controller::ResourceQuotaControllerOptions quota;
+  // The serviceaccounts controller ("default" in every namespace) runs with
+  // the controller (Start/Stop) when this is true.
+  bool run_service_accounts_controller = false;
   scheduler::SchedulerOptions scheduler;
 };
 
@@ -109,6 +113,9 @@ class ControlPlane {
   // Its own caches: started and stopped with it, never pumped in rounds.
   std::unique_ptr<client::Informer> quotas_, quota_claims_;
   std::unique_ptr<controller::ResourceQuotaController> quota_controller_;
+  std::unique_ptr<client::Informer> account_namespaces_, service_accounts_;
+  std::unique_ptr<controller::ServiceAccountsController>
+      service_accounts_controller_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   size_t pipeline_batch_ = 0;
   bool started_ = false;

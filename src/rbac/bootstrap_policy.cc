@@ -178,13 +178,24 @@ std::vector<api::ClusterRole> ComponentRoles() {
        Rule({"update", "patch"}, kResourceGroup,
             {"resourceclaims", "resourceclaims/status"}),
        Rule({"update", "patch"}, "", {"pods/status"}),
-       Rule(kRead, kResourceGroup, {"resourceclaimtemplates"}),
+       Rule({"create", "update", "patch"}, "", {"events"})}));
+  roles.push_back(MakeRole(
+      "system:controller:device-taint-eviction-controller",
+      {Rule({"get", "list", "watch", "delete"}, "", {"pods"}),
+       Rule({"update", "patch"}, "", {"pods/status"}),
+       Rule(kRead, kResourceGroup,
+            {"resourceclaims", "resourceslices", "deviceclasses",
+             "devicetaintrules"}),
        Rule({"create", "update", "patch"}, "", {"events"})}));
   roles.push_back(
       MakeRole("system:controller:resourcequota-controller",
                {Rule({"list", "watch"}, "*", {"*"}),
                 Rule({"update"}, "", {"resourcequotas/status"}),
                 Rule({"create", "update", "patch"}, "", {"events"})}));
+  roles.push_back(MakeRole(
+      "system:controller:service-account-controller",
+      {Rule({"create"}, "", {"serviceaccounts"}),
+       Rule({"create", "update", "patch"}, "", {"events"})}));
   roles.push_back(MakeRole("system:controller:pod-garbage-collector",
                            {Rule({"list", "watch", "delete"}, "", {"pods"}),
                             Rule({"get", "list"}, "", {"nodes"}),
@@ -252,8 +263,14 @@ std::vector<api::ClusterRoleBinding> BootstrapClusterRoleBindings() {
       Binding("system:controller:resource-claim-controller",
               {ControllerAccount("resource-claim-controller"),
                User(auth::kKubeControllerManager)}),
+      Binding("system:controller:device-taint-eviction-controller",
+              {ControllerAccount("device-taint-eviction-controller"),
+               User(auth::kKubeControllerManager)}),
       Binding("system:controller:resourcequota-controller",
               {ControllerAccount("resourcequota-controller"),
+               User(auth::kKubeControllerManager)}),
+      Binding("system:controller:service-account-controller",
+              {ControllerAccount("service-account-controller"),
                User(auth::kKubeControllerManager)}),
       Binding("system:controller:pod-garbage-collector",
               {ControllerAccount("pod-garbage-collector"),

@@ -118,6 +118,13 @@ check "a bound service-account token authenticates" contains "system:serviceacco
 admin -n team-a delete serviceaccount driver >/dev/null
 check "the token of a deleted service account is refused" fails_with "You must be logged in" \
   as "$work/sa.kubeconfig" get resourceclaims -n team-a
+check "every namespace gets the ServiceAccount default" eventually_ok admin -n team-a get serviceaccount default
+admin -n team-a delete serviceaccount default >/dev/null
+check "a deleted default ServiceAccount comes back" eventually_ok admin -n team-a get serviceaccount default
+default_token=$(admin -n team-a create token default --duration=1h)
+token_kubeconfig "$work/sa-default.kubeconfig" "$default_token"
+check "a token of the default ServiceAccount authenticates" contains "system:serviceaccount:team-a:default" \
+  as "$work/sa-default.kubeconfig" auth whoami
 check "secrets and configmaps are served" admin -n team-a create secret generic s1 --from-literal=k=v
 check "configmaps" admin -n team-a create configmap c1 --from-literal=k=v
 
