@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <utility>
-#include <vector>
 #include <variant>
+#include <vector>
 
 #include "api/object.h"
 #include "quota/claim_quota_check.h"

@@ -76,8 +76,7 @@ class ResourceQuotaAdmission : public AdmissionPlugin {
   // Decides and charges every charge of `batch` (sets each outcome),
   // retrying the quota writes that lose a race; called without `mu_`.
   void ChargeBatch(const std::string& namespace_,
-                   const std::vector<PendingCharge*>& batch)
-      EXCLUDES(mu_);
+                   const std::vector<PendingCharge*>& batch) EXCLUDES(mu_);
   // One attempt: checks the undecided charges of `batch` in order against
   // the quotas not in `charged` yet, then writes those quotas' new usage.
   // Returns kConflict when a write lost a race (the quotas written so far

@@ -33,8 +33,8 @@ struct ServiceAccountsControllerOptions {
 };
 
 struct ServiceAccountsControllerMetrics {
-  uint64_t syncs = 0;     // namespace keys processed
-  uint64_t created = 0;   // ServiceAccounts this controller created
+  uint64_t syncs = 0;    // namespace keys processed
+  uint64_t created = 0;  // ServiceAccounts this controller created
   uint64_t sync_errors = 0;
 };
 

@@ -59,10 +59,9 @@ TEST_F(ServiceAccountsControllerTest, EveryNamespaceGetsDefault) {
 TEST_F(ServiceAccountsControllerTest, ADeletedDefaultComesBack) {
   CreateNamespace("a");
   Settle();
-  ASSERT_TRUE(
-      api_.Delete(client::ResourceFor<api::ServiceAccount>(), "a", "default",
-                  "")
-          .ok());
+  ASSERT_TRUE(api_.Delete(client::ResourceFor<api::ServiceAccount>(), "a",
+                          "default", "")
+                  .ok());
   Settle();
   EXPECT_TRUE(HasAccount("a", "default"));
   EXPECT_EQ(controller_.metrics().created, 2u);
@@ -94,9 +93,9 @@ TEST_F(ServiceAccountsControllerTest, AnExistingDefaultIsKept) {
   auto got =
       api_.Get(client::ResourceFor<api::ServiceAccount>(), "a", "default");
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(std::get<api::ServiceAccount>(**got)
-                .automount_service_account_token,
-            false);
+  EXPECT_EQ(
+      std::get<api::ServiceAccount>(**got).automount_service_account_token,
+      false);
   EXPECT_EQ(controller_.metrics().created, 0u);
 }
 

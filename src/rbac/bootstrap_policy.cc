@@ -179,23 +179,23 @@ std::vector<api::ClusterRole> ComponentRoles() {
             {"resourceclaims", "resourceclaims/status"}),
        Rule({"update", "patch"}, "", {"pods/status"}),
        Rule({"create", "update", "patch"}, "", {"events"})}));
-  roles.push_back(MakeRole(
-      "system:controller:device-taint-eviction-controller",
-      {Rule({"get", "list", "watch", "delete"}, "", {"pods"}),
-       Rule({"update", "patch"}, "", {"pods/status"}),
-       Rule(kRead, kResourceGroup,
-            {"resourceclaims", "resourceslices", "deviceclasses",
-             "devicetaintrules"}),
-       Rule({"create", "update", "patch"}, "", {"events"})}));
+  roles.push_back(
+      MakeRole("system:controller:device-taint-eviction-controller",
+               {Rule({"get", "list", "watch", "delete"}, "", {"pods"}),
+                Rule({"update", "patch"}, "", {"pods/status"}),
+                Rule(kRead, kResourceGroup,
+                     {"resourceclaims", "resourceslices", "deviceclasses",
+                      "devicetaintrules"}),
+                Rule({"create", "update", "patch"}, "", {"events"})}));
   roles.push_back(
       MakeRole("system:controller:resourcequota-controller",
                {Rule({"list", "watch"}, "*", {"*"}),
                 Rule({"update"}, "", {"resourcequotas/status"}),
                 Rule({"create", "update", "patch"}, "", {"events"})}));
-  roles.push_back(MakeRole(
-      "system:controller:service-account-controller",
-      {Rule({"create"}, "", {"serviceaccounts"}),
-       Rule({"create", "update", "patch"}, "", {"events"})}));
+  roles.push_back(
+      MakeRole("system:controller:service-account-controller",
+               {Rule({"create"}, "", {"serviceaccounts"}),
+                Rule({"create", "update", "patch"}, "", {"events"})}));
   roles.push_back(MakeRole("system:controller:pod-garbage-collector",
                            {Rule({"list", "watch", "delete"}, "", {"pods"}),
                             Rule({"get", "list"}, "", {"nodes"}),
