@@ -20,7 +20,7 @@
 #include "common/mutex.h"
 #include "common/thread_annotations.h"
 
-namespace dralloc::node::testing {
+namespace dralloc::client::testing {
 
 class NodeIdentityApiClient : public client::ApiClient {
  public:
@@ -131,6 +131,6 @@ class NodeIdentityApiClient : public client::ApiClient {
   std::vector<std::string> refused_ GUARDED_BY(mu_);
 };
 
-}  // namespace dralloc::node::testing
+}  // namespace dralloc::client::testing
 
 #endif  // DRALLOC_CLIENT_NODE_IDENTITY_API_CLIENT_H_

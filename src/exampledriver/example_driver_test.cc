@@ -120,7 +120,7 @@ class ExampleDriverTest : public ::testing::Test {
   ScopedTempDir dir_;
   client::MemoryApiClient api_;
   // The driver's client, as system:node:node-a.
-  node::testing::NodeIdentityApiClient node_api_{api_, "node-a"};
+  client::testing::NodeIdentityApiClient node_api_{api_, "node-a"};
   std::unique_ptr<ExampleDriver> driver_;
 };
 

@@ -47,8 +47,8 @@ class SlicePublisherTest : public ::testing::Test {
 
   client::MemoryApiClient api_{client::MemoryApiOptions{.validate = true}};
   // The publishers' clients, as system:node:node-a and system:node:node-b.
-  node::testing::NodeIdentityApiClient node_a_{api_, "node-a"};
-  node::testing::NodeIdentityApiClient node_b_{api_, "node-b"};
+  client::testing::NodeIdentityApiClient node_a_{api_, "node-a"};
+  client::testing::NodeIdentityApiClient node_b_{api_, "node-b"};
 };
 
 TEST_F(SlicePublisherTest, CreatesOnceThenLeavesAlone) {

@@ -118,7 +118,7 @@ class DeviceHealthTest : public ::testing::Test {
   TempDir dir_;
   client::MemoryApiClient api_;
   // What the agent sees: list and watch as the Node authorizer allows them.
-  testing::NodeIdentityApiClient node_api_{api_, "node-a"};
+  client::testing::NodeIdentityApiClient node_api_{api_, "node-a"};
   // Served by driver_ when added: they outlive its server.
   FakeHealthService<FakeHealthV1> v1_;
   FakeHealthService<FakeHealthV1alpha1> v1alpha1_;

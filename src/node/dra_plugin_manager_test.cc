@@ -73,7 +73,7 @@ class DraPluginManagerTest : public ::testing::Test {
   TempDir dir_;
   client::MemoryApiClient api_;
   // What the manager sees: list and watch as the Node authorizer allows.
-  testing::NodeIdentityApiClient node_api_{api_, "node-a"};
+  client::testing::NodeIdentityApiClient node_api_{api_, "node-a"};
   std::unique_ptr<DraPluginManager> manager_;
   std::unique_ptr<PluginWatcher> watcher_;
 };

@@ -48,7 +48,7 @@ TEST(NodeAgent, DriverRegistersAndPodRuns) {
     ASSERT_TRUE(api.Create(slice).ok());
   }
   // The agent reads only what the Node authorizer lets node-a read.
-  testing::NodeIdentityApiClient node_api(api, "node-a");
+  client::testing::NodeIdentityApiClient node_api(api, "node-a");
   NodeAgent agent(node_api, OptionsUnder(dir));
   ASSERT_TRUE(agent.Start().ok());
   EXPECT_TRUE(api.List(client::ResourceSlicesResource())->items.empty());

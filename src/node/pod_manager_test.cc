@@ -19,7 +19,7 @@ namespace dralloc::node {
 namespace {
 
 using testing::FakeDraDriver;
-using testing::NodeIdentityApiClient;
+using client::testing::NodeIdentityApiClient;
 using testing::TempDir;
 using testing::WaitFor;
 using namespace std::chrono_literals;

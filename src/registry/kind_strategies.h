@@ -14,6 +14,7 @@ const ResourceStrategy& ResourceClaimStrategy();  // resource_claim_strategy.cc
 const ResourceStrategy&
 ResourceClaimTemplateStrategy();  // resource_claim_template_strategy.cc
 const ResourceStrategy& ResourceSliceStrategy();  // resource_slice_strategy.cc
+const ResourceStrategy& ResourceQuotaStrategy();  // resource_quota_strategy.cc
 // secret_strategy.cc
 const ResourceStrategy& SecretStrategy();
 const ResourceStrategy& ConfigMapStrategy();

@@ -132,6 +132,25 @@ TEST_F(WriteRulesTest, NamespaceStartsActiveWithTheKubernetesFinalizer) {
   EXPECT_TRUE(HasFinalizers(object));
 }
 
+TEST_F(WriteRulesTest, ResourceQuotaCreateDropsTheStatusTheClientSent) {
+  api::ResourceQuota quota;
+  quota.metadata.name = "gpus";
+  quota.metadata.namespace_ = "team";
+  quota.spec.hard.emplace("count/resourceclaims.resource.k8s.io",
+                          Quantity::FromInt64(4));
+  quota.status.hard = quota.spec.hard;
+  quota.status.used.emplace("count/resourceclaims.resource.k8s.io",
+                            Quantity::FromInt64(0));
+  api::Object object(quota);
+  EXPECT_TRUE(
+      PrepareCreate(Info("ResourceQuota"), object, names, "u", kNow, context)
+          .empty());
+  const auto& created = std::get<api::ResourceQuota>(object);
+  EXPECT_TRUE(created.status.hard.empty());
+  EXPECT_TRUE(created.status.used.empty());
+  EXPECT_EQ(created.spec.hard.size(), 1u);
+}
+
 TEST_F(WriteRulesTest, NamespaceUpdateKeepsStatusAndSpecFinalizers) {
   api::Namespace stored;
   stored.metadata.name = "team";

@@ -28,24 +28,6 @@ as() {
     --request-timeout=20s "$@"
 }
 admin() { as "$pki/admin.kubeconfig" "$@"; }
-contains() {  # contains NEEDLE CMD...: CMD succeeds and prints NEEDLE
-  local needle=$1
-  shift
-  local out
-  out=$("$@" 2>&1) || { echo "$out"; return 1; }
-  grep -qF -- "$needle" <<<"$out" || { echo "missing '$needle' in:"; echo "$out"; return 1; }
-}
-fails_with() {  # fails_with NEEDLE CMD...: CMD fails and prints NEEDLE
-  local needle=$1
-  shift
-  local out
-  if out=$("$@" 2>&1); then echo "unexpected success: $out"; return 1; fi
-  grep -qF -- "$needle" <<<"$out" || { echo "missing '$needle' in:"; echo "$out"; return 1; }
-}
-eventually_ok() {  # eventually_ok CMD...: CMD succeeds within 10 s
-  for _ in $(seq 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  "$@"
-}
 eventually_long() {  # eventually_long CMD...: CMD succeeds within 60 s
   for _ in $(seq 300); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
   "$@"
@@ -96,7 +78,7 @@ admin create namespace team-a >/dev/null
 check "a Role for claims" admin -n team-a create role claim-editor --verb=get,list,create,delete \
   --resource=resourceclaims.resource.k8s.io
 check "a RoleBinding to bob" admin -n team-a create rolebinding bob-claims --role=claim-editor --user=bob
-check "bob can list claims in team-a once bound" eventually_ok as "$work/bob.kubeconfig" -n team-a get resourceclaims
+check "bob can list claims in team-a once bound" eventually as "$work/bob.kubeconfig" -n team-a get resourceclaims
 check "can-i says yes in team-a" contains yes as "$work/bob.kubeconfig" -n team-a auth can-i create resourceclaims
 check "bob still cannot read default" fails_with forbidden as "$work/bob.kubeconfig" -n default get resourceclaims
 check "can-i --list shows the bound rule" contains "resourceclaims.resource.k8s.io" \
@@ -118,9 +100,9 @@ check "a bound service-account token authenticates" contains "system:serviceacco
 admin -n team-a delete serviceaccount driver >/dev/null
 check "the token of a deleted service account is refused" fails_with "You must be logged in" \
   as "$work/sa.kubeconfig" get resourceclaims -n team-a
-check "every namespace gets the ServiceAccount default" eventually_ok admin -n team-a get serviceaccount default
+check "every namespace gets the ServiceAccount default" eventually admin -n team-a get serviceaccount default
 admin -n team-a delete serviceaccount default >/dev/null
-check "a deleted default ServiceAccount comes back" eventually_ok admin -n team-a get serviceaccount default
+check "a deleted default ServiceAccount comes back" eventually admin -n team-a get serviceaccount default
 default_token=$(admin -n team-a create token default --duration=1h)
 token_kubeconfig "$work/sa-default.kubeconfig" "$default_token"
 check "a token of the default ServiceAccount authenticates" contains "system:serviceaccount:team-a:default" \
@@ -182,7 +164,7 @@ claim claim-a team-a 1 | admin create -f - >/dev/null
 claim claim-b team-a 1 | admin create -f - >/dev/null
 pod pod-a node-a claim-a | admin create -f - >/dev/null
 pod pod-b node-b claim-b | admin create -f - >/dev/null
-check "node-a reads the claim of its own pod" eventually_ok as "$node_a" -n team-a get resourceclaim claim-a
+check "node-a reads the claim of its own pod" eventually as "$node_a" -n team-a get resourceclaim claim-a
 check "node-a cannot read the claim of node-b's pod" fails_with forbidden as "$node_a" -n team-a get resourceclaim claim-b
 check "node-a lists only its own pods" fails_with forbidden as "$node_a" -n team-a get pods
 check "node-a lists pods with its nodeName selector" contains pod-a \
@@ -204,11 +186,11 @@ node_pids+=($!)
   >"$work/agent.out" 2>"$work/agent.log" &
 node_pids+=($!)
 started() { grep -qx ready "$work/driver.out" && grep -qx ready "$work/agent.out"; }
-check "driver and agent start with node credentials" eventually_ok started
+check "driver and agent start with node credentials" eventually started
 node_ready() { admin get node node-a --no-headers | grep -q ' Ready '; }
-check "the agent registers node-a and reports it Ready" eventually_ok node_ready
+check "the agent registers node-a and reports it Ready" eventually node_ready
 own_slices() { [[ $(admin get resourceslices --field-selector spec.nodeName=node-a -o name | wc -l) -ge 1 ]]; }
-check "the driver publishes node-a's slices" eventually_ok own_slices
+check "the driver publishes node-a's slices" eventually own_slices
 admin apply -f "$repo/tests/node/e2e/gpu-class.yaml" >/dev/null
 sed 's/name: gpu-pod-1/name: secure-gpu-pod/' "$repo/tests/node/e2e/pod-1.yaml" | admin create -f - >/dev/null
 pod_running() { [[ $(admin get pod secure-gpu-pod -o jsonpath='{.status.phase}') == Running ]]; }
@@ -228,7 +210,7 @@ spec:
     count/resourceclaims.resource.k8s.io: "10"
     gpu.example.com.deviceclass.resource.k8s.io/devices: "4"
 YAML
-check "the quota controller fills status.used" eventually_ok bash -c \
+check "the quota controller fills status.used" eventually bash -c \
   "'$kubectl_bin' --kubeconfig '$pki/admin.kubeconfig' -n team-q get resourcequota gpus -o jsonpath='{.status.used}' | grep -q devices"
 check "a claim of 2 devices fits" bash -c "$(declare -f claim); claim q1 team-q 2 | '$kubectl_bin' --kubeconfig '$pki/admin.kubeconfig' create -f -"
 check "another claim of 2 fits exactly" bash -c "$(declare -f claim); claim q2 team-q 2 | '$kubectl_bin' --kubeconfig '$pki/admin.kubeconfig' create -f -"

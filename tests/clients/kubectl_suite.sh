@@ -20,24 +20,6 @@ k() { "$kubectl_bin" --cache-dir "$work/cache" --request-timeout=20s "$@"; }
 json_field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval('d' + sys.argv[1]))" "$1"; }
 echo "kubectl $("$kubectl_bin" version --client -o json | json_field "['clientVersion']['gitVersion']") against $server_url"
 
-contains() {  # contains NEEDLE CMD...: CMD succeeds and prints NEEDLE
-  local needle=$1
-  shift
-  local out
-  out=$("$@" 2>&1) || { echo "$out"; return 1; }
-  grep -qF -- "$needle" <<<"$out" || { echo "missing '$needle' in:"; echo "$out"; return 1; }
-}
-fails_with() {  # fails_with NEEDLE CMD...: CMD fails and prints NEEDLE
-  local needle=$1
-  shift
-  local out
-  if out=$("$@" 2>&1); then echo "unexpected success: $out"; return 1; fi
-  grep -qF -- "$needle" <<<"$out" || { echo "missing '$needle' in:"; echo "$out"; return 1; }
-}
-eventually() {  # eventually CMD...: CMD succeeds within 10 s
-  for _ in $(seq 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  "$@"
-}
 
 claim() {  # claim NAME [NAMESPACE] [EXTRA REQUEST YAML]
   cat <<YAML

@@ -128,6 +128,30 @@ KUBECONFIG
   export KUBECONFIG="$work/kubeconfig"
 }
 
+# contains NEEDLE CMD...: CMD succeeds and prints NEEDLE.
+contains() {
+  local needle=$1
+  shift
+  local out
+  out=$("$@" 2>&1) || { echo "$out"; return 1; }
+  grep -qF -- "$needle" <<<"$out" || { echo "missing '$needle' in:"; echo "$out"; return 1; }
+}
+
+# fails_with NEEDLE CMD...: CMD fails and prints NEEDLE.
+fails_with() {
+  local needle=$1
+  shift
+  local out
+  if out=$("$@" 2>&1); then echo "unexpected success: $out"; return 1; fi
+  grep -qF -- "$needle" <<<"$out" || { echo "missing '$needle' in:"; echo "$out"; return 1; }
+}
+
+# eventually CMD...: CMD succeeds within 10 s (its last try's output shown).
+eventually() {
+  for _ in $(seq 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  "$@"
+}
+
 # check NAME CMD...: runs CMD, records the result, prints its output on failure.
 check() {
   local name=$1

@@ -40,13 +40,6 @@ k() { "$kubectl_bin" --cache-dir "$work/cache" --request-timeout=20s -n "$ns" "$
 echo "kubectl $("$kubectl_bin" version --client -o json |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])') against $DRALLOC_SERVER_COMMAND at $server_url"
 
-contains() {  # contains NEEDLE CMD...: CMD succeeds and prints NEEDLE
-  local needle=$1
-  shift
-  local out
-  out=$("$@" 2>&1) || { echo "$out"; return 1; }
-  grep -qF -- "$needle" <<<"$out" || { echo "missing '$needle' in:"; echo "$out"; return 1; }
-}
 equals() {  # equals WANT CMD...: CMD succeeds and prints exactly WANT
   local want=$1
   shift
