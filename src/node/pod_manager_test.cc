@@ -18,8 +18,8 @@
 namespace dralloc::node {
 namespace {
 
-using testing::FakeDraDriver;
 using client::testing::NodeIdentityApiClient;
+using testing::FakeDraDriver;
 using testing::TempDir;
 using testing::WaitFor;
 using namespace std::chrono_literals;
