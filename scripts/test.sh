@@ -12,8 +12,9 @@
 #      faults (kill -9, hangs, restarts), and wire compatibility with
 #      @grpc/grpc-js (pinned by tests/node/grpc-js/package-lock.json);
 #      TLS, authentication, RBAC, the Node authorizer, quota and audit with
-#      kubectl 1.33 and 1.32, and the kubectl suite over TLS as a
-#      non-admin user bound to cluster-admin;
+#      kubectl 1.33 and 1.32, Helm 4 (pinned by tests/helm/package-lock.json)
+#      under RBAC, and the kubectl suite over TLS as a non-admin user bound
+#      to cluster-admin;
 #   2. clang ASan+UBSan build (also keeps the code compiling with clang): the same tests;
 #   3. clang-format check of all C++ sources;
 #   4. a short benchmark smoke run (numbers are not judged here).
@@ -42,6 +43,8 @@ bash tests/crash/crash_test.sh build/src/cli/dralloc
 echo "== TLS, authentication, RBAC, the Node authorizer, quota and audit with kubectl 1.33 and 1.32"
 bash tests/auth/auth_suite.sh build/src/cli/dralloc 1.33
 bash tests/auth/auth_suite.sh build/src/cli/dralloc 1.32
+echo "== Helm 4 (pinned by tests/helm/package-lock.json) installs, upgrades, rolls back and uninstalls a DRA chart under RBAC"
+bash tests/helm/helm_suite.sh build/src/cli/dralloc
 echo "== the kubectl suite over TLS as a user bound to cluster-admin (client certificate; token)"
 DRALLOC_AUTH=cert bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.33
 DRALLOC_AUTH=token bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.32
