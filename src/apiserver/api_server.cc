@@ -11,6 +11,7 @@
 
 #include "api/resource_registry.h"
 #include "apiserver/discovery.h"
+#include "apiserver/impersonation.h"
 #include "apiserver/openapi_builder.h"
 #include "apiserver/pod_log_proxy.h"
 #include "apiserver/protobuf_body.h"
@@ -371,7 +372,11 @@ void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
   } recorder(writer, code);
 
   const auto received = std::chrono::system_clock::now();
-  ApiOr<auth::UserInfo> user = access_.Authenticate(request);
+  ApiOr<auth::UserInfo> requester = access_.Authenticate(request);
+  ApiOr<auth::UserInfo> user =
+      requester.ok() ? ActingUser(request, *requester, access_) : requester;
+  const bool impersonated =
+      requester.ok() && user.ok() && !request.impersonation_headers.empty();
   if (!user.ok()) {
     SendError(recorder, user.error());
     if (audit_) Audit(request, nullptr, code, received, nullptr);
@@ -385,7 +390,10 @@ void ApiServer::Handle(const HttpRequest& request, ResponseWriter& writer) {
       SendError(recorder,
                 AccessControl::ForbiddenFor(attributes, decision.reason));
     }
-    if (audit_) Audit(request, &attributes, code, received, &decision);
+    if (audit_) {
+      Audit(request, &attributes, code, received, &decision,
+            impersonated ? &*requester : nullptr);
+    }
   }
   const double seconds =
       std::chrono::duration<double>(Clock::now() - start).count();
@@ -490,8 +498,10 @@ void ApiServer::ServeTokenRequest(const HttpRequest& request,
 void ApiServer::Audit(const HttpRequest& request,
                       const auth::RequestAttributes* attributes, int code,
                       std::chrono::system_clock::time_point received,
-                      const auth::AuthorizationResult* decision) {
+                      const auth::AuthorizationResult* decision,
+                      const auth::UserInfo* impersonator) {
   AuditRecord record;
+  record.impersonator = impersonator;
   record.request_uri = request.path;
   if (!request.query.empty()) {
     record.request_uri += '?';

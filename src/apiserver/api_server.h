@@ -133,7 +133,8 @@ class ApiServer {
   void Audit(const HttpRequest& request,
              const auth::RequestAttributes* attributes, int code,
              std::chrono::system_clock::time_point received,
-             const auth::AuthorizationResult* decision);
+             const auth::AuthorizationResult* decision,
+             const auth::UserInfo* impersonator = nullptr);
   void EnsureNamespace(const std::string& name);
 
   ApiServerOptions options_;

@@ -73,7 +73,12 @@ std::string AuditLog::Format(const AuditRecord& record) {
   event["requestURI"] = record.request_uri;
   const auth::RequestAttributes* a = record.attributes;
   event["verb"] = a != nullptr ? a->verb : "";
-  event["user"] = a != nullptr ? UserJson(a->user) : Json::object();
+  if (a != nullptr && record.impersonator != nullptr) {
+    event["user"] = UserJson(*record.impersonator);
+    event["impersonatedUser"] = UserJson(a->user);
+  } else {
+    event["user"] = a != nullptr ? UserJson(a->user) : Json::object();
+  }
   event["sourceIPs"] = Json::array({record.source_ip});
   if (!record.user_agent.empty()) event["userAgent"] = record.user_agent;
   if (a != nullptr && a->resource_request) event["objectRef"] = ObjectRef(*a);

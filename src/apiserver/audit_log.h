@@ -22,6 +22,9 @@ struct AuditRecord {
   std::string source_ip;
   // The request's attributes; the user is empty when authentication failed.
   const auth::RequestAttributes* attributes = nullptr;
+  // Who sent the request when it impersonated attributes->user (the event's
+  // user; attributes->user is then its impersonatedUser).
+  const auth::UserInfo* impersonator = nullptr;
   int code = 0;
   std::chrono::system_clock::time_point received;
   std::chrono::system_clock::time_point completed;

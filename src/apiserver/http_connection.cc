@@ -4,10 +4,12 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/read.hpp>
+#include <cctype>
 
 #include "apiserver/tls_server_context.h"
 
@@ -362,6 +364,16 @@ HttpRequest HttpConnection::BuildRequest() {
   if (auto it = message.find(http::field::authorization); it != message.end()) {
     request.authorization = std::string(it->value());
     request.has_authorization = true;
+  }
+  for (const auto& field : message) {
+    std::string name(field.name_string());
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) {
+      return static_cast<char>(std::tolower(c));
+    });
+    if (name.starts_with("impersonate-")) {
+      request.impersonation_headers.emplace_back(std::move(name),
+                                                 std::string(field.value()));
+    }
   }
   request.tls = tls_ != nullptr;
   request.peer_certificates_der = peer_certificates_der_;

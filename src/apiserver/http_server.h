@@ -28,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -50,6 +51,9 @@ struct HttpRequest {
   std::vector<std::string> peer_certificates_der;
   // The client's address ("127.0.0.1:53412"), for the audit log.
   std::string remote_address;
+  // The Impersonate-* headers (kubectl --as, --as-group, --as-uid), names
+  // lowercased, in the order sent; a header sent twice appears twice.
+  std::vector<std::pair<std::string, std::string>> impersonation_headers;
   std::string body;
 
   // The last value of a query parameter, or "".

@@ -89,6 +89,13 @@ check "a RoleBinding to a role that does not exist is stored (superuser)" \
   admin -n team-a create rolebinding ghost --role=no-such-role --user=carol
 check "bob cannot grant what he lacks (escalation)" fails_with forbidden \
   as "$work/bob.kubeconfig" -n team-a create rolebinding self-admin --clusterrole=cluster-admin --user=bob
+check "the admin acts as bob with --as" contains "No resources found" admin --as=bob -n team-a get resourceclaims
+check "can-i --as answers for bob" contains yes admin --as=bob -n team-a auth can-i create resourceclaims
+check "whoami --as shows the impersonated user and groups" contains "gpu-team" \
+  admin --as=bob --as-group=gpu-team auth whoami
+check "bob cannot impersonate (upstream's 403)" fails_with \
+  'users "admin" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope' \
+  as "$work/bob.kubeconfig" --as=admin get pods
 check "get clusterroles lists the defaults" contains "system:node" admin get clusterroles
 
 # --- service accounts -----------------------------------------------------------
@@ -240,6 +247,8 @@ assert all(e["apiVersion"] == "audit.k8s.io/v1" and e["level"] == "Metadata" for
 assert any(e["user"].get("username") == "bob" and e["responseStatus"]["code"] == 403
            and e["objectRef"].get("resource") == "resourceclaims" for e in events), "no 403 for bob"
 assert any(e["responseStatus"]["code"] == 401 for e in events), "no 401"
+assert any(e.get("impersonatedUser", {}).get("username") == "bob"
+           and e["user"]["username"] == "admin" for e in events), "no impersonatedUser"
 print(len(events), "events")
 PY
 
