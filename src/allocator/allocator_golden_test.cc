@@ -96,6 +96,10 @@ std::vector<std::string> Summarize(
         line += fmt::format(" bindingFailureConditions={}",
                             fmt::join(r.binding_failure_conditions, ","));
       }
+      if (!r.skip_node_operations.empty()) {
+        line += fmt::format(" skipNodeOperations={}",
+                            fmt::join(r.skip_node_operations, ","));
+      }
       lines.push_back(line);
     }
     for (const auto& c : a.devices.config) {

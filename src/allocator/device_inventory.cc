@@ -288,6 +288,12 @@ std::shared_ptr<const NodeView> DeviceInventory::BuildView(
     std::unordered_set<std::string_view> names;
     for (uint32_t s : targeting) {
       const api::ResourceSlice& slice = *slices_[s];
+      // KEP-5945: a node whose kubelet would still call the driver cannot
+      // use devices that declare they need no node operations.
+      if (!slice.spec.skip_node_operations.empty() &&
+          !node.optional_node_operations) {
+        continue;
+      }
       const bool per_device = PerDeviceNodeSelection(slice);
       for (uint32_t d = first_device[s]; d < first_device[s + 1]; ++d) {
         const api::Device& device = *devices_[d].device;

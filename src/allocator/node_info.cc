@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "api/well_known.h"
+
 namespace dralloc::allocator {
 namespace {
 
@@ -42,7 +44,9 @@ bool RequirementMatches(const api::NodeSelectorRequirement& requirement,
 
 NodeInfo NodeInfo::FromNode(const api::Node& node) {
   return NodeInfo{node.metadata.name,
-                  {node.metadata.labels.begin(), node.metadata.labels.end()}};
+                  {node.metadata.labels.begin(), node.metadata.labels.end()},
+                  Contains(node.status.declared_features,
+                           std::string(api::kDeclaredFeatureOptionalNodeOps))};
 }
 
 bool NodeSelectorTermMatches(const api::NodeSelectorTerm& term,

@@ -10,10 +10,13 @@
 
 namespace dralloc::allocator {
 
-// What selectors can see of a node: its name (field metadata.name) and labels.
+// What selectors can see of a node: its name (field metadata.name) and
+// labels; and whether its kubelet skips node operations a slice declares
+// unneeded (status.declaredFeatures has DRAOptionalNodeOperations, KEP-5945).
 struct NodeInfo {
   std::string name;
   std::map<std::string, std::string> labels;
+  bool optional_node_operations = false;
 
   static NodeInfo FromNode(const api::Node& node);
   friend bool operator==(const NodeInfo&, const NodeInfo&) = default;

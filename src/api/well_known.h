@@ -25,6 +25,14 @@ inline constexpr std::string_view kAdminAccessLabel =
 inline constexpr std::string_view kPodClaimNameAnnotation =
     "resource.kubernetes.io/pod-claim-name";
 
+// KEP-5945: the feature a node declares in status.declaredFeatures when its
+// kubelet (node agent) honours skipNodeOperations, and the operations.
+inline constexpr std::string_view kDeclaredFeatureOptionalNodeOps =
+    "DRAOptionalNodeOperations";
+inline constexpr std::string_view kSkipNodePrepare = "NodePrepareResources";
+inline constexpr std::string_view kSkipNodeUnprepare = "NodeUnprepareResources";
+inline constexpr std::string_view kSkipAllNodeOperations = "*";
+
 }  // namespace dralloc::api
 
 #endif  // DRALLOC_API_WELL_KNOWN_H_

@@ -61,8 +61,8 @@ std::string UnescapedExtraKey(std::string_view key) {
         !std::isxdigit(static_cast<unsigned char>(key[i + 2]))) {
       return std::string(key);
     }
-    out += static_cast<char>(std::stoi(std::string(key.substr(i + 1, 2)),
-                                       nullptr, 16));
+    out += static_cast<char>(
+        std::stoi(std::string(key.substr(i + 1, 2)), nullptr, 16));
     i += 2;
   }
   return out;
@@ -107,8 +107,8 @@ ApiOr<auth::UserInfo> ActingUser(const HttpRequest& request,
                        .api_group = std::string(kAuthenticationGroup),
                        .name = value});
     } else if (header.starts_with(kExtraPrefix)) {
-      const std::string key =
-          UnescapedExtraKey(std::string_view(header).substr(kExtraPrefix.size()));
+      const std::string key = UnescapedExtraKey(
+          std::string_view(header).substr(kExtraPrefix.size()));
       acting.extra[key].push_back(value);
       parts.push_back({.resource = "userextras",
                        .api_group = std::string(kAuthenticationGroup),
@@ -126,9 +126,9 @@ ApiOr<auth::UserInfo> ActingUser(const HttpRequest& request,
                                  .namespace_ = account->first,
                                  .name = account->second});
     if (!groups_given) {
-      acting.groups = {std::string(auth::kServiceAccountsGroup),
-                       fmt::format("{}:{}", auth::kServiceAccountsGroup,
-                                   account->first)};
+      acting.groups = {
+          std::string(auth::kServiceAccountsGroup),
+          fmt::format("{}:{}", auth::kServiceAccountsGroup, account->first)};
     }
   } else {
     parts.insert(parts.begin(), {.resource = "users", .name = *user_name});

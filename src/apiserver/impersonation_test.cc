@@ -95,8 +95,8 @@ TEST(ImpersonationTest, GroupsUidAndExtrasAreEachAuthorized) {
 }
 
 TEST(ImpersonationTest, RefusalIsUpstreamsForbidden) {
-  auto refused = ActingUser(Request({{"impersonate-user", "bob"}}), kAdmin,
-                            Access({}));
+  auto refused =
+      ActingUser(Request({{"impersonate-user", "bob"}}), kAdmin, Access({}));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, 403);
   EXPECT_EQ(refused.error().message,
@@ -123,9 +123,8 @@ TEST(ImpersonationTest, ServiceAccountsAreCheckedInTheirNamespace) {
 }
 
 TEST(ImpersonationTest, AnonymousGetsSystemUnauthenticated) {
-  auto user =
-      ActingUser(Request({{"impersonate-user", "system:anonymous"}}), kAdmin,
-                 Access({":users///system:anonymous"}));
+  auto user = ActingUser(Request({{"impersonate-user", "system:anonymous"}}),
+                         kAdmin, Access({":users///system:anonymous"}));
   ASSERT_TRUE(user.ok());
   EXPECT_EQ(user->groups, Groups{"system:unauthenticated"});
 }

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "api/well_known.h"
+
 namespace dralloc::node {
 namespace {
 
@@ -46,6 +48,11 @@ json ClaimToJson(const ClaimInfo& claim) {
     }
     drivers[name] = {{"state", state.prepared ? "prepared" : "preparing"},
                      {"devices", devices}};
+    // Written only when set, so checkpoints without skips read as before.
+    json skipped = json::array();
+    if (state.skip_prepare) skipped.push_back(api::kSkipNodePrepare);
+    if (state.skip_unprepare) skipped.push_back(api::kSkipNodeUnprepare);
+    if (!skipped.empty()) drivers[name]["skip"] = std::move(skipped);
   }
   return {{"uid", claim.uid},
           {"namespace", claim.namespace_},
@@ -80,6 +87,12 @@ ClaimInfo ClaimFromJson(const json& in) {
     out.prepared = word == "prepared";
     for (const auto& device : state.at("devices")) {
       out.devices.push_back(DeviceFromJson(device));
+    }
+    // Older checkpoints have no "skip": nothing skipped. Unknown words are
+    // ignored, as the kubelet ignores operations it does not know.
+    for (const auto& word : state.value("skip", json::array())) {
+      if (word == api::kSkipNodePrepare) out.skip_prepare = true;
+      if (word == api::kSkipNodeUnprepare) out.skip_unprepare = true;
     }
   }
   claim.pod_uids = in.at("podUIDs").get<std::set<std::string>>();

@@ -19,6 +19,11 @@ struct DriverClaimState {
   // the driver may or may not have prepared the claim ("preparing").
   bool prepared = false;
   std::vector<PreparedDevice> devices;
+  // KEP-5945: every device of this driver in the claim skips the call
+  // (ResourceSlice skipNodeOperations), so it is never made; a driver that
+  // skips preparation is recorded prepared, with no devices.
+  bool skip_prepare = false;
+  bool skip_unprepare = false;
   friend bool operator==(const DriverClaimState&,
                          const DriverClaimState&) = default;
 };

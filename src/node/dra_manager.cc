@@ -1,5 +1,9 @@
 #include "node/dra_manager.h"
 
+#include <algorithm>
+#include <map>
+
+#include "api/well_known.h"
 #include "common/log.h"
 
 namespace dralloc::node {
@@ -7,12 +11,32 @@ namespace {
 
 constexpr std::string_view kComponent = "dra-manager";
 
-std::set<std::string> DriversOf(const api::ResourceClaim& claim) {
-  std::set<std::string> drivers;
+bool Skips(const api::DeviceRequestAllocationResult& result,
+           std::string_view operation) {
+  for (const std::string& skipped : result.skip_node_operations) {
+    if (skipped == operation || skipped == api::kSkipAllNodeOperations) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The drivers of the claim's allocation, each with the calls that every
+// one of its devices skips (KEP-5945: the kubelet's aggregation).
+std::map<std::string, DriverClaimState> DriversOf(
+    const api::ResourceClaim& claim) {
+  std::map<std::string, DriverClaimState> drivers;
   if (!claim.status.allocation) return drivers;
   for (const auto& result : claim.status.allocation->devices.results) {
-    drivers.insert(result.driver);
+    auto [it, first] = drivers.try_emplace(result.driver);
+    DriverClaimState& state = it->second;
+    const bool prepare = Skips(result, api::kSkipNodePrepare);
+    const bool unprepare = Skips(result, api::kSkipNodeUnprepare);
+    state.skip_prepare = first ? prepare : state.skip_prepare && prepare;
+    state.skip_unprepare =
+        first ? unprepare : state.skip_unprepare && unprepare;
   }
+  for (auto& [driver, state] : drivers) state.prepared = state.skip_prepare;
   return drivers;
 }
 
@@ -55,8 +79,8 @@ Status DraManager::PrepareResources(
       ClaimInfo& info = tx.Edit(claim->metadata.uid);
       info.namespace_ = claim->metadata.namespace_;
       info.name = claim->metadata.name;
-      for (const std::string& driver : DriversOf(*claim)) {
-        info.drivers.try_emplace(driver);
+      for (auto& [driver, state] : DriversOf(*claim)) {
+        info.drivers.try_emplace(driver, std::move(state));
       }
       info.pod_uids.insert(pod_uid);
     }
@@ -184,14 +208,22 @@ Status DraManager::UnprepareLocked(const std::set<std::string>& uids,
     refs[uid] = info->ref();
     // Drivers still "preparing" too: they may have prepared before a crash.
     for (const auto& [driver, state] : info->drivers) {
-      batches[driver].push_back(info->ref());
+      if (!state.skip_unprepare) batches[driver].push_back(info->ref());
     }
   }
-  // Claims with no driver left (or none at all) are done.
+  // Drivers that skip unpreparation are done at once, and claims with no
+  // driver left (or none at all) with them.
   RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
     for (const auto& [uid, ref] : refs) {
       const ClaimInfo* info = tx.Find(uid);
-      if (info != nullptr && info->drivers.empty()) tx.Erase(uid);
+      if (info == nullptr) continue;
+      if (std::any_of(info->drivers.begin(), info->drivers.end(),
+                      [](const auto& d) { return d.second.skip_unprepare; })) {
+        std::erase_if(tx.Edit(uid).drivers,
+                      [](const auto& d) { return d.second.skip_unprepare; });
+        info = tx.Find(uid);
+      }
+      if (info->drivers.empty()) tx.Erase(uid);
     }
   }));
   std::map<std::string, Status> errors = RunUnprepare(batches, owner);

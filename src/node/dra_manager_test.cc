@@ -183,6 +183,39 @@ TEST_F(DraManagerTest, OneCallPerDriverWithAllClaimsOfThePod) {
   EXPECT_TRUE(cache_->List().empty());
 }
 
+// KEP-5945: a driver whose every device in the claim skips an operation is
+// never called for it, and needs not even be registered; a driver with one
+// device that does not skip is called as before.
+TEST_F(DraManagerTest, SkippedNodeOperationsCallNoDriver) {
+  auto claim = MakeClaim("a", {"gpu.example.com", "net.example.com"});
+  auto& results = claim.status.allocation->devices.results;
+  results[0].skip_node_operations = {"*"};
+  results[1].skip_node_operations = {"NodeUnprepareResources"};
+  results.push_back(Result("gpu", "gpu.example.com", "pool", "dev-2"));
+  results.back().skip_node_operations = {"NodePrepareResources",
+                                         "NodeUnprepareResources"};
+  unregistered_.insert("gpu.example.com");
+  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&claim}).ok());
+  EXPECT_TRUE(PrepareCalls(gpu_).empty());
+  EXPECT_EQ(PrepareCalls(net_), (Calls{{"a"}}));
+  ASSERT_TRUE(cache_->Get("a")->prepared());
+
+  Restart();  // the skips survive in the checkpoint
+  ASSERT_TRUE(manager_->UnprepareResources("pod-1").ok());
+  EXPECT_TRUE(UnprepareCalls(gpu_).empty());
+  EXPECT_TRUE(UnprepareCalls(net_).empty());
+  EXPECT_TRUE(cache_->List().empty());
+}
+
+TEST_F(DraManagerTest, OneDeviceThatNeedsTheDriverMeansACall) {
+  auto claim = MakeClaim("a", {"gpu.example.com", "gpu.example.com"});
+  claim.status.allocation->devices.results[0].skip_node_operations = {"*"};
+  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&claim}).ok());
+  EXPECT_EQ(PrepareCalls(gpu_), (Calls{{"a"}}));
+  ASSERT_TRUE(manager_->UnprepareResources("pod-1").ok());
+  EXPECT_EQ(UnprepareCalls(gpu_), (Calls{{"a"}}));
+}
+
 TEST_F(DraManagerTest, SharedClaimUnpreparedAfterItsLastPod) {
   auto shared = MakeClaim("s", {"gpu.example.com"});
   ASSERT_TRUE(manager_->PrepareResources("pod-1", {&shared}).ok());

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/well_known.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "node/simulated_runtime.h"
@@ -87,6 +88,9 @@ api::NodeStatus NodeStatusReporter::StatusFor(const api::Node& node) const {
       *Quantity::Parse(std::to_string(memory > 0 ? memory / 1024 : 0) + "Ki");
   status.capacity["pods"] = Quantity::FromInt64(options_.max_pods);
   status.allocatable = status.capacity;
+  // This agent honours ResourceSlice skipNodeOperations (KEP-5945).
+  status.declared_features = {
+      std::string(api::kDeclaredFeatureOptionalNodeOps)};
   const std::string now = NowRfc3339();
   SetUnknownField(status.unknown_fields, "conditions",
                   Conditions(node.status, now).dump());

@@ -134,6 +134,7 @@ bool DraPlugin::AllocatedClaimsAvailable(DraCycleState& state,
                                          const NodeEntry& node,
                                          UnschedulableReasons& reasons) const {
   bool available = true;
+  bool needs_optional_node_operations = false;
   for (const PodClaim& pc : state.claims) {
     const auto& allocation = pc.claim->status.allocation;
     if (allocation && allocation->node_selector &&
@@ -142,9 +143,24 @@ bool DraPlugin::AllocatedClaimsAvailable(DraCycleState& state,
       state.unavailable_claims.insert(pc.key);
       available = false;
     }
+    // KEP-5945: devices allocated with skipNodeOperations need a node
+    // agent that honours them.
+    if (allocation && !node.info.optional_node_operations &&
+        std::any_of(allocation->devices.results.begin(),
+                    allocation->devices.results.end(), [](const auto& r) {
+                      return !r.skip_node_operations.empty();
+                    })) {
+      state.unavailable_claims.insert(pc.key);
+      needs_optional_node_operations = true;
+    }
   }
   if (!available) reasons.Add("resourceclaim not available on the node");
-  return available;
+  if (needs_optional_node_operations) {
+    reasons.Add(
+        "node does not declare DRAOptionalNodeOperations, which an allocated "
+        "resourceclaim needs");
+  }
+  return available && !needs_optional_node_operations;
 }
 
 FilterCode DraPlugin::Filter(

@@ -63,4 +63,14 @@ check "a pod whose claim is not allocated and reserved for it never starts" neve
 event_says_why() { k get events -o jsonpath='{range .items[?(@.involvedObject.name=="unreserved-pod")]}{.message}{"\n"}{end}' | grep -q never-allocated; }
 check "an Event on that pod names the claim" wait_for 30 event_says_why
 
+# KEP-5945: devices of a driver without node-local components.
+declares() { [[ $(k get node "$1" -o jsonpath='{.status.declaredFeatures}') == *DRAOptionalNodeOperations* ]]; }
+check "node agents declare DRAOptionalNodeOperations" declares "$(k get nodes -o jsonpath='{.items[0].metadata.name}')"
+k apply -f "$manifests/control-plane-device.yaml" >/dev/null
+check "a pod using a device whose slice skips node operations runs without any driver" \
+  wait_for 60 phase_is virtual-pod Running
+skip_copied() { [[ $(k get resourceclaim virtual-claim -o jsonpath='{.status.allocation.devices.results[0].skipNodeOperations}') == *'*'* ]]; }
+check "the allocation result carries the slice's skipNodeOperations" skip_copied
+check "deleting it completes without a driver to unprepare" k delete pod virtual-pod --wait=true --timeout=30s
+
 finish

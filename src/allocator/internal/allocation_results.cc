@@ -23,6 +23,7 @@ api::AllocationResult AllocationSearch::BuildResult(int claim) const {
     r.binding_failure_conditions = device.device->binding_failure_conditions;
     r.share_id = p.share_id;
     r.consumed_capacity = p.consumed;
+    r.skip_node_operations = device.slice->spec.skip_node_operations;
     result.devices.results.push_back(std::move(r));
   }
 

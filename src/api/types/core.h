@@ -94,13 +94,18 @@ constexpr auto KeptFieldsOf(const NodeSpec*) {
 struct NodeStatus {
   std::map<std::string, Quantity> capacity;
   std::map<std::string, Quantity> allocatable;
+  // Features the node's kubelet declares (NodeDeclaredFeatures), e.g.
+  // "DRAOptionalNodeOperations".
+  std::vector<std::string> declared_features;
   UnknownFields unknown_fields;
   friend bool operator==(const NodeStatus&, const NodeStatus&) = default;
 };
 constexpr auto FieldsOf(const NodeStatus*) {
   using T = NodeStatus;
-  return std::tuple{Field("capacity", &T::capacity).Proto(1),
-                    Field("allocatable", &T::allocatable).Proto(2)};
+  return std::tuple{
+      Field("capacity", &T::capacity).Proto(1),
+      Field("allocatable", &T::allocatable).Proto(2),
+      Field("declaredFeatures", &T::declared_features).Proto(14).ListAtomic()};
 }
 constexpr auto KeptFieldsOf(const NodeStatus*) {
   return std::tuple{

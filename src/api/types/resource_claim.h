@@ -156,6 +156,8 @@ struct DeviceRequestAllocationResult {
   std::vector<std::string> binding_failure_conditions;
   std::optional<std::string> share_id;
   std::map<std::string, Quantity> consumed_capacity;
+  // A copy of the device's ResourceSliceSpec.skipNodeOperations (KEP-5945).
+  std::vector<std::string> skip_node_operations;
   friend bool operator==(const DeviceRequestAllocationResult&,
                          const DeviceRequestAllocationResult&) = default;
 };
@@ -171,7 +173,8 @@ constexpr auto FieldsOf(const DeviceRequestAllocationResult*) {
       Field("bindingConditions", &T::binding_conditions),
       Field("bindingFailureConditions", &T::binding_failure_conditions),
       Field("shareID", &T::share_id),
-      Field("consumedCapacity", &T::consumed_capacity)};
+      Field("consumedCapacity", &T::consumed_capacity),
+      Field("skipNodeOperations", &T::skip_node_operations).ListSet()};
 }
 
 struct DeviceAllocationConfiguration {

@@ -93,6 +93,9 @@ struct ResourceSliceSpec {
   std::vector<Device> devices;
   std::optional<bool> per_device_node_selection;
   std::vector<CounterSet> shared_counters;
+  // KEP-5945: node-local operations (kubelet gRPC calls) its devices do not
+  // need: "NodePrepareResources", "NodeUnprepareResources" or "*".
+  std::vector<std::string> skip_node_operations;
   friend bool operator==(const ResourceSliceSpec&,
                          const ResourceSliceSpec&) = default;
 };
@@ -106,7 +109,8 @@ constexpr auto FieldsOf(const ResourceSliceSpec*) {
       Field("allNodes", &T::all_nodes),
       Field("devices", &T::devices),
       Field("perDeviceNodeSelection", &T::per_device_node_selection),
-      Field("sharedCounters", &T::shared_counters)};
+      Field("sharedCounters", &T::shared_counters),
+      Field("skipNodeOperations", &T::skip_node_operations).ListSet()};
 }
 
 struct ResourceSlice {

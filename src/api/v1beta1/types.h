@@ -81,6 +81,7 @@ struct ResourceSliceSpec {
   std::vector<Device> devices;
   std::optional<bool> per_device_node_selection;
   std::vector<CounterSet> shared_counters;
+  std::vector<std::string> skip_node_operations;
   friend bool operator==(const ResourceSliceSpec&,
                          const ResourceSliceSpec&) = default;
 };
@@ -94,7 +95,8 @@ constexpr auto FieldsOf(const ResourceSliceSpec*) {
       Field("allNodes", &T::all_nodes),
       Field("devices", &T::devices),
       Field("perDeviceNodeSelection", &T::per_device_node_selection),
-      Field("sharedCounters", &T::shared_counters)};
+      Field("sharedCounters", &T::shared_counters),
+      Field("skipNodeOperations", &T::skip_node_operations).ListSet()};
 }
 
 struct ResourceSlice {

@@ -130,6 +130,7 @@ api::ResourceSlice ToHub(const ResourceSlice& in) {
     out.spec.devices.push_back(ToHub(device));
   out.spec.per_device_node_selection = spec.per_device_node_selection;
   out.spec.shared_counters = spec.shared_counters;
+  out.spec.skip_node_operations = spec.skip_node_operations;
   return out;
 }
 
@@ -220,6 +221,7 @@ StatusOr<ResourceSlice> FromHub(const api::ResourceSlice& in) {
     out.spec.devices.push_back(FromHub(device));
   out.spec.per_device_node_selection = spec.per_device_node_selection;
   out.spec.shared_counters = spec.shared_counters;
+  out.spec.skip_node_operations = spec.skip_node_operations;
   return out;
 }
 

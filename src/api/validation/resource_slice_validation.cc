@@ -333,6 +333,34 @@ void ValidateNodeSelection(const ResourceSliceSpec& spec, const FieldPath& path,
   }
 }
 
+// KEP-5945: a set of known operations, and preparation skipped only where
+// unpreparation is too (a pod must not hang in Terminating waiting for a
+// node-local driver that was never needed to start it).
+void ValidateSkipNodeOperations(const std::vector<std::string>& operations,
+                                const FieldPath& path, ErrorList& errors) {
+  std::set<std::string_view> seen;
+  for (size_t i = 0; i < operations.size(); ++i) {
+    const std::string& operation = operations[i];
+    const FieldPath item = path.Index(Size(i));
+    if (operation != "NodePrepareResources" &&
+        operation != "NodeUnprepareResources" && operation != "*") {
+      errors.push_back(NotSupported(
+          item, operation,
+          {"*", "NodePrepareResources", "NodeUnprepareResources"}));
+    }
+    if (!seen.insert(operation).second) {
+      errors.push_back(Duplicate(item, QuoteValue(operation)));
+    }
+  }
+  if (seen.contains("NodePrepareResources") &&
+      !seen.contains("NodeUnprepareResources") && !seen.contains("*")) {
+    errors.push_back(InvalidString(
+        path, "NodePrepareResources",
+        "\"NodePrepareResources\" may only be skipped together with "
+        "\"NodeUnprepareResources\" (or \"*\")"));
+  }
+}
+
 }  // namespace
 
 ErrorList ValidateResourceSlice(const ResourceSlice& slice) {
@@ -387,6 +415,8 @@ ErrorList ValidateResourceSlice(const ResourceSlice& slice) {
 
   ValidateSharedCounters(spec.shared_counters, path.Child("sharedCounters"),
                          errors);
+  ValidateSkipNodeOperations(spec.skip_node_operations,
+                             path.Child("skipNodeOperations"), errors);
   return errors;
 }
 
