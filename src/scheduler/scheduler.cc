@@ -47,7 +47,11 @@ Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
       binder_(
           client, dra_, options_.binders,
           [this](const BindTask& task) { OnBindFailed(task); },
-          [this](const BindTask& task) { ReportScheduled(task); }) {
+          [this](const BindTask& task) { ReportScheduled(task); },
+          options_.binding_wait,
+          [this](const BindTask& task) {
+            ReportBindingConditionsPending(task);
+          }) {
   informers_.pods.AddHandler(
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnPod(o, n); });
   informers_.claims.AddHandler(
@@ -293,6 +297,21 @@ void Scheduler::ReportScheduled(const BindTask& task) {
       options_.scheduler_name);
   event.type = "Normal";
   event.action = "Binding";
+  if (Status created = events_.Record(std::move(event)); !created.ok()) {
+    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
+              pod.metadata.name, created.message());
+  }
+}
+
+void Scheduler::ReportBindingConditionsPending(const BindTask& task) {
+  const api::Pod& pod = std::get<api::Pod>(*task.pod);
+  api::Event event = client::PodWarningEvent(
+      pod, "BindingConditionsPending",
+      fmt::format("waiting for binding conditions for device on node {}",
+                  task.node),
+      options_.scheduler_name);
+  event.type = "Normal";
+  event.action = "Scheduling";
   if (Status created = events_.Record(std::move(event)); !created.ok()) {
     log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
               pod.metadata.name, created.message());
