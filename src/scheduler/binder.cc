@@ -151,7 +151,7 @@ void Binder::CheckWaiting() {
     } else if (check.readiness == BindingReadiness::kFailed) {
       Fail(entry.task, entry.done, check.message);
     } else if (std::chrono::steady_clock::now() >= entry.deadline) {
-      Fail(entry.task, entry.done, "timed out waiting for binding conditions");
+      Fail(entry.task, entry.done, "device binding timeout");
     } else {
       still_waiting.push_back(std::move(entry));
     }

@@ -20,14 +20,16 @@ const api::AllocatedDeviceStatus* DeviceStatusOf(
   return nullptr;
 }
 
-bool ConditionIsTrue(const api::AllocatedDeviceStatus* status,
-                     const std::string& type) {
-  if (status == nullptr) return false;
-  return std::any_of(status->conditions.begin(), status->conditions.end(),
-                     [&](const api::Condition& condition) {
-                       return condition.type == type &&
-                              condition.status == "True";
-                     });
+// The condition `type` of `status` when it is True, else null.
+const api::Condition* TrueCondition(const api::AllocatedDeviceStatus* status,
+                                    const std::string& type) {
+  if (status == nullptr) return nullptr;
+  for (const api::Condition& condition : status->conditions) {
+    if (condition.type == type && condition.status == "True") {
+      return &condition;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -51,16 +53,18 @@ BindingCheck CheckBindingConditions(const api::ResourceClaim& claim) {
     if (result.binding_conditions.empty()) continue;
     const api::AllocatedDeviceStatus* status = DeviceStatusOf(claim, result);
     for (const std::string& type : result.binding_failure_conditions) {
-      if (ConditionIsTrue(status, type)) {
-        return {BindingReadiness::kFailed,
-                fmt::format("claim {}: device {}/{}/{} has binding failure "
-                            "condition {}",
-                            claim.metadata.name, result.driver, result.pool,
-                            result.device, type)};
+      if (const api::Condition* failed = TrueCondition(status, type)) {
+        // Upstream's wording, with the device added.
+        return {
+            BindingReadiness::kFailed,
+            fmt::format("claim {} binding failed: reason={}, message={} "
+                        "(device {}/{}/{}, condition {})",
+                        claim.metadata.name, failed->reason, failed->message,
+                        result.driver, result.pool, result.device, type)};
       }
     }
     for (const std::string& type : result.binding_conditions) {
-      if (!ConditionIsTrue(status, type)) pending = true;
+      if (TrueCondition(status, type) == nullptr) pending = true;
     }
   }
   return {pending ? BindingReadiness::kPending : BindingReadiness::kReady, {}};

@@ -90,6 +90,20 @@ TEST(CheckBindingConditions, Cases) {
   }
 }
 
+TEST(CheckBindingConditions, FailureMessageCarriesReasonAndMessage) {
+  Case c{"failed",
+         {"ready"},
+         {"failed"},
+         {{"failed", "True"}},
+         BindingReadiness::kFailed};
+  api::ResourceClaim claim = ClaimFor(c);
+  claim.status.devices.back().conditions[0].reason = "AttachFailed";
+  claim.status.devices.back().conditions[0].message = "no slot";
+  EXPECT_EQ(CheckBindingConditions(claim).message,
+            "claim claim binding failed: reason=AttachFailed, message=no slot "
+            "(device d.example.com/p/dev, condition failed)");
+}
+
 TEST(CheckBindingConditions, DeallocatedClaimFailsAndNamesIt) {
   api::ResourceClaim claim;
   claim.metadata.name = "gone";
