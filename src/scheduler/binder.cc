@@ -9,14 +9,16 @@ namespace dralloc::scheduler {
 
 Binder::Binder(client::ApiClient& client, const DraPlugin& dra, int threads,
                FailureHandler on_failure, SuccessHandler on_success,
-               BindingWaitOptions wait, PendingHandler on_pending)
+               BindingWaitOptions wait, PendingHandler on_pending,
+               BindingFailedHandler on_binding_failed)
     : client_(client),
       dra_(dra),
       threads_(threads),
       on_failure_(std::move(on_failure)),
       on_success_(std::move(on_success)),
       wait_(wait),
-      on_pending_(std::move(on_pending)) {}
+      on_pending_(std::move(on_pending)),
+      on_binding_failed_(std::move(on_binding_failed)) {}
 
 Binder::~Binder() { Stop(); }
 
@@ -109,6 +111,11 @@ void Binder::Fail(const BindTask& task, const BoundPod& done,
   EndTask();
 }
 
+void Binder::FailWaiting(const WaitingTask& entry, const std::string& why) {
+  if (on_binding_failed_) on_binding_failed_(entry.task, why);
+  Fail(entry.task, entry.done, why);
+}
+
 void Binder::EndTask() {
   if (--in_flight_ == 0) {
     // Under mu_, so that WaitForBinds cannot miss the wake-up between
@@ -149,9 +156,9 @@ void Binder::CheckWaiting() {
     if (check.readiness == BindingReadiness::kReady) {
       BindAndFinish(entry.task, std::move(entry.done));
     } else if (check.readiness == BindingReadiness::kFailed) {
-      Fail(entry.task, entry.done, check.message);
+      FailWaiting(entry, check.message);
     } else if (std::chrono::steady_clock::now() >= entry.deadline) {
-      Fail(entry.task, entry.done, "device binding timeout");
+      FailWaiting(entry, "device binding timeout");
     } else {
       still_waiting.push_back(std::move(entry));
     }

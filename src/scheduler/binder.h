@@ -29,6 +29,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -54,12 +55,17 @@ class Binder {
   using SuccessHandler = std::function<void(const BindTask& task)>;
   // Called once when a task starts waiting for binding conditions.
   using PendingHandler = std::function<void(const BindTask& task)>;
+  // Called when a binding failure condition or the timeout ends the wait,
+  // before Unreserve; `why` is upstream's PreBind error text.
+  using BindingFailedHandler =
+      std::function<void(const BindTask& task, const std::string& why)>;
 
   // `threads` 0 binds inline in Submit. `client` and `dra` must outlive
   // the binder.
   Binder(client::ApiClient& client, const DraPlugin& dra, int threads,
          FailureHandler on_failure, SuccessHandler on_success = nullptr,
-         BindingWaitOptions wait = {}, PendingHandler on_pending = nullptr);
+         BindingWaitOptions wait = {}, PendingHandler on_pending = nullptr,
+         BindingFailedHandler on_binding_failed = nullptr);
   ~Binder();
   Binder(const Binder&) = delete;
   Binder& operator=(const Binder&) = delete;
@@ -102,6 +108,9 @@ class Binder {
       EXCLUDES(mu_, bound_mu_);
   void Fail(const BindTask& task, const BoundPod& done, const std::string& why)
       EXCLUDES(mu_);
+  // A binding failure condition or the timeout ended the wait.
+  void FailWaiting(const WaitingTask& entry, const std::string& why)
+      EXCLUDES(mu_);
   void EndTask() EXCLUDES(mu_);
   void Loop() EXCLUDES(mu_, bound_mu_);
   void WaitLoop() EXCLUDES(mu_, bound_mu_);
@@ -113,6 +122,7 @@ class Binder {
   const SuccessHandler on_success_;
   const BindingWaitOptions wait_;
   const PendingHandler on_pending_;
+  const BindingFailedHandler on_binding_failed_;
 
   Mutex mu_;
   CondVar work_cv_;

@@ -164,6 +164,9 @@ class BindingConditionsTest : public BinderTest {
   Binder::PendingHandler on_pending_ = [this](const BindTask& task) {
     pending_.push_back(client::ObjectKey(*task.pod));
   };
+  std::vector<std::string> why_;
+  Binder::BindingFailedHandler on_binding_failed_ =
+      [this](const BindTask&, const std::string& why) { why_.push_back(why); };
 };
 
 TEST_F(BindingConditionsTest, WaitsUntilEveryConditionIsTrueThenBinds) {
@@ -196,7 +199,7 @@ TEST_F(BindingConditionsTest, WaitsUntilEveryConditionIsTrueThenBinds) {
 
 TEST_F(BindingConditionsTest, FailureConditionReleasesTheClaimAndRequeues) {
   Binder binder(cluster_.api, dra_, 0, on_failure_, nullptr,
-                BindingWaitOptions{}, on_pending_);
+                BindingWaitOptions{}, on_pending_, on_binding_failed_);
   binder.Announce();
   binder.Submit(ClaimTask("p1"));
   DriverSets("attach-failed");
@@ -210,6 +213,10 @@ TEST_F(BindingConditionsTest, FailureConditionReleasesTheClaimAndRequeues) {
   EXPECT_TRUE(claim.status.reserved_for.empty());
   EXPECT_TRUE(claim.status.devices.empty());
   EXPECT_TRUE(TakeBoundKeys(binder).empty());
+  ASSERT_EQ(why_.size(), 1u);
+  EXPECT_TRUE(why_[0].starts_with(
+      "claim c binding failed: reason=Driver, message=set by the test"))
+      << why_[0];
 }
 
 TEST_F(BindingConditionsTest, FailureWinsOverReadyConditions) {
@@ -227,7 +234,7 @@ TEST_F(BindingConditionsTest, FailureWinsOverReadyConditions) {
 TEST_F(BindingConditionsTest, TimeoutReleasesTheClaimAndRequeues) {
   Binder binder(cluster_.api, dra_, 0, on_failure_, nullptr,
                 BindingWaitOptions{.timeout = std::chrono::seconds(0)},
-                on_pending_);
+                on_pending_, on_binding_failed_);
   binder.Announce();
   binder.Submit(ClaimTask("p1"));
   EXPECT_EQ(binder.waiting(), 1);  // the first look comes from the waiter
@@ -236,6 +243,7 @@ TEST_F(BindingConditionsTest, TimeoutReleasesTheClaimAndRequeues) {
   EXPECT_EQ(binder.in_flight(), 0);
   EXPECT_EQ(NodeOf("p1"), "");
   EXPECT_FALSE(StoredClaim().status.allocation.has_value());
+  EXPECT_EQ(why_, std::vector<std::string>{"device binding timeout"});
 }
 
 TEST_F(BindingConditionsTest, ClaimsWithoutBindingConditionsBindAtOnce) {

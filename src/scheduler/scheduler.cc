@@ -51,6 +51,9 @@ Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
           options_.binding_wait,
           [this](const BindTask& task) {
             ReportBindingConditionsPending(task);
+          },
+          [this](const BindTask& task, const std::string& why) {
+            ReportBindingConditionsFailed(task, why);
           }) {
   informers_.pods.AddHandler(
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnPod(o, n); });
@@ -311,6 +314,20 @@ void Scheduler::ReportBindingConditionsPending(const BindTask& task) {
                   task.node),
       options_.scheduler_name);
   event.type = "Normal";
+  event.action = "Scheduling";
+  if (Status created = events_.Record(std::move(event)); !created.ok()) {
+    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
+              pod.metadata.name, created.message());
+  }
+}
+
+void Scheduler::ReportBindingConditionsFailed(const BindTask& task,
+                                              const std::string& why) {
+  const api::Pod& pod = std::get<api::Pod>(*task.pod);
+  api::Event event = client::PodWarningEvent(
+      pod, "FailedScheduling",
+      fmt::format("running PreBind plugin \"DynamicResources\": {}", why),
+      options_.scheduler_name);
   event.action = "Scheduling";
   if (Status created = events_.Record(std::move(event)); !created.ok()) {
     log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,

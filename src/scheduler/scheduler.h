@@ -128,6 +128,10 @@ class Scheduler {
   // The binder's pending handler (binder thread): upstream's
   // BindingConditionsPending event.
   void ReportBindingConditionsPending(const BindTask& task);
+  // The binder's binding-failed handler (binder thread): FailedScheduling
+  // with upstream's PreBind error, as upstream's failure handler records.
+  void ReportBindingConditionsFailed(const BindTask& task,
+                                     const std::string& why);
 
   client::ApiClient& client_;
   client::EventRecorder events_;

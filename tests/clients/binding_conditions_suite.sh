@@ -69,6 +69,12 @@ pending_event() {  # pending_event POD: a BindingConditionsPending event for the
   grep -E "^$1 BindingConditionsPending waiting for binding conditions for device on node " <<<"$out" ||
     { echo "no BindingConditionsPending event for $1 in:"; echo "$out"; return 1; }
 }
+failed_event() {  # failed_event POD: FailedScheduling naming the binding failure
+  local out
+  out=$(k get events -o jsonpath='{range .items[*]}{.involvedObject.name} {.reason} {.message}{"\n"}{end}') || return 1
+  grep -F "$1 FailedScheduling running PreBind plugin \"DynamicResources\": claim c2 binding failed: reason=Suite" <<<"$out" ||
+    { echo "no FailedScheduling event with the binding failure for $1 in:"; echo "$out"; return 1; }
+}
 set_condition() {  # set_condition CLAIM TYPE: the "driver" reports TYPE True for the allocated device
   local claim=$1 type=$2 driver pool device
   driver=$(claim_path "$claim" '{.status.allocation.devices.results[0].driver}')
@@ -118,6 +124,7 @@ check "p2 unbound while waiting" unbound_for p2 2
 check "driver taints the failed device" taint_device "$first"
 check "driver sets example.com/attach-failed True" set_condition c2 example.com/attach-failed
 check "c2 reallocated on the other node" within "$wait_s" equals "$other" allocated_pool c2
+check "FailedScheduling event names the failure" within "$wait_s" failed_event p2
 check "old device status cleared with the allocation" \
   equals "" claim_path c2 '{.status.devices}'
 check "p2 still unbound before the new device is attached" unbound_for p2 2
