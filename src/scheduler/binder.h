@@ -17,7 +17,9 @@
 // Unreserve, which releases the allocation, and the failure handler, which
 // sends the pod back to the queue). One waiter thread re-checks the waiting
 // tasks every poll_interval; CheckWaiting does one round (for tests and
-// threads 0). A waiting task stays in flight.
+// threads 0). A waiting task stays in flight; Stop abandons waiting tasks
+// (their claims stay allocated and reserved, the pod unbound, and
+// WaitForBinds must not be called afterwards).
 //
 // Locks: mu_ guards the task queue, waiting_ and stopping_; bound_mu_ guards
 // bound_ and is taken by the scheduling thread while it holds its own lock,
