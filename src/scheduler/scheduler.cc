@@ -47,7 +47,14 @@ Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
       binder_(
           client, dra_, options_.binders,
           [this](const BindTask& task) { OnBindFailed(task); },
-          [this](const BindTask& task) { ReportScheduled(task); }) {
+          [this](const BindTask& task) { ReportScheduled(task); },
+          options_.binding_wait,
+          [this](const BindTask& task) {
+            ReportBindingConditionsPending(task);
+          },
+          [this](const BindTask& task, const std::string& why) {
+            ReportBindingConditionsFailed(task, why);
+          }) {
   informers_.pods.AddHandler(
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnPod(o, n); });
   informers_.claims.AddHandler(
@@ -293,6 +300,35 @@ void Scheduler::ReportScheduled(const BindTask& task) {
       options_.scheduler_name);
   event.type = "Normal";
   event.action = "Binding";
+  if (Status created = events_.Record(std::move(event)); !created.ok()) {
+    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
+              pod.metadata.name, created.message());
+  }
+}
+
+void Scheduler::ReportBindingConditionsPending(const BindTask& task) {
+  const api::Pod& pod = std::get<api::Pod>(*task.pod);
+  api::Event event = client::PodWarningEvent(
+      pod, "BindingConditionsPending",
+      fmt::format("waiting for binding conditions for device on node {}",
+                  task.node),
+      options_.scheduler_name);
+  event.type = "Normal";
+  event.action = "Scheduling";
+  if (Status created = events_.Record(std::move(event)); !created.ok()) {
+    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
+              pod.metadata.name, created.message());
+  }
+}
+
+void Scheduler::ReportBindingConditionsFailed(const BindTask& task,
+                                              const std::string& why) {
+  const api::Pod& pod = std::get<api::Pod>(*task.pod);
+  api::Event event = client::PodWarningEvent(
+      pod, "FailedScheduling",
+      fmt::format("running PreBind plugin \"DynamicResources\": {}", why),
+      options_.scheduler_name);
+  event.action = "Scheduling";
   if (Status created = events_.Record(std::move(event)); !created.ok()) {
     log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
               pod.metadata.name, created.message());

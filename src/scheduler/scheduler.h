@@ -55,6 +55,9 @@ struct SchedulerOptions {
   // Evaluate every node instead of upstream's numFeasibleNodesToFind
   // (results then do not depend on the start node).
   bool evaluate_all_nodes = false;
+  // KEP-5007: how long PreBind waits for the binding conditions of the
+  // allocated devices (upstream's BindingTimeout), and how often it looks.
+  BindingWaitOptions binding_wait;
 };
 
 struct SchedulerStats {
@@ -122,6 +125,13 @@ class Scheduler {
                            bool changed) EXCLUDES(mu_);
   // The binder's success handler (binder thread): the Scheduled event.
   void ReportScheduled(const BindTask& task);
+  // The binder's pending handler (binder thread): upstream's
+  // BindingConditionsPending event.
+  void ReportBindingConditionsPending(const BindTask& task);
+  // The binder's binding-failed handler (binder thread): FailedScheduling
+  // with upstream's PreBind error, as upstream's failure handler records.
+  void ReportBindingConditionsFailed(const BindTask& task,
+                                     const std::string& why);
 
   client::ApiClient& client_;
   client::EventRecorder events_;
