@@ -1,0 +1,219 @@
+#include "controller/device_taint_eviction_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dralloc::controller {
+namespace {
+
+using std::chrono::seconds;
+
+const SystemTime kNow = *ParseUtcTime("2026-09-23T12:00:00Z");
+
+api::DeviceTaint Taint(std::string effect,
+                       std::optional<std::string> added = std::nullopt) {
+  return {.key = "example.com/broken",
+          .value = "yes",
+          .effect = std::move(effect),
+          .time_added = std::move(added)};
+}
+
+api::DeviceToleration Tolerate(std::optional<int64_t> seconds) {
+  return {.key = "example.com/broken",
+          .operator_ = "Exists",
+          .value = "",
+          .effect = "NoExecute",
+          .toleration_seconds = seconds};
+}
+
+// One slice with device gpu-0 in pool node-a of driver gpu.example.com, one
+// claim allocated that device, one pod bound to node-a using the claim.
+struct Cluster {
+  api::ResourceSlice slice;
+  api::ResourceClaim claim;
+  api::Pod pod;
+  std::vector<api::DeviceTaintRule> rules;
+
+  explicit Cluster(std::vector<api::DeviceTaint> slice_taints = {},
+                   std::vector<api::DeviceToleration> tolerations = {}) {
+    slice.metadata.name = "node-a-gpus";
+    slice.spec.driver = "gpu.example.com";
+    slice.spec.pool.name = "node-a";
+    slice.spec.devices.push_back({});
+    slice.spec.devices[0].name = "gpu-0";
+    slice.spec.devices[0].taints = std::move(slice_taints);
+    claim.metadata = {.name = "gpu", .namespace_ = "default"};
+    api::AllocationResult allocation;
+    api::DeviceRequestAllocationResult result;
+    result.request = "gpu";
+    result.driver = "gpu.example.com";
+    result.pool = "node-a";
+    result.device = "gpu-0";
+    result.tolerations = std::move(tolerations);
+    allocation.devices.results.push_back(result);
+    claim.status.allocation = allocation;
+    pod.metadata = {.name = "app", .namespace_ = "default"};
+    pod.spec.node_name = "node-a";
+    pod.spec.resource_claims.push_back(
+        {.name = "gpu", .resource_claim_name = "gpu"});
+  }
+
+  void AddRule(std::string name, std::optional<std::string> device,
+               api::DeviceTaint taint) {
+    api::DeviceTaintRule rule;
+    rule.metadata.name = std::move(name);
+    rule.spec.device_selector = api::DeviceTaintSelector{
+        .driver = "gpu.example.com", .device = std::move(device)};
+    rule.spec.taint = std::move(taint);
+    rules.push_back(rule);
+  }
+
+  std::vector<PlannedEviction> Plan() const {
+    TaintEvictionInputs inputs;
+    inputs.pods = {&pod};
+    inputs.claims = {&claim};
+    inputs.slices = {&slice};
+    for (const auto& rule : rules) inputs.rules.push_back(&rule);
+    inputs.now = kNow;
+    return PlanDeviceTaintEvictions(inputs);
+  }
+};
+
+TEST(DeviceTolerationMatchesTest, FollowsUpstreamRules) {
+  const api::DeviceTaint taint = Taint("NoExecute");
+  struct Case {
+    api::DeviceToleration toleration;
+    bool matches;
+  };
+  const std::vector<Case> cases = {
+      {{.key = "", .operator_ = "Exists"}, true},
+      {{.key = "example.com/broken", .operator_ = "Exists"}, true},
+      {{.key = "example.com/other", .operator_ = "Exists"}, false},
+      {{.key = "example.com/broken", .operator_ = "", .value = "yes"}, true},
+      {{.key = "example.com/broken", .operator_ = "Equal", .value = "no"},
+       false},
+      {{.key = "example.com/broken",
+        .operator_ = "Exists",
+        .value = "",
+        .effect = "NoSchedule"},
+       false},
+      {{.key = "example.com/broken",
+        .operator_ = "Exists",
+        .value = "",
+        .effect = "NoExecute"},
+       true},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(DeviceTolerationMatches(cases[i].toleration, taint),
+              cases[i].matches)
+        << "case " << i;
+  }
+}
+
+TEST(ParseUtcTimeTest, AcceptsRfc3339Utc) {
+  ASSERT_TRUE(ParseUtcTime("2026-09-23T12:00:30Z").has_value());
+  EXPECT_EQ(*ParseUtcTime("2026-09-23T12:00:30Z") - kNow, seconds(30));
+  EXPECT_EQ(*ParseUtcTime("2026-09-23T12:00:30.250Z") - kNow, seconds(30));
+  EXPECT_FALSE(ParseUtcTime("2026-09-23 12:00:30").has_value());
+  EXPECT_FALSE(ParseUtcTime("2026-09-23T12:00:30+02:00").has_value());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, UntoleratedSliceTaintEvictsNow) {
+  const Cluster cluster({Taint("NoExecute")});
+  const auto plans = cluster.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].pod, &cluster.pod);
+  EXPECT_EQ(plans[0].evict_at, kNow);
+  EXPECT_TRUE(plans[0].rules.empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, OnlyNoExecuteEvicts) {
+  EXPECT_TRUE(Cluster({Taint("NoSchedule")}).Plan().empty());
+  EXPECT_TRUE(Cluster({Taint("None")}).Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, TolerationSecondsCountFromTimeAdded) {
+  const Cluster cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")},
+                        {Tolerate(30)});
+  const auto plans = cluster.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].evict_at, kNow + seconds(20));
+}
+
+TEST(PlanDeviceTaintEvictionsTest, TolerationWithoutSecondsIsForever) {
+  EXPECT_TRUE(
+      Cluster({Taint("NoExecute")}, {Tolerate(std::nullopt)}).Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, RuleTaintEvictsAndNamesTheRule) {
+  Cluster cluster;
+  cluster.AddRule("gpu-0-broken", "gpu-0", Taint("NoExecute"));
+  const auto plans = cluster.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].evict_at, kNow);
+  EXPECT_EQ(plans[0].rules, std::vector<std::string>{"gpu-0-broken"});
+}
+
+TEST(PlanDeviceTaintEvictionsTest, RuleForAnotherDeviceDoesNothing) {
+  Cluster cluster;
+  cluster.AddRule("gpu-1-broken", "gpu-1", Taint("NoExecute"));
+  EXPECT_TRUE(cluster.Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, SkipsUnboundAndTerminatingPods) {
+  Cluster unbound({Taint("NoExecute")});
+  unbound.pod.spec.node_name.clear();
+  EXPECT_TRUE(unbound.Plan().empty());
+  Cluster terminating({Taint("NoExecute")});
+  terminating.pod.metadata.deletion_timestamp = "2026-09-23T11:00:00Z";
+  EXPECT_TRUE(terminating.Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, UnallocatedClaimDoesNothing) {
+  Cluster cluster({Taint("NoExecute")});
+  cluster.claim.status.allocation.reset();
+  EXPECT_TRUE(cluster.Plan().empty());
+}
+
+api::DeviceTaintRule RuleWithEffect(std::string effect) {
+  api::DeviceTaintRule rule;
+  rule.metadata.name = "rule";
+  rule.metadata.generation = 3;
+  rule.spec.taint = Taint(std::move(effect));
+  return rule;
+}
+
+TEST(RuleEvictionConditionTest, MatchesUpstreamWording) {
+  struct Case {
+    std::string effect;
+    int64_t pending, namespaces, evicted;
+    std::string status, reason, message;
+  };
+  const std::vector<Case> cases = {
+      {"NoExecute", 0, 0, 0, "False", "NotStarted", ""},
+      {"NoExecute", 1, 1, 0, "True", "PodsPendingEviction",
+       "1 pod needs to be evicted in 1 namespace."},
+      {"NoExecute", 3, 2, 1, "True", "PodsPendingEviction",
+       "3 pods need to be evicted in 2 different namespaces. 1 pod evicted "
+       "since starting the controller."},
+      {"NoExecute", 0, 0, 5, "False", "Completed",
+       "5 pods evicted since starting the controller."},
+      {"NoSchedule", 0, 0, 0, "False", "OtherEffect",
+       "Eviction only happens for the NoExecute effect."},
+  };
+  for (const Case& c : cases) {
+    const api::Condition condition = RuleEvictionCondition(
+        RuleWithEffect(c.effect), c.pending, c.namespaces, c.evicted);
+    EXPECT_EQ(condition.type, "EvictionInProgress");
+    EXPECT_EQ(condition.observed_generation, 3);
+    EXPECT_EQ(condition.status, c.status) << c.reason;
+    EXPECT_EQ(condition.reason, c.reason);
+    EXPECT_EQ(condition.message, c.message);
+  }
+}
+
+}  // namespace
+}  // namespace dralloc::controller
