@@ -45,6 +45,12 @@ ControlPlane::ControlPlane(client::ApiClient& client,
       quota_controller_ = std::make_unique<controller::ResourceQuotaController>(
           client, *quotas_, *quota_claims_, options.quota);
     }
+    if (options.run_device_taint_eviction) {
+      taint_eviction_ =
+          std::make_unique<controller::DeviceTaintEvictionController>(
+              client, *pods_, *claims_, *slices_, *taint_rules_, *classes_,
+              options.device_taint_eviction);
+    }
   }
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(
@@ -99,6 +105,7 @@ void ControlPlane::Start() {
     quota_claims_->Start();
     quota_controller_->Start();
   }
+  if (taint_eviction_) taint_eviction_->Start();
   if (scheduler_) scheduler_->Start();
 }
 
@@ -108,6 +115,7 @@ void ControlPlane::Stop() {
   if (scheduler_) scheduler_->Stop();
   if (controller_) controller_->Stop();
   if (pod_gc_) pod_gc_->Stop();
+  if (taint_eviction_) taint_eviction_->Stop();
   if (quota_controller_) {
     quota_controller_->Stop();
     quotas_->Stop();

@@ -14,6 +14,7 @@
 #include "common/mutex.h"
 #include "controller/claim_controller.h"
 #include "controller/pod_gc_controller.h"
+#include "controller/device_taint_eviction_controller.h"
 #include "controller/resource_quota_controller.h"
 #include "scheduler/scheduler.h"
 
@@ -39,6 +40,10 @@ struct ControlPlaneOptions {
   // RunToQuiescence) when this is true.
   bool run_quota_controller = false;
   controller::ResourceQuotaControllerOptions quota;
+  // The device taint eviction controller (KEP-5055) runs with the
+  // controller (Start/Stop, not RunToQuiescence) unless this is false.
+  bool run_device_taint_eviction = true;
+  controller::DeviceTaintEvictionOptions device_taint_eviction;
   scheduler::SchedulerOptions scheduler;
 };
 
@@ -109,6 +114,8 @@ class ControlPlane {
   // Its own caches: started and stopped with it, never pumped in rounds.
   std::unique_ptr<client::Informer> quotas_, quota_claims_;
   std::unique_ptr<controller::ResourceQuotaController> quota_controller_;
+  // Reads the scheduling side's caches; acts only between Start and Stop.
+  std::unique_ptr<controller::DeviceTaintEvictionController> taint_eviction_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   size_t pipeline_batch_ = 0;
   bool started_ = false;
