@@ -295,43 +295,60 @@ SystemTime DeviceTaintEvictionController::FirstSeen(
       .first->second;
 }
 
-Status DeviceTaintEvictionController::Evict(const api::Pod& pod) {
+Status DeviceTaintEvictionController::Evict(const api::Pod& cached) {
+  // The cache may lag behind an eviction of an earlier round: decide on the
+  // pod as the API has it now, as upstream does.
+  StatusOr<ObjectPtr> fresh = client_.Get(
+      client::PodsResource(), cached.metadata.namespace_, cached.metadata.name);
+  if (fresh.status().code() == StatusCode::kNotFound) return OkStatus();
+  RETURN_IF_ERROR(fresh.status());
+  const api::Pod* pod = As<api::Pod>(*fresh);
+  if (pod == nullptr || pod->metadata.uid != cached.metadata.uid ||
+      pod->metadata.deletion_timestamp.has_value()) {
+    return OkStatus();
+  }
   api::Event event = client::PodWarningEvent(
-      pod, "DeviceTaintManagerEviction", "Marking for deletion",
+      *pod, "DeviceTaintManagerEviction", "Marking for deletion",
       std::string(kDeviceTaintEvictionComponent));
   event.type = "Normal";
   (void)client_.CreateEvent(event);  // Best effort, as upstream's recorder.
-  api::Pod updated = pod;
-  api::PodCondition condition{
+  RETURN_IF_ERROR(MarkDisruptionTarget(*pod));
+  Status deleted = client_.Delete(
+      client::PodsResource(), pod->metadata.namespace_, pod->metadata.name,
+      client::DeleteOptions{.uid = pod->metadata.uid});
+  if (deleted.code() == StatusCode::kNotFound ||
+      deleted.code() == StatusCode::kAborted) {
+    return OkStatus();
+  }
+  return deleted;
+}
+
+Status DeviceTaintEvictionController::MarkDisruptionTarget(
+    const api::Pod& pod) {
+  const api::PodCondition condition{
       .type = "DisruptionTarget",
       .status = "True",
       .last_probe_time = std::nullopt,
       .last_transition_time = NowRfc3339(),
       .reason = "DeletionByDeviceTaintManager",
       .message = "Device Taint manager: deleting due to NoExecute taint"};
+  api::Pod updated = pod;
+  auto& conditions = updated.status.conditions;
   auto existing = std::find_if(
-      updated.status.conditions.begin(), updated.status.conditions.end(),
+      conditions.begin(), conditions.end(),
       [](const api::PodCondition& c) { return c.type == "DisruptionTarget"; });
-  if (existing == updated.status.conditions.end()) {
-    updated.status.conditions.push_back(condition);
-  } else if (existing->status != "True" ||
-             existing->reason != condition.reason) {
+  if (existing == conditions.end()) {
+    conditions.push_back(condition);
+  } else if (existing->status != condition.status ||
+             existing->reason != condition.reason ||
+             existing->message != condition.message) {
     *existing = condition;
-  }
-  if (updated.status.conditions != pod.status.conditions) {
-    StatusOr<ObjectPtr> written = client_.UpdateStatus(updated);
-    if (!written.ok() && written.status().code() != StatusCode::kNotFound) {
-      return written.status();
-    }
-  }
-  Status deleted = client_.Delete(
-      client::PodsResource(), pod.metadata.namespace_, pod.metadata.name,
-      client::DeleteOptions{.uid = pod.metadata.uid});
-  if (deleted.code() == StatusCode::kNotFound ||
-      deleted.code() == StatusCode::kAborted) {
+  } else {
     return OkStatus();
   }
-  return deleted;
+  StatusOr<ObjectPtr> written = client_.UpdateStatus(updated);
+  if (written.status().code() == StatusCode::kNotFound) return OkStatus();
+  return written.status();
 }
 
 std::optional<SystemTime> DeviceTaintEvictionController::RunOnce(

@@ -129,7 +129,10 @@ class DeviceTaintEvictionController {
  private:
   void MarkDirty() EXCLUDES(mu_);
   void Loop() EXCLUDES(mu_);
-  Status Evict(const api::Pod& pod);
+  // Evicts the pod `cached` names if the API still has it, not deleting.
+  Status Evict(const api::Pod& cached);
+  // Sets DisruptionTarget=True as upstream (no write when already so).
+  Status MarkDisruptionTarget(const api::Pod& pod);
   void UpdateRuleStatuses(const TaintEvictionInputs& inputs,
                           const std::vector<PlannedEviction>& pending)
       EXCLUDES(mu_);

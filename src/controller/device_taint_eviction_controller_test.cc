@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "client/memory_api_client.h"
 
 namespace dralloc::controller {
 namespace {
@@ -213,6 +216,101 @@ TEST(RuleEvictionConditionTest, MatchesUpstreamWording) {
     EXPECT_EQ(condition.reason, c.reason);
     EXPECT_EQ(condition.message, c.message);
   }
+}
+
+// The controller against the in-memory API: what one round writes.
+class DeviceTaintEvictionControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const api::ResourceInfo* info :
+         {&client::PodsResource(), &client::ResourceClaimsResource(),
+          &client::ResourceSlicesResource(),
+          &client::DeviceTaintRulesResource(),
+          &client::DeviceClassesResource()}) {
+      informers_.push_back(std::make_unique<client::Informer>(api_, *info));
+    }
+    controller_ = std::make_unique<DeviceTaintEvictionController>(
+        api_, *informers_[0], *informers_[1], *informers_[2], *informers_[3],
+        *informers_[4]);
+  }
+  // Stores the cluster's objects (the claim with its allocation).
+  void Store(const Cluster& cluster) {
+    ASSERT_TRUE(api_.Create(cluster.slice).ok());
+    api::ResourceClaim claim = cluster.claim;
+    auto created = api_.Create(claim);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    claim = std::get<api::ResourceClaim>(**created);
+    claim.status = cluster.claim.status;
+    ASSERT_TRUE(api_.UpdateStatus(claim).ok());
+    api::Pod pod = cluster.pod;
+    pod.spec.containers.push_back({});
+    pod.spec.containers[0].name = "main";
+    pod.spec.containers[0].image = "pause";
+    auto stored = api_.Create(pod);
+    ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  }
+  void Pump() {
+    for (auto& informer : informers_) {
+      while (*informer->Pump(std::chrono::milliseconds(0)) > 0) {
+      }
+    }
+  }
+  // The pod as stored, or nullopt when it is gone.
+  std::optional<api::Pod> StoredPod() {
+    auto pod = api_.Get(client::PodsResource(), "default", "app");
+    if (!pod.ok()) return std::nullopt;
+    return std::get<api::Pod>(**pod);
+  }
+  std::vector<api::Event> Events() {
+    std::vector<api::Event> events;
+    auto list = api_.List(client::ResourceFor<api::Event>());
+    if (!list.ok()) return events;
+    for (const auto& object : list->items) {
+      if (const auto* event = client::As<api::Event>(object)) {
+        events.push_back(*event);
+      }
+    }
+    return events;
+  }
+
+  client::MemoryApiClient api_;
+  std::vector<std::unique_ptr<client::Informer>> informers_;
+  std::unique_ptr<DeviceTaintEvictionController> controller_;
+};
+
+TEST_F(DeviceTaintEvictionControllerTest, EvictsWithConditionAndEventOnce) {
+  Store(Cluster({Taint("NoExecute")}));
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), std::nullopt);
+  Pump();
+  controller_->RunOnce(kNow);  // the cache may lag: no second eviction
+  EXPECT_EQ(controller_->metrics().pods_evicted, 1u);
+  const std::vector<api::Event> events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, "Normal");
+  EXPECT_EQ(events[0].reason, "DeviceTaintManagerEviction");
+  EXPECT_EQ(events[0].message, "Marking for deletion");
+  EXPECT_EQ(events[0].source.component, "device-taint-eviction");
+  const std::optional<api::Pod> pod = StoredPod();
+  ASSERT_TRUE(pod.has_value());  // a bound pod is deleted gracefully
+  EXPECT_TRUE(pod->metadata.deletion_timestamp.has_value());
+  ASSERT_EQ(pod->status.conditions.size(), 1u);
+  EXPECT_EQ(pod->status.conditions[0].type, "DisruptionTarget");
+  EXPECT_EQ(pod->status.conditions[0].status, "True");
+  EXPECT_EQ(pod->status.conditions[0].reason, "DeletionByDeviceTaintManager");
+  EXPECT_EQ(pod->status.conditions[0].message,
+            "Device Taint manager: deleting due to NoExecute taint");
+}
+
+TEST_F(DeviceTaintEvictionControllerTest, WaitsForTolerationSeconds) {
+  Store(Cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")}, {Tolerate(30)}));
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), kNow + seconds(20));
+  EXPECT_EQ(controller_->metrics().pods_evicted, 0u);
+  ASSERT_TRUE(StoredPod().has_value());
+  EXPECT_FALSE(StoredPod()->metadata.deletion_timestamp.has_value());
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(20)), std::nullopt);
+  EXPECT_EQ(controller_->metrics().pods_evicted, 1u);
 }
 
 }  // namespace
