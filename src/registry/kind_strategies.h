@@ -14,6 +14,10 @@ const ResourceStrategy& ResourceClaimStrategy();  // resource_claim_strategy.cc
 const ResourceStrategy&
 ResourceClaimTemplateStrategy();  // resource_claim_template_strategy.cc
 const ResourceStrategy& ResourceSliceStrategy();  // resource_slice_strategy.cc
+// device_taint_rule_strategy.cc
+const ResourceStrategy& DeviceTaintRuleStrategy();
+// Sets an unset timeAdded to now (upstream's SetDefaults_DeviceTaint).
+void DefaultDeviceTaintTimeAdded(api::DeviceTaint& taint);
 // secret_strategy.cc
 const ResourceStrategy& SecretStrategy();
 const ResourceStrategy& ConfigMapStrategy();

@@ -88,6 +88,7 @@ const ResourceStrategy& StrategyFor(const api::Object& object) {
     set(api::ResourceClaim{}, ResourceClaimStrategy());
     set(api::ResourceClaimTemplate{}, ResourceClaimTemplateStrategy());
     set(api::ResourceSlice{}, ResourceSliceStrategy());
+    set(api::DeviceTaintRule{}, DeviceTaintRuleStrategy());
     set(api::Secret{}, SecretStrategy());
     set(api::ConfigMap{}, ConfigMapStrategy());
     return table;
