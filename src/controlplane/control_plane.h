@@ -13,8 +13,8 @@
 #include "client/informer.h"
 #include "common/mutex.h"
 #include "controller/claim_controller.h"
-#include "controller/pod_gc_controller.h"
 #include "controller/device_taint_eviction_controller.h"
+#include "controller/pod_gc_controller.h"
 #include "controller/resource_quota_controller.h"
 #include "scheduler/scheduler.h"
 
