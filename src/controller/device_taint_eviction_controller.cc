@@ -218,10 +218,50 @@ std::vector<PlannedEviction> PlanDeviceTaintEvictions(
   return plans;
 }
 
+RuleEvictionCounts SimulateNoExecute(const TaintEvictionInputs& inputs,
+                                     const api::DeviceTaintRule& rule) {
+  api::DeviceTaintRule as_no_execute = rule;
+  as_no_execute.spec.taint.effect = std::string(kNoExecute);
+  TaintEvictionInputs simulated = inputs;
+  simulated.rules = {&as_no_execute};
+  const auto taints = CollectDeviceTaints(simulated);
+  const std::string& name = rule.metadata.name;
+  const auto selected = [&](const std::string& device) {
+    auto found = taints.find(device);
+    return found != taints.end() &&
+           std::any_of(
+               found->second.begin(), found->second.end(),
+               [&](const DeviceTaintSource& s) { return s.rule == name; });
+  };
+  RuleEvictionCounts counts;
+  for (const api::ResourceSlice* slice : inputs.slices) {
+    for (const api::Device& device : slice->spec.devices) {
+      counts.published_devices += selected(
+          DeviceId(slice->spec.driver, slice->spec.pool.name, device.name));
+    }
+  }
+  for (const api::ResourceClaim* claim : inputs.claims) {
+    if (!claim->status.allocation.has_value()) continue;
+    for (const auto& result : claim->status.allocation->devices.results) {
+      counts.allocated_devices +=
+          selected(DeviceId(result.driver, result.pool, result.device));
+    }
+  }
+  std::set<std::string> namespaces;
+  for (const PlannedEviction& plan : PlanDeviceTaintEvictions(simulated)) {
+    if (std::find(plan.rules.begin(), plan.rules.end(), name) ==
+        plan.rules.end()) {
+      continue;
+    }
+    ++counts.pending_pods;
+    namespaces.insert(plan.pod->metadata.namespace_);
+  }
+  counts.pending_namespaces = static_cast<int64_t>(namespaces.size());
+  return counts;
+}
+
 api::Condition RuleEvictionCondition(const api::DeviceTaintRule& rule,
-                                     int64_t pending_pods,
-                                     int64_t pending_namespaces,
-                                     int64_t evicted_pods) {
+                                     const RuleEvictionCounts& counts) {
   api::Condition condition{.type = std::string(kEvictionInProgress),
                            .status = "False",
                            .observed_generation = rule.metadata.generation,
@@ -229,31 +269,41 @@ api::Condition RuleEvictionCondition(const api::DeviceTaintRule& rule,
                            .reason = "",
                            .message = ""};
   const std::string& effect = rule.spec.taint.effect;
+  const std::string namespaces =
+      counts.pending_namespaces == 1
+          ? std::string("1 namespace")
+          : fmt::format("{} different namespaces", counts.pending_namespaces);
   if (effect == kNoExecute) {
-    if (pending_pods > 0) {
+    if (counts.pending_pods > 0) {
       condition.status = "True";
       condition.reason = "PodsPendingEviction";
-      condition.message = fmt::format(
-          "{} to be evicted in {}.",
-          pending_pods == 1 ? std::string("1 pod needs")
-                            : fmt::format("{} pods need", pending_pods),
-          pending_namespaces == 1
-              ? std::string("1 namespace")
-              : fmt::format("{} different namespaces", pending_namespaces));
+      condition.message =
+          fmt::format("{} to be evicted in {}.",
+                      counts.pending_pods == 1
+                          ? std::string("1 pod needs")
+                          : fmt::format("{} pods need", counts.pending_pods),
+                      namespaces);
     } else {
-      condition.reason = evicted_pods > 0 ? "Completed" : "NotStarted";
+      condition.reason = counts.evicted_pods > 0 ? "Completed" : "NotStarted";
     }
   } else if (effect == "None") {
-    // Counting devices for a None rule is not implemented; upstream reports
-    // a one-time simulation here.
     condition.reason = "NoEffect";
+    condition.message = fmt::format(
+        "{} selected. {} selected. {} be evicted in {} if the effect was "
+        "NoExecute. This information will not be updated again. Recreate the "
+        "DeviceTaintRule to trigger an update.",
+        Plural(counts.published_devices, "published device",
+               "published devices"),
+        Plural(counts.allocated_devices, "allocated device",
+               "allocated devices"),
+        Plural(counts.pending_pods, "pod would", "pods would"), namespaces);
   } else {
     condition.reason = "OtherEffect";
     condition.message = "Eviction only happens for the NoExecute effect.";
   }
-  if (evicted_pods > 0) {
+  if (counts.evicted_pods > 0) {
     if (!condition.message.empty()) condition.message += " ";
-    condition.message += Plural(evicted_pods, "pod", "pods") +
+    condition.message += Plural(counts.evicted_pods, "pod", "pods") +
                          " evicted since starting the controller.";
   }
   return condition;
@@ -414,33 +464,47 @@ std::optional<SystemTime> DeviceTaintEvictionController::RunOnce(
   return next;
 }
 
+RuleEvictionCounts DeviceTaintEvictionController::CountsFor(
+    const TaintEvictionInputs& inputs, const api::DeviceTaintRule& rule,
+    const std::vector<PlannedEviction>& pending) {
+  RuleEvictionCounts counts;
+  if (rule.spec.taint.effect == "None") {
+    counts = SimulateNoExecute(inputs, rule);
+  } else {
+    std::set<std::string> namespaces;
+    for (const PlannedEviction& plan : pending) {
+      if (std::find(plan.rules.begin(), plan.rules.end(), rule.metadata.name) ==
+          plan.rules.end()) {
+        continue;
+      }
+      ++counts.pending_pods;
+      namespaces.insert(plan.pod->metadata.namespace_);
+    }
+    counts.pending_namespaces = static_cast<int64_t>(namespaces.size());
+  }
+  MutexLock lock(mu_);
+  auto found = evicted_by_rule_.find(rule.metadata.uid);
+  if (found != evicted_by_rule_.end()) counts.evicted_pods = found->second;
+  return counts;
+}
+
 void DeviceTaintEvictionController::UpdateRuleStatuses(
     const TaintEvictionInputs& inputs,
     const std::vector<PlannedEviction>& pending) {
   for (const api::DeviceTaintRule* rule : inputs.rules) {
-    int64_t pending_pods = 0;
-    std::set<std::string> namespaces;
-    for (const PlannedEviction& plan : pending) {
-      if (std::find(plan.rules.begin(), plan.rules.end(),
-                    rule->metadata.name) == plan.rules.end()) {
-        continue;
-      }
-      ++pending_pods;
-      namespaces.insert(plan.pod->metadata.namespace_);
-    }
-    int64_t evicted = 0;
-    {
-      MutexLock lock(mu_);
-      auto found = evicted_by_rule_.find(rule->metadata.uid);
-      if (found != evicted_by_rule_.end()) evicted = found->second;
-    }
-    api::Condition wanted = RuleEvictionCondition(
-        *rule, pending_pods, static_cast<int64_t>(namespaces.size()), evicted);
     api::DeviceTaintRule updated = *rule;
     auto& conditions = updated.status.conditions;
     auto existing = std::find_if(
         conditions.begin(), conditions.end(),
         [](const api::Condition& c) { return c.type == kEvictionInProgress; });
+    // A None rule's simulation is written once per generation.
+    if (rule->spec.taint.effect == "None" && existing != conditions.end() &&
+        existing->observed_generation == rule->metadata.generation &&
+        existing->reason == "NoEffect") {
+      continue;
+    }
+    api::Condition wanted =
+        RuleEvictionCondition(*rule, CountsFor(inputs, *rule, pending));
     if (existing != conditions.end()) {
       wanted.last_transition_time = existing->last_transition_time;
       if (*existing == wanted) continue;

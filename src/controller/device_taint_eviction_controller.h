@@ -87,13 +87,26 @@ struct PlannedEviction {
 std::vector<PlannedEviction> PlanDeviceTaintEvictions(
     const TaintEvictionInputs& inputs);
 
-// The EvictionInProgress condition upstream writes for `rule`, given how
-// many pods (in how many namespaces) await eviction because of it and how
-// many it evicted; last_transition_time is left empty.
+// What a rule's EvictionInProgress condition reports.
+struct RuleEvictionCounts {
+  int64_t pending_pods = 0;  // awaiting eviction because of the rule
+  int64_t pending_namespaces = 0;
+  int64_t evicted_pods = 0;  // since the controller started
+  // Effect None only: what the rule selects, and the pending counts above
+  // as they would be with effect NoExecute.
+  int64_t published_devices = 0;
+  int64_t allocated_devices = 0;
+};
+
+// The counts of a rule with effect None, simulated as if it were NoExecute
+// (evicted_pods is left 0).
+RuleEvictionCounts SimulateNoExecute(const TaintEvictionInputs& inputs,
+                                     const api::DeviceTaintRule& rule);
+
+// The EvictionInProgress condition upstream writes for `rule`;
+// last_transition_time is left empty.
 api::Condition RuleEvictionCondition(const api::DeviceTaintRule& rule,
-                                     int64_t pending_pods,
-                                     int64_t pending_namespaces,
-                                     int64_t evicted_pods);
+                                     const RuleEvictionCounts& counts);
 
 struct DeviceTaintEvictionOptions {
   // Longest sleep between re-plans without any change.
@@ -135,6 +148,10 @@ class DeviceTaintEvictionController {
   Status MarkDisruptionTarget(const api::Pod& pod);
   void UpdateRuleStatuses(const TaintEvictionInputs& inputs,
                           const std::vector<PlannedEviction>& pending)
+      EXCLUDES(mu_);
+  RuleEvictionCounts CountsFor(const TaintEvictionInputs& inputs,
+                               const api::DeviceTaintRule& rule,
+                               const std::vector<PlannedEviction>& pending)
       EXCLUDES(mu_);
   SystemTime FirstSeen(const api::DeviceTaint& taint) EXCLUDES(mu_);
 

@@ -206,16 +206,45 @@ TEST(RuleEvictionConditionTest, MatchesUpstreamWording) {
        "5 pods evicted since starting the controller."},
       {"NoSchedule", 0, 0, 0, "False", "OtherEffect",
        "Eviction only happens for the NoExecute effect."},
+      {"None", 2, 1, 0, "False", "NoEffect",
+       "0 published devices selected. 0 allocated devices selected. 2 pods "
+       "would be evicted in 1 namespace if the effect was NoExecute. This "
+       "information will not be updated again. Recreate the DeviceTaintRule "
+       "to trigger an update."},
   };
   for (const Case& c : cases) {
     const api::Condition condition = RuleEvictionCondition(
-        RuleWithEffect(c.effect), c.pending, c.namespaces, c.evicted);
+        RuleWithEffect(c.effect), {.pending_pods = c.pending,
+                                   .pending_namespaces = c.namespaces,
+                                   .evicted_pods = c.evicted});
     EXPECT_EQ(condition.type, "EvictionInProgress");
     EXPECT_EQ(condition.observed_generation, 3);
     EXPECT_EQ(condition.status, c.status) << c.reason;
     EXPECT_EQ(condition.reason, c.reason);
     EXPECT_EQ(condition.message, c.message);
   }
+}
+
+TEST(SimulateNoExecuteTest, CountsWhatANoneRuleWouldEvict) {
+  Cluster cluster;
+  cluster.AddRule("gpu-0-maybe", "gpu-0", Taint("None"));
+  TaintEvictionInputs inputs;
+  inputs.pods = {&cluster.pod};
+  inputs.claims = {&cluster.claim};
+  inputs.slices = {&cluster.slice};
+  inputs.rules = {&cluster.rules[0]};
+  inputs.now = kNow;
+  EXPECT_TRUE(PlanDeviceTaintEvictions(inputs).empty());
+  const RuleEvictionCounts counts = SimulateNoExecute(inputs, cluster.rules[0]);
+  EXPECT_EQ(counts.published_devices, 1);
+  EXPECT_EQ(counts.allocated_devices, 1);
+  EXPECT_EQ(counts.pending_pods, 1);
+  EXPECT_EQ(counts.pending_namespaces, 1);
+  EXPECT_EQ(RuleEvictionCondition(cluster.rules[0], counts).message,
+            "1 published device selected. 1 allocated device selected. 1 pod "
+            "would be evicted in 1 namespace if the effect was NoExecute. This "
+            "information will not be updated again. Recreate the "
+            "DeviceTaintRule to trigger an update.");
 }
 
 // The controller against the in-memory API: what one round writes.

@@ -60,6 +60,11 @@ eviction_event() {  # eviction_event POD: the event upstream's controller emits
     k get events --field-selector "involvedObject.name=$1,reason=DeviceTaintManagerEviction" \
     -o 'jsonpath={range .items[*]}{.type} {.reason} {.message} {.source.component}{end}'
 }
+time_added_set() {  # time_added_set RULE: spec.taint.timeAdded is an RFC 3339 time
+  local added
+  added=$(k get devicetaintrule "$1" -o 'jsonpath={.spec.taint.timeAdded}') || return 1
+  [[ $added =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$ ]] || { echo "timeAdded '$added'"; return 1; }
+}
 rule_condition() {  # rule_condition RULE WANT: "status reason message" of EvictionInProgress
   equals "$2" k get devicetaintrule "$1" \
     -o 'jsonpath={.status.conditions[?(@.type=="EvictionInProgress")].status} {.status.conditions[?(@.type=="EvictionInProgress")].reason} {.status.conditions[?(@.type=="EvictionInProgress")].message}'
@@ -70,6 +75,7 @@ check "apply a pod using gpu-0" k apply -f "$manifests/victim.yaml"
 check "the pod is scheduled" scheduled victim
 check "its claim has gpu-0" device_of victim gpu-0
 check "apply a NoExecute DeviceTaintRule for gpu-0" k apply -f "$manifests/rule-gpu-0.yaml"
+check "the server set the taint's timeAdded" time_added_set gpu-0-broken
 check "the pod is evicted" gone victim
 check "the eviction event is recorded" within "$wait_s" eviction_event victim
 check "the rule reports the eviction" within "$wait_s" rule_condition gpu-0-broken \
