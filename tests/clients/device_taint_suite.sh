@@ -10,7 +10,8 @@
 #  - a pending pod whose claim tolerates the taint gets gpu-0 and stays; one
 #    whose claim does not stays unschedulable;
 #  - a pod tolerating the taint for 3 s (tolerationSeconds) is evicted after
-#    that, not at once.
+#    that, not at once;
+#  - a rule with effect None evicts nothing and reports what NoExecute would.
 # Pods never run (no kubelet); the pod GC removes the evicted pods at once.
 # Every wait is bounded by DEVICE_TAINT_TIMEOUT seconds (default 30).
 # Prints PASS/FAIL per check and "N passed, M failed"; exits non-zero on any
@@ -96,6 +97,10 @@ check "its eviction event is recorded" within "$wait_s" eviction_event brief
 check "the tolerating pod stays" alive tolerant
 check "the gpu-0 rule still counts one eviction" rule_condition gpu-0-broken \
   "False Completed 1 pod evicted since starting the controller."
+check "apply a DeviceTaintRule with effect None for gpu-0" k apply -f "$manifests/rule-none.yaml"
+check "it reports what NoExecute would evict" within "$wait_s" rule_condition gpu-0-dry-run \
+  "False NoEffect 1 published device selected. 1 allocated device selected. 1 pod would be evicted in 1 namespace if the effect was NoExecute. This information will not be updated again. Recreate the DeviceTaintRule to trigger an update."
+check "and evicts nothing" alive tolerant
 
 if ! finish; then
   echo "--- server log (tail) ---"
