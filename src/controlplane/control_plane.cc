@@ -52,6 +52,12 @@ ControlPlane::ControlPlane(client::ApiClient& client,
           std::make_unique<controller::ServiceAccountsController>(
               client, *account_namespaces_, *service_accounts_);
     }
+    if (options.run_device_taint_eviction) {
+      taint_eviction_ =
+          std::make_unique<controller::DeviceTaintEvictionController>(
+              client, *pods_, *claims_, *slices_, *taint_rules_, *classes_,
+              options.device_taint_eviction);
+    }
   }
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(
@@ -111,6 +117,7 @@ void ControlPlane::Start() {
     service_accounts_->Start();
     service_accounts_controller_->Start();
   }
+  if (taint_eviction_) taint_eviction_->Start();
   if (scheduler_) scheduler_->Start();
 }
 
@@ -120,6 +127,7 @@ void ControlPlane::Stop() {
   if (scheduler_) scheduler_->Stop();
   if (controller_) controller_->Stop();
   if (pod_gc_) pod_gc_->Stop();
+  if (taint_eviction_) taint_eviction_->Stop();
   if (quota_controller_) {
     quota_controller_->Stop();
     quotas_->Stop();

@@ -13,6 +13,7 @@
 #include "client/informer.h"
 #include "common/mutex.h"
 #include "controller/claim_controller.h"
+#include "controller/device_taint_eviction_controller.h"
 #include "controller/pod_gc_controller.h"
 #include "controller/resource_quota_controller.h"
 #include "controller/service_accounts_controller.h"
@@ -43,6 +44,10 @@ struct ControlPlaneOptions {
   // The serviceaccounts controller ("default" in every namespace) runs with
   // the controller (Start/Stop) when this is true.
   bool run_service_accounts_controller = false;
+  // The device taint eviction controller (KEP-5055) runs with the
+  // controller (Start/Stop, not RunToQuiescence) unless this is false.
+  bool run_device_taint_eviction = true;
+  controller::DeviceTaintEvictionOptions device_taint_eviction;
   scheduler::SchedulerOptions scheduler;
 };
 
@@ -116,6 +121,8 @@ class ControlPlane {
   std::unique_ptr<client::Informer> account_namespaces_, service_accounts_;
   std::unique_ptr<controller::ServiceAccountsController>
       service_accounts_controller_;
+  // Reads the scheduling side's caches; acts only between Start and Stop.
+  std::unique_ptr<controller::DeviceTaintEvictionController> taint_eviction_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   size_t pipeline_batch_ = 0;
   bool started_ = false;

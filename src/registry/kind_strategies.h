@@ -15,6 +15,10 @@ const ResourceStrategy&
 ResourceClaimTemplateStrategy();  // resource_claim_template_strategy.cc
 const ResourceStrategy& ResourceSliceStrategy();  // resource_slice_strategy.cc
 const ResourceStrategy& ResourceQuotaStrategy();  // resource_quota_strategy.cc
+// device_taint_rule_strategy.cc
+const ResourceStrategy& DeviceTaintRuleStrategy();
+// Sets an unset timeAdded to now (upstream's SetDefaults_DeviceTaint).
+void DefaultDeviceTaintTimeAdded(api::DeviceTaint& taint);
 // secret_strategy.cc
 const ResourceStrategy& SecretStrategy();
 const ResourceStrategy& ConfigMapStrategy();

@@ -1,12 +1,30 @@
 // Resource slices (upstream pkg/registry/resource/resourceslice/
-// strategy.go): the driver, pool name and node name are immutable.
+// strategy.go): the driver, pool name and node name are immutable; device
+// taints without timeAdded get the time of the write.
 #include "registry/kind_strategies.h"
 
 namespace dralloc::registry {
 namespace {
 
+void DefaultSliceTaintTimes(api::Object& object) {
+  for (api::Device& device :
+       std::get<api::ResourceSlice>(object).spec.devices) {
+    for (api::DeviceTaint& taint : device.taints) {
+      DefaultDeviceTaintTimeAdded(taint);
+    }
+  }
+}
+
 class ResourceSliceRules final : public ResourceStrategy {
  public:
+  void PrepareForCreate(api::Object& object) const override {
+    DefaultSliceTaintTimes(object);
+  }
+  void PrepareForUpdate(const api::ResourceInfo& info, api::Object& next,
+                        const api::Object& old, WritePart part) const override {
+    ResourceStrategy::PrepareForUpdate(info, next, old, part);
+    DefaultSliceTaintTimes(next);
+  }
   api::ErrorList ValidateUpdate(const api::Object& next,
                                 const api::Object& old) const override {
     const auto& after = std::get<api::ResourceSlice>(next).spec;

@@ -89,6 +89,7 @@ const ResourceStrategy& StrategyFor(const api::Object& object) {
     set(api::ResourceClaimTemplate{}, ResourceClaimTemplateStrategy());
     set(api::ResourceSlice{}, ResourceSliceStrategy());
     set(api::ResourceQuota{}, ResourceQuotaStrategy());
+    set(api::DeviceTaintRule{}, DeviceTaintRuleStrategy());
     set(api::Secret{}, SecretStrategy());
     set(api::ConfigMap{}, ConfigMapStrategy());
     return table;

@@ -1,0 +1,568 @@
+#include "controller/device_taint_eviction_controller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <set>
+#include <utility>
+
+#include "common/clock.h"
+#include "common/log.h"
+
+namespace dralloc::controller {
+namespace {
+
+using client::As;
+using client::ObjectPtr;
+
+constexpr std::string_view kNoExecute = "NoExecute";
+
+// A taint on one device and the rule it came from ("" for the slice).
+struct DeviceTaintSource {
+  api::DeviceTaint taint;
+  std::string rule;
+};
+
+std::string DeviceId(std::string_view driver, std::string_view pool,
+                     std::string_view device) {
+  return fmt::format("{}/{}/{}", driver, pool, device);
+}
+
+std::string TaintKey(const api::DeviceTaint& taint) {
+  return fmt::format("{}={}:{}", taint.key, taint.value, taint.effect);
+}
+
+// device id → its taints, from the slices and the rules.
+std::map<std::string, std::vector<DeviceTaintSource>> CollectDeviceTaints(
+    const TaintEvictionInputs& inputs) {
+  std::map<std::string, std::vector<DeviceTaintSource>> taints;
+  std::vector<std::pair<std::string, allocator::SlicePatcher>> patchers;
+  for (const api::DeviceTaintRule* rule : inputs.rules) {
+    patchers.emplace_back(rule->metadata.name,
+                          allocator::SlicePatcher({}, {*rule}, inputs.classes));
+  }
+  for (const api::ResourceSlice* slice : inputs.slices) {
+    const api::ResourceSliceSpec& spec = slice->spec;
+    for (const api::Device& device : spec.devices) {
+      auto& list = taints[DeviceId(spec.driver, spec.pool.name, device.name)];
+      for (const api::DeviceTaint& taint : device.taints) {
+        list.push_back({taint, ""});
+      }
+    }
+    std::vector<allocator::PatchProblem> problems;
+    for (const auto& [rule, patcher] : patchers) {
+      const api::ResourceSlice patched = patcher.Apply(*slice, problems);
+      for (size_t i = 0; i < patched.spec.devices.size(); ++i) {
+        const api::Device& device = patched.spec.devices[i];
+        const size_t own = spec.devices[i].taints.size();
+        auto& list = taints[DeviceId(spec.driver, spec.pool.name, device.name)];
+        for (size_t t = own; t < device.taints.size(); ++t) {
+          list.push_back({device.taints[t], rule});
+        }
+      }
+    }
+  }
+  return taints;
+}
+
+// The claim names a pod uses, resolved through its status for templates.
+std::vector<std::string> PodClaimNames(const api::Pod& pod) {
+  std::vector<std::string> names;
+  for (const api::PodResourceClaim& claim : pod.spec.resource_claims) {
+    if (claim.resource_claim_name.has_value()) {
+      names.push_back(*claim.resource_claim_name);
+      continue;
+    }
+    for (const api::PodResourceClaimStatus& status :
+         pod.status.resource_claim_statuses) {
+      if (status.name == claim.name && status.resource_claim_name) {
+        names.push_back(*status.resource_claim_name);
+      }
+    }
+  }
+  return names;
+}
+
+// When `source` evicts a pod whose allocated device has `tolerations`;
+// nullopt when never.
+std::optional<SystemTime> TaintEvictionTime(
+    const DeviceTaintSource& source,
+    const std::vector<api::DeviceToleration>& tolerations,
+    const TaintEvictionInputs& inputs) {
+  if (source.taint.effect != kNoExecute) return std::nullopt;
+  std::optional<int64_t> seconds;
+  bool tolerated = false;
+  for (const api::DeviceToleration& toleration : tolerations) {
+    if (!DeviceTolerationMatches(toleration, source.taint)) continue;
+    // The most generous matching toleration wins.
+    if (!toleration.toleration_seconds.has_value()) return std::nullopt;
+    tolerated = true;
+    seconds = std::max(seconds.value_or(0), *toleration.toleration_seconds);
+  }
+  if (!tolerated) return inputs.now;
+  std::optional<SystemTime> added;
+  if (source.taint.time_added.has_value()) {
+    added = ParseUtcTime(*source.taint.time_added);
+  }
+  if (!added.has_value()) {
+    added = inputs.first_seen ? inputs.first_seen(source.taint) : inputs.now;
+  }
+  return *added + std::chrono::seconds(std::max<int64_t>(*seconds, 0));
+}
+
+const api::ResourceClaim* FindClaim(const TaintEvictionInputs& inputs,
+                                    const std::string& namespace_,
+                                    const std::string& name) {
+  for (const api::ResourceClaim* claim : inputs.claims) {
+    if (claim->metadata.namespace_ == namespace_ &&
+        claim->metadata.name == name) {
+      return claim;
+    }
+  }
+  return nullptr;
+}
+
+// Folds the eviction time of one taint into `plan`.
+void FoldEviction(SystemTime at, const std::string& rule,
+                  std::optional<PlannedEviction>& plan, const api::Pod& pod) {
+  if (!plan.has_value() || at < plan->evict_at) {
+    plan = PlannedEviction{.pod = &pod, .evict_at = at, .rules = {}};
+  }
+  if (at == plan->evict_at && !rule.empty() &&
+      std::find(plan->rules.begin(), plan->rules.end(), rule) ==
+          plan->rules.end()) {
+    plan->rules.push_back(rule);
+  }
+}
+
+std::optional<PlannedEviction> PlanPod(
+    const api::Pod& pod, const TaintEvictionInputs& inputs,
+    const std::map<std::string, std::vector<DeviceTaintSource>>& taints) {
+  if (pod.metadata.deletion_timestamp.has_value()) return std::nullopt;
+  if (pod.spec.node_name.empty()) return std::nullopt;
+  if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") {
+    return std::nullopt;
+  }
+  std::optional<PlannedEviction> plan;
+  for (const std::string& name : PodClaimNames(pod)) {
+    const api::ResourceClaim* claim =
+        FindClaim(inputs, pod.metadata.namespace_, name);
+    if (claim == nullptr || !claim->status.allocation.has_value()) continue;
+    for (const api::DeviceRequestAllocationResult& result :
+         claim->status.allocation->devices.results) {
+      auto found =
+          taints.find(DeviceId(result.driver, result.pool, result.device));
+      if (found == taints.end()) continue;
+      for (const DeviceTaintSource& source : found->second) {
+        std::optional<SystemTime> at =
+            TaintEvictionTime(source, result.tolerations, inputs);
+        if (at.has_value()) FoldEviction(*at, source.rule, plan, pod);
+      }
+    }
+  }
+  return plan;
+}
+
+std::string Plural(int64_t count, std::string_view one, std::string_view many) {
+  return count == 1 ? fmt::format("1 {}", one)
+                    : fmt::format("{} {}", count, many);
+}
+
+}  // namespace
+
+bool DeviceTolerationMatches(const api::DeviceToleration& toleration,
+                             const api::DeviceTaint& taint) {
+  if (!toleration.effect.empty() && toleration.effect != taint.effect) {
+    return false;
+  }
+  if (!toleration.key.empty() && toleration.key != taint.key) return false;
+  if (toleration.operator_ == "Exists") return true;
+  if (toleration.operator_.empty() || toleration.operator_ == "Equal") {
+    return !toleration.key.empty() && toleration.value == taint.value;
+  }
+  return false;
+}
+
+std::optional<SystemTime> ParseUtcTime(std::string_view text) {
+  std::tm parts{};
+  int consumed = 0;
+  const std::string copy(text);
+  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &parts.tm_year,
+                  &parts.tm_mon, &parts.tm_mday, &parts.tm_hour, &parts.tm_min,
+                  &parts.tm_sec, &consumed) != 6) {
+    return std::nullopt;
+  }
+  std::string_view rest = text.substr(consumed);
+  if (!rest.empty() && rest.front() == '.') {
+    rest.remove_prefix(1);
+    while (!rest.empty() && rest.front() >= '0' && rest.front() <= '9') {
+      rest.remove_prefix(1);
+    }
+  }
+  if (rest != "Z") return std::nullopt;
+  parts.tm_year -= 1900;
+  parts.tm_mon -= 1;
+  return std::chrono::system_clock::from_time_t(timegm(&parts));
+}
+
+std::vector<PlannedEviction> PlanDeviceTaintEvictions(
+    const TaintEvictionInputs& inputs) {
+  const auto taints = CollectDeviceTaints(inputs);
+  std::vector<PlannedEviction> plans;
+  for (const api::Pod* pod : inputs.pods) {
+    std::optional<PlannedEviction> plan = PlanPod(*pod, inputs, taints);
+    if (plan.has_value()) plans.push_back(std::move(*plan));
+  }
+  return plans;
+}
+
+RuleEvictionCounts SimulateNoExecute(const TaintEvictionInputs& inputs,
+                                     const api::DeviceTaintRule& rule) {
+  api::DeviceTaintRule as_no_execute = rule;
+  as_no_execute.spec.taint.effect = std::string(kNoExecute);
+  TaintEvictionInputs simulated = inputs;
+  simulated.rules = {&as_no_execute};
+  const auto taints = CollectDeviceTaints(simulated);
+  const std::string& name = rule.metadata.name;
+  const auto selected = [&](const std::string& device) {
+    auto found = taints.find(device);
+    return found != taints.end() &&
+           std::any_of(
+               found->second.begin(), found->second.end(),
+               [&](const DeviceTaintSource& s) { return s.rule == name; });
+  };
+  RuleEvictionCounts counts;
+  for (const api::ResourceSlice* slice : inputs.slices) {
+    for (const api::Device& device : slice->spec.devices) {
+      counts.published_devices += selected(
+          DeviceId(slice->spec.driver, slice->spec.pool.name, device.name));
+    }
+  }
+  for (const api::ResourceClaim* claim : inputs.claims) {
+    if (!claim->status.allocation.has_value()) continue;
+    for (const auto& result : claim->status.allocation->devices.results) {
+      counts.allocated_devices +=
+          selected(DeviceId(result.driver, result.pool, result.device));
+    }
+  }
+  std::set<std::string> namespaces;
+  for (const PlannedEviction& plan : PlanDeviceTaintEvictions(simulated)) {
+    if (std::find(plan.rules.begin(), plan.rules.end(), name) ==
+        plan.rules.end()) {
+      continue;
+    }
+    ++counts.pending_pods;
+    namespaces.insert(plan.pod->metadata.namespace_);
+  }
+  counts.pending_namespaces = static_cast<int64_t>(namespaces.size());
+  return counts;
+}
+
+api::Condition RuleEvictionCondition(const api::DeviceTaintRule& rule,
+                                     const RuleEvictionCounts& counts) {
+  api::Condition condition{.type = std::string(kEvictionInProgress),
+                           .status = "False",
+                           .observed_generation = rule.metadata.generation,
+                           .last_transition_time = "",
+                           .reason = "",
+                           .message = ""};
+  const std::string& effect = rule.spec.taint.effect;
+  const std::string namespaces =
+      counts.pending_namespaces == 1
+          ? std::string("1 namespace")
+          : fmt::format("{} different namespaces", counts.pending_namespaces);
+  if (effect == kNoExecute) {
+    if (counts.pending_pods > 0) {
+      condition.status = "True";
+      condition.reason = "PodsPendingEviction";
+      condition.message =
+          fmt::format("{} to be evicted in {}.",
+                      counts.pending_pods == 1
+                          ? std::string("1 pod needs")
+                          : fmt::format("{} pods need", counts.pending_pods),
+                      namespaces);
+    } else {
+      condition.reason = counts.evicted_pods > 0 ? "Completed" : "NotStarted";
+    }
+  } else if (effect == "None") {
+    condition.reason = "NoEffect";
+    condition.message = fmt::format(
+        "{} selected. {} selected. {} be evicted in {} if the effect was "
+        "NoExecute. This information will not be updated again. Recreate the "
+        "DeviceTaintRule to trigger an update.",
+        Plural(counts.published_devices, "published device",
+               "published devices"),
+        Plural(counts.allocated_devices, "allocated device",
+               "allocated devices"),
+        Plural(counts.pending_pods, "pod would", "pods would"), namespaces);
+  } else {
+    condition.reason = "OtherEffect";
+    condition.message = "Eviction only happens for the NoExecute effect.";
+  }
+  if (counts.evicted_pods > 0) {
+    if (!condition.message.empty()) condition.message += " ";
+    condition.message += Plural(counts.evicted_pods, "pod", "pods") +
+                         " evicted since starting the controller.";
+  }
+  return condition;
+}
+
+DeviceTaintEvictionController::DeviceTaintEvictionController(
+    client::ApiClient& client, client::Informer& pods, client::Informer& claims,
+    client::Informer& slices, client::Informer& rules,
+    client::Informer& classes, DeviceTaintEvictionOptions options)
+    : client_(client),
+      pods_(pods),
+      claims_(claims),
+      slices_(slices),
+      rules_(rules),
+      classes_(classes),
+      options_(options) {
+  for (client::Informer* informer :
+       {&pods_, &claims_, &slices_, &rules_, &classes_}) {
+    informer->AddHandler(
+        [this](const ObjectPtr&, const ObjectPtr&) { MarkDirty(); });
+  }
+}
+
+DeviceTaintEvictionController::~DeviceTaintEvictionController() { Stop(); }
+
+void DeviceTaintEvictionController::MarkDirty() {
+  {
+    MutexLock lock(mu_);
+    dirty_ = true;
+  }
+  wake_.SignalAll();
+}
+
+SystemTime DeviceTaintEvictionController::FirstSeen(
+    const api::DeviceTaint& taint) {
+  MutexLock lock(mu_);
+  return first_seen_
+      .try_emplace(TaintKey(taint), std::chrono::system_clock::now())
+      .first->second;
+}
+
+Status DeviceTaintEvictionController::Evict(const api::Pod& cached) {
+  // The cache may lag behind an eviction of an earlier round: decide on the
+  // pod as the API has it now, as upstream does.
+  StatusOr<ObjectPtr> fresh = client_.Get(
+      client::PodsResource(), cached.metadata.namespace_, cached.metadata.name);
+  if (fresh.status().code() == StatusCode::kNotFound) return OkStatus();
+  RETURN_IF_ERROR(fresh.status());
+  const api::Pod* pod = As<api::Pod>(*fresh);
+  if (pod == nullptr || pod->metadata.uid != cached.metadata.uid ||
+      pod->metadata.deletion_timestamp.has_value()) {
+    return OkStatus();
+  }
+  api::Event event = client::PodWarningEvent(
+      *pod, "DeviceTaintManagerEviction", "Marking for deletion",
+      std::string(kDeviceTaintEvictionComponent));
+  event.type = "Normal";
+  (void)client_.CreateEvent(event);  // Best effort, as upstream's recorder.
+  RETURN_IF_ERROR(MarkDisruptionTarget(*pod));
+  Status deleted = client_.Delete(
+      client::PodsResource(), pod->metadata.namespace_, pod->metadata.name,
+      client::DeleteOptions{.uid = pod->metadata.uid});
+  if (deleted.code() == StatusCode::kNotFound ||
+      deleted.code() == StatusCode::kAborted) {
+    return OkStatus();
+  }
+  return deleted;
+}
+
+Status DeviceTaintEvictionController::MarkDisruptionTarget(
+    const api::Pod& pod) {
+  const api::PodCondition condition{
+      .type = "DisruptionTarget",
+      .status = "True",
+      .last_probe_time = std::nullopt,
+      .last_transition_time = NowRfc3339(),
+      .reason = "DeletionByDeviceTaintManager",
+      .message = "Device Taint manager: deleting due to NoExecute taint"};
+  api::Pod updated = pod;
+  auto& conditions = updated.status.conditions;
+  auto existing = std::find_if(
+      conditions.begin(), conditions.end(),
+      [](const api::PodCondition& c) { return c.type == "DisruptionTarget"; });
+  if (existing == conditions.end()) {
+    conditions.push_back(condition);
+  } else if (existing->status != condition.status ||
+             existing->reason != condition.reason ||
+             existing->message != condition.message) {
+    *existing = condition;
+  } else {
+    return OkStatus();
+  }
+  StatusOr<ObjectPtr> written = client_.UpdateStatus(updated);
+  if (written.status().code() == StatusCode::kNotFound) return OkStatus();
+  return written.status();
+}
+
+std::optional<SystemTime> DeviceTaintEvictionController::RunOnce(
+    SystemTime now) {
+  std::vector<ObjectPtr> keep;  // owns what `inputs` points to
+  TaintEvictionInputs inputs;
+  auto collect = [&keep]<typename T>(client::Informer& informer,
+                                     std::vector<const T*>& out) {
+    for (ObjectPtr& object : informer.List()) {
+      if (const T* typed = As<T>(object)) {
+        out.push_back(typed);
+        keep.push_back(std::move(object));
+      }
+    }
+  };
+  collect(pods_, inputs.pods);
+  collect(claims_, inputs.claims);
+  collect(slices_, inputs.slices);
+  collect(rules_, inputs.rules);
+  std::vector<const api::DeviceClass*> classes;
+  collect(classes_, classes);
+  inputs.classes = [&classes](std::string_view name) {
+    for (const api::DeviceClass* c : classes) {
+      if (c->metadata.name == name) return c;
+    }
+    return static_cast<const api::DeviceClass*>(nullptr);
+  };
+  inputs.now = now;
+  inputs.first_seen = [this](const api::DeviceTaint& t) {
+    return FirstSeen(t);
+  };
+
+  std::vector<PlannedEviction> pending;
+  std::optional<SystemTime> next;
+  for (PlannedEviction& plan : PlanDeviceTaintEvictions(inputs)) {
+    if (plan.evict_at > now) {
+      next = next.has_value() ? std::min(*next, plan.evict_at) : plan.evict_at;
+      pending.push_back(std::move(plan));
+      continue;
+    }
+    const api::Pod& pod = *plan.pod;
+    log::Info(kDeviceTaintEvictionComponent, "evicting pod {}/{}",
+              pod.metadata.namespace_, pod.metadata.name);
+    Status evicted = Evict(pod);
+    MutexLock lock(mu_);
+    if (!evicted.ok()) {
+      ++metrics_.eviction_errors;
+      log::Warn(kDeviceTaintEvictionComponent, "evicting pod {}/{}: {}",
+                pod.metadata.namespace_, pod.metadata.name, evicted.ToString());
+      pending.push_back(std::move(plan));
+      continue;
+    }
+    ++metrics_.pods_evicted;
+    for (const std::string& rule : plan.rules) {
+      for (const api::DeviceTaintRule* r : inputs.rules) {
+        if (r->metadata.name == rule) ++evicted_by_rule_[r->metadata.uid];
+      }
+    }
+  }
+  UpdateRuleStatuses(inputs, pending);
+  MutexLock lock(mu_);
+  ++metrics_.rounds;
+  return next;
+}
+
+RuleEvictionCounts DeviceTaintEvictionController::CountsFor(
+    const TaintEvictionInputs& inputs, const api::DeviceTaintRule& rule,
+    const std::vector<PlannedEviction>& pending) {
+  RuleEvictionCounts counts;
+  if (rule.spec.taint.effect == "None") {
+    counts = SimulateNoExecute(inputs, rule);
+  } else {
+    std::set<std::string> namespaces;
+    for (const PlannedEviction& plan : pending) {
+      if (std::find(plan.rules.begin(), plan.rules.end(), rule.metadata.name) ==
+          plan.rules.end()) {
+        continue;
+      }
+      ++counts.pending_pods;
+      namespaces.insert(plan.pod->metadata.namespace_);
+    }
+    counts.pending_namespaces = static_cast<int64_t>(namespaces.size());
+  }
+  MutexLock lock(mu_);
+  auto found = evicted_by_rule_.find(rule.metadata.uid);
+  if (found != evicted_by_rule_.end()) counts.evicted_pods = found->second;
+  return counts;
+}
+
+void DeviceTaintEvictionController::UpdateRuleStatuses(
+    const TaintEvictionInputs& inputs,
+    const std::vector<PlannedEviction>& pending) {
+  for (const api::DeviceTaintRule* rule : inputs.rules) {
+    api::DeviceTaintRule updated = *rule;
+    auto& conditions = updated.status.conditions;
+    auto existing = std::find_if(
+        conditions.begin(), conditions.end(),
+        [](const api::Condition& c) { return c.type == kEvictionInProgress; });
+    // A None rule's simulation is written once per generation.
+    if (rule->spec.taint.effect == "None" && existing != conditions.end() &&
+        existing->observed_generation == rule->metadata.generation &&
+        existing->reason == "NoEffect") {
+      continue;
+    }
+    api::Condition wanted =
+        RuleEvictionCondition(*rule, CountsFor(inputs, *rule, pending));
+    if (existing != conditions.end()) {
+      wanted.last_transition_time = existing->last_transition_time;
+      if (*existing == wanted) continue;
+    }
+    wanted.last_transition_time = NowRfc3339();
+    if (existing != conditions.end()) {
+      *existing = wanted;
+    } else {
+      conditions.push_back(wanted);
+    }
+    StatusOr<ObjectPtr> written = client_.UpdateStatus(updated);
+    MutexLock lock(mu_);
+    if (written.ok()) ++metrics_.rule_status_updates;
+  }
+}
+
+void DeviceTaintEvictionController::Loop() {
+  std::optional<SystemTime> next;
+  while (true) {
+    {
+      MutexLock lock(mu_);
+      auto wait = options_.max_wait;
+      if (next.has_value()) {
+        auto until = std::chrono::duration_cast<std::chrono::milliseconds>(
+            *next - std::chrono::system_clock::now());
+        wait = std::clamp(until + std::chrono::milliseconds(1),
+                          std::chrono::milliseconds(0), wait);
+      }
+      wake_.WaitFor(mu_, wait,
+                    [this]() REQUIRES(mu_) { return dirty_ || stopping_; });
+      if (stopping_) return;
+      dirty_ = false;
+    }
+    next = RunOnce(std::chrono::system_clock::now());
+  }
+}
+
+void DeviceTaintEvictionController::Start() {
+  if (worker_.joinable()) return;
+  {
+    MutexLock lock(mu_);
+    stopping_ = false;
+  }
+  worker_ = std::thread([this] { Loop(); });
+}
+
+void DeviceTaintEvictionController::Stop() {
+  {
+    MutexLock lock(mu_);
+    stopping_ = true;
+  }
+  wake_.SignalAll();
+  if (worker_.joinable()) worker_.join();
+}
+
+DeviceTaintEvictionMetrics DeviceTaintEvictionController::metrics() const {
+  MutexLock lock(mu_);
+  return metrics_;
+}
+
+}  // namespace dralloc::controller

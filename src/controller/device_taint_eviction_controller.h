@@ -1,0 +1,180 @@
+// DeviceTaintEvictionController: evicts the pods whose allocated devices
+// carry a NoExecute taint their claim does not tolerate (KEP-5055, upstream's
+// pkg/controller/devicetainteviction), and reports progress in the
+// EvictionInProgress condition of each DeviceTaintRule.
+//
+// A device's taints are those its ResourceSlice publishes plus the taint of
+// every DeviceTaintRule whose selector matches it (matching as
+// allocator::SlicePatcher does). A taint is tolerated by a toleration of the
+// allocation result that names the device (key/operator/value/effect as
+// upstream's DeviceToleration.ToleratesTaint). An untolerated NoExecute taint
+// evicts at once; a toleration with tolerationSeconds evicts that many
+// seconds after the taint's timeAdded (the controller's first sight of the
+// taint when timeAdded is unset); one without tolerationSeconds never does.
+//
+// Eviction as upstream: the pod gets the condition DisruptionTarget=True
+// (reason DeletionByDeviceTaintManager, message "Device Taint manager:
+// deleting due to NoExecute taint"), a Normal event DeviceTaintManagerEviction
+// "Marking for deletion" from component device-taint-eviction, then is
+// deleted with a uid precondition.
+//
+// One worker thread. Informer handlers only mark the state dirty; the worker
+// re-plans from the caches and sleeps until the next change or the earliest
+// pending eviction time (capped by `max_wait`), so delayed evictions need no
+// timer per pod and Stop() ends any wait at once.
+#ifndef DRALLOC_CONTROLLER_DEVICE_TAINT_EVICTION_CONTROLLER_H_
+#define DRALLOC_CONTROLLER_DEVICE_TAINT_EVICTION_CONTROLLER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "allocator/slice_patcher.h"
+#include "api/types/core.h"
+#include "api/types/device_taint_rule.h"
+#include "api/types/resource_claim.h"
+#include "api/types/resource_slice.h"
+#include "client/api_client.h"
+#include "client/informer.h"
+#include "common/mutex.h"
+
+namespace dralloc::controller {
+
+using SystemTime = std::chrono::system_clock::time_point;
+
+inline constexpr std::string_view kDeviceTaintEvictionComponent =
+    "device-taint-eviction";
+inline constexpr std::string_view kEvictionInProgress = "EvictionInProgress";
+
+// True if `toleration` tolerates `taint` (upstream's ToleratesTaint).
+bool DeviceTolerationMatches(const api::DeviceToleration& toleration,
+                             const api::DeviceTaint& taint);
+
+// "2026-09-23T11:00:00Z" (fractional seconds allowed) as a time point;
+// nullopt when it is not RFC 3339 UTC.
+std::optional<SystemTime> ParseUtcTime(std::string_view text);
+
+// The cluster state one plan is made from.
+struct TaintEvictionInputs {
+  std::vector<const api::Pod*> pods;
+  std::vector<const api::ResourceClaim*> claims;
+  std::vector<const api::ResourceSlice*> slices;
+  std::vector<const api::DeviceTaintRule*> rules;
+  allocator::ClassLookup classes = [](std::string_view) {
+    return static_cast<const api::DeviceClass*>(nullptr);
+  };
+  SystemTime now;
+  // When a taint without timeAdded was first seen; `now` if not given.
+  std::function<SystemTime(const api::DeviceTaint&)> first_seen;
+};
+
+// A pod that must go, and when.
+struct PlannedEviction {
+  const api::Pod* pod = nullptr;
+  SystemTime evict_at;
+  // Names of the DeviceTaintRules whose taints cause the eviction (at the
+  // earliest time); empty when only slice taints do.
+  std::vector<std::string> rules;
+};
+
+// Every non-terminating, bound pod with an untolerated NoExecute taint on
+// one of its allocated devices, in input order.
+std::vector<PlannedEviction> PlanDeviceTaintEvictions(
+    const TaintEvictionInputs& inputs);
+
+// What a rule's EvictionInProgress condition reports.
+struct RuleEvictionCounts {
+  int64_t pending_pods = 0;  // awaiting eviction because of the rule
+  int64_t pending_namespaces = 0;
+  int64_t evicted_pods = 0;  // since the controller started
+  // Effect None only: what the rule selects, and the pending counts above
+  // as they would be with effect NoExecute.
+  int64_t published_devices = 0;
+  int64_t allocated_devices = 0;
+};
+
+// The counts of a rule with effect None, simulated as if it were NoExecute
+// (evicted_pods is left 0).
+RuleEvictionCounts SimulateNoExecute(const TaintEvictionInputs& inputs,
+                                     const api::DeviceTaintRule& rule);
+
+// The EvictionInProgress condition upstream writes for `rule`;
+// last_transition_time is left empty.
+api::Condition RuleEvictionCondition(const api::DeviceTaintRule& rule,
+                                     const RuleEvictionCounts& counts);
+
+struct DeviceTaintEvictionOptions {
+  // Longest sleep between re-plans without any change.
+  std::chrono::milliseconds max_wait{30'000};
+};
+
+struct DeviceTaintEvictionMetrics {
+  uint64_t pods_evicted = 0;
+  uint64_t eviction_errors = 0;
+  uint64_t rule_status_updates = 0;
+  uint64_t rounds = 0;
+};
+
+class DeviceTaintEvictionController {
+ public:
+  // Informers are not pumped before construction (handlers are added).
+  DeviceTaintEvictionController(client::ApiClient& client,
+                                client::Informer& pods,
+                                client::Informer& claims,
+                                client::Informer& slices,
+                                client::Informer& rules,
+                                client::Informer& classes,
+                                DeviceTaintEvictionOptions options = {});
+  ~DeviceTaintEvictionController();
+
+  // One round at `now`: evicts the due pods, updates rule conditions.
+  // Returns when the next eviction is due (nullopt: none pending).
+  std::optional<SystemTime> RunOnce(SystemTime now) EXCLUDES(mu_);
+  void Start();
+  void Stop();
+  DeviceTaintEvictionMetrics metrics() const EXCLUDES(mu_);
+
+ private:
+  void MarkDirty() EXCLUDES(mu_);
+  void Loop() EXCLUDES(mu_);
+  // Evicts the pod `cached` names if the API still has it, not deleting.
+  Status Evict(const api::Pod& cached);
+  // Sets DisruptionTarget=True as upstream (no write when already so).
+  Status MarkDisruptionTarget(const api::Pod& pod);
+  void UpdateRuleStatuses(const TaintEvictionInputs& inputs,
+                          const std::vector<PlannedEviction>& pending)
+      EXCLUDES(mu_);
+  RuleEvictionCounts CountsFor(const TaintEvictionInputs& inputs,
+                               const api::DeviceTaintRule& rule,
+                               const std::vector<PlannedEviction>& pending)
+      EXCLUDES(mu_);
+  SystemTime FirstSeen(const api::DeviceTaint& taint) EXCLUDES(mu_);
+
+  client::ApiClient& client_;
+  client::Informer& pods_;
+  client::Informer& claims_;
+  client::Informer& slices_;
+  client::Informer& rules_;
+  client::Informer& classes_;
+  DeviceTaintEvictionOptions options_;
+
+  mutable Mutex mu_;
+  CondVar wake_;
+  bool dirty_ GUARDED_BY(mu_) = true;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  // rule uid → pods evicted because of it since the controller started.
+  std::map<std::string, int64_t> evicted_by_rule_ GUARDED_BY(mu_);
+  // "key=value:effect" → when a taint without timeAdded was first seen.
+  std::map<std::string, SystemTime> first_seen_ GUARDED_BY(mu_);
+  DeviceTaintEvictionMetrics metrics_ GUARDED_BY(mu_);
+  std::thread worker_;
+};
+
+}  // namespace dralloc::controller
+
+#endif  // DRALLOC_CONTROLLER_DEVICE_TAINT_EVICTION_CONTROLLER_H_

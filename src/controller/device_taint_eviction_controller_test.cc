@@ -1,0 +1,346 @@
+#include "controller/device_taint_eviction_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/memory_api_client.h"
+
+namespace dralloc::controller {
+namespace {
+
+using std::chrono::seconds;
+
+const SystemTime kNow = *ParseUtcTime("2026-09-23T12:00:00Z");
+
+api::DeviceTaint Taint(std::string effect,
+                       std::optional<std::string> added = std::nullopt) {
+  return {.key = "example.com/broken",
+          .value = "yes",
+          .effect = std::move(effect),
+          .time_added = std::move(added)};
+}
+
+api::DeviceToleration Tolerate(std::optional<int64_t> seconds) {
+  return {.key = "example.com/broken",
+          .operator_ = "Exists",
+          .value = "",
+          .effect = "NoExecute",
+          .toleration_seconds = seconds};
+}
+
+// One slice with device gpu-0 in pool node-a of driver gpu.example.com, one
+// claim allocated that device, one pod bound to node-a using the claim.
+struct Cluster {
+  api::ResourceSlice slice;
+  api::ResourceClaim claim;
+  api::Pod pod;
+  std::vector<api::DeviceTaintRule> rules;
+
+  explicit Cluster(std::vector<api::DeviceTaint> slice_taints = {},
+                   std::vector<api::DeviceToleration> tolerations = {}) {
+    slice.metadata.name = "node-a-gpus";
+    slice.spec.driver = "gpu.example.com";
+    slice.spec.pool.name = "node-a";
+    slice.spec.devices.push_back({});
+    slice.spec.devices[0].name = "gpu-0";
+    slice.spec.devices[0].taints = std::move(slice_taints);
+    claim.metadata = {.name = "gpu", .namespace_ = "default"};
+    api::AllocationResult allocation;
+    api::DeviceRequestAllocationResult result;
+    result.request = "gpu";
+    result.driver = "gpu.example.com";
+    result.pool = "node-a";
+    result.device = "gpu-0";
+    result.tolerations = std::move(tolerations);
+    allocation.devices.results.push_back(result);
+    claim.status.allocation = allocation;
+    pod.metadata = {.name = "app", .namespace_ = "default"};
+    pod.spec.node_name = "node-a";
+    pod.spec.resource_claims.push_back(
+        {.name = "gpu", .resource_claim_name = "gpu"});
+  }
+
+  void AddRule(std::string name, std::optional<std::string> device,
+               api::DeviceTaint taint) {
+    api::DeviceTaintRule rule;
+    rule.metadata.name = std::move(name);
+    rule.spec.device_selector = api::DeviceTaintSelector{
+        .driver = "gpu.example.com", .device = std::move(device)};
+    rule.spec.taint = std::move(taint);
+    rules.push_back(rule);
+  }
+
+  std::vector<PlannedEviction> Plan() const {
+    TaintEvictionInputs inputs;
+    inputs.pods = {&pod};
+    inputs.claims = {&claim};
+    inputs.slices = {&slice};
+    for (const auto& rule : rules) inputs.rules.push_back(&rule);
+    inputs.now = kNow;
+    return PlanDeviceTaintEvictions(inputs);
+  }
+};
+
+TEST(DeviceTolerationMatchesTest, FollowsUpstreamRules) {
+  const api::DeviceTaint taint = Taint("NoExecute");
+  struct Case {
+    api::DeviceToleration toleration;
+    bool matches;
+  };
+  const std::vector<Case> cases = {
+      {{.key = "", .operator_ = "Exists"}, true},
+      {{.key = "example.com/broken", .operator_ = "Exists"}, true},
+      {{.key = "example.com/other", .operator_ = "Exists"}, false},
+      {{.key = "example.com/broken", .operator_ = "", .value = "yes"}, true},
+      {{.key = "example.com/broken", .operator_ = "Equal", .value = "no"},
+       false},
+      {{.key = "example.com/broken",
+        .operator_ = "Exists",
+        .value = "",
+        .effect = "NoSchedule"},
+       false},
+      {{.key = "example.com/broken",
+        .operator_ = "Exists",
+        .value = "",
+        .effect = "NoExecute"},
+       true},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(DeviceTolerationMatches(cases[i].toleration, taint),
+              cases[i].matches)
+        << "case " << i;
+  }
+}
+
+TEST(ParseUtcTimeTest, AcceptsRfc3339Utc) {
+  ASSERT_TRUE(ParseUtcTime("2026-09-23T12:00:30Z").has_value());
+  EXPECT_EQ(*ParseUtcTime("2026-09-23T12:00:30Z") - kNow, seconds(30));
+  EXPECT_EQ(*ParseUtcTime("2026-09-23T12:00:30.250Z") - kNow, seconds(30));
+  EXPECT_FALSE(ParseUtcTime("2026-09-23 12:00:30").has_value());
+  EXPECT_FALSE(ParseUtcTime("2026-09-23T12:00:30+02:00").has_value());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, UntoleratedSliceTaintEvictsNow) {
+  const Cluster cluster({Taint("NoExecute")});
+  const auto plans = cluster.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].pod, &cluster.pod);
+  EXPECT_EQ(plans[0].evict_at, kNow);
+  EXPECT_TRUE(plans[0].rules.empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, OnlyNoExecuteEvicts) {
+  EXPECT_TRUE(Cluster({Taint("NoSchedule")}).Plan().empty());
+  EXPECT_TRUE(Cluster({Taint("None")}).Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, TolerationSecondsCountFromTimeAdded) {
+  const Cluster cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")},
+                        {Tolerate(30)});
+  const auto plans = cluster.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].evict_at, kNow + seconds(20));
+}
+
+TEST(PlanDeviceTaintEvictionsTest, TolerationWithoutSecondsIsForever) {
+  EXPECT_TRUE(
+      Cluster({Taint("NoExecute")}, {Tolerate(std::nullopt)}).Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, RuleTaintEvictsAndNamesTheRule) {
+  Cluster cluster;
+  cluster.AddRule("gpu-0-broken", "gpu-0", Taint("NoExecute"));
+  const auto plans = cluster.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].evict_at, kNow);
+  EXPECT_EQ(plans[0].rules, std::vector<std::string>{"gpu-0-broken"});
+}
+
+TEST(PlanDeviceTaintEvictionsTest, RuleForAnotherDeviceDoesNothing) {
+  Cluster cluster;
+  cluster.AddRule("gpu-1-broken", "gpu-1", Taint("NoExecute"));
+  EXPECT_TRUE(cluster.Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, SkipsUnboundAndTerminatingPods) {
+  Cluster unbound({Taint("NoExecute")});
+  unbound.pod.spec.node_name.clear();
+  EXPECT_TRUE(unbound.Plan().empty());
+  Cluster terminating({Taint("NoExecute")});
+  terminating.pod.metadata.deletion_timestamp = "2026-09-23T11:00:00Z";
+  EXPECT_TRUE(terminating.Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, UnallocatedClaimDoesNothing) {
+  Cluster cluster({Taint("NoExecute")});
+  cluster.claim.status.allocation.reset();
+  EXPECT_TRUE(cluster.Plan().empty());
+}
+
+api::DeviceTaintRule RuleWithEffect(std::string effect) {
+  api::DeviceTaintRule rule;
+  rule.metadata.name = "rule";
+  rule.metadata.generation = 3;
+  rule.spec.taint = Taint(std::move(effect));
+  return rule;
+}
+
+TEST(RuleEvictionConditionTest, MatchesUpstreamWording) {
+  struct Case {
+    std::string effect;
+    int64_t pending, namespaces, evicted;
+    std::string status, reason, message;
+  };
+  const std::vector<Case> cases = {
+      {"NoExecute", 0, 0, 0, "False", "NotStarted", ""},
+      {"NoExecute", 1, 1, 0, "True", "PodsPendingEviction",
+       "1 pod needs to be evicted in 1 namespace."},
+      {"NoExecute", 3, 2, 1, "True", "PodsPendingEviction",
+       "3 pods need to be evicted in 2 different namespaces. 1 pod evicted "
+       "since starting the controller."},
+      {"NoExecute", 0, 0, 5, "False", "Completed",
+       "5 pods evicted since starting the controller."},
+      {"NoSchedule", 0, 0, 0, "False", "OtherEffect",
+       "Eviction only happens for the NoExecute effect."},
+      {"None", 2, 1, 0, "False", "NoEffect",
+       "0 published devices selected. 0 allocated devices selected. 2 pods "
+       "would be evicted in 1 namespace if the effect was NoExecute. This "
+       "information will not be updated again. Recreate the DeviceTaintRule "
+       "to trigger an update."},
+  };
+  for (const Case& c : cases) {
+    const api::Condition condition = RuleEvictionCondition(
+        RuleWithEffect(c.effect), {.pending_pods = c.pending,
+                                   .pending_namespaces = c.namespaces,
+                                   .evicted_pods = c.evicted});
+    EXPECT_EQ(condition.type, "EvictionInProgress");
+    EXPECT_EQ(condition.observed_generation, 3);
+    EXPECT_EQ(condition.status, c.status) << c.reason;
+    EXPECT_EQ(condition.reason, c.reason);
+    EXPECT_EQ(condition.message, c.message);
+  }
+}
+
+TEST(SimulateNoExecuteTest, CountsWhatANoneRuleWouldEvict) {
+  Cluster cluster;
+  cluster.AddRule("gpu-0-maybe", "gpu-0", Taint("None"));
+  TaintEvictionInputs inputs;
+  inputs.pods = {&cluster.pod};
+  inputs.claims = {&cluster.claim};
+  inputs.slices = {&cluster.slice};
+  inputs.rules = {&cluster.rules[0]};
+  inputs.now = kNow;
+  EXPECT_TRUE(PlanDeviceTaintEvictions(inputs).empty());
+  const RuleEvictionCounts counts = SimulateNoExecute(inputs, cluster.rules[0]);
+  EXPECT_EQ(counts.published_devices, 1);
+  EXPECT_EQ(counts.allocated_devices, 1);
+  EXPECT_EQ(counts.pending_pods, 1);
+  EXPECT_EQ(counts.pending_namespaces, 1);
+  EXPECT_EQ(RuleEvictionCondition(cluster.rules[0], counts).message,
+            "1 published device selected. 1 allocated device selected. 1 pod "
+            "would be evicted in 1 namespace if the effect was NoExecute. This "
+            "information will not be updated again. Recreate the "
+            "DeviceTaintRule to trigger an update.");
+}
+
+// The controller against the in-memory API: what one round writes.
+class DeviceTaintEvictionControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const api::ResourceInfo* info :
+         {&client::PodsResource(), &client::ResourceClaimsResource(),
+          &client::ResourceSlicesResource(),
+          &client::DeviceTaintRulesResource(),
+          &client::DeviceClassesResource()}) {
+      informers_.push_back(std::make_unique<client::Informer>(api_, *info));
+    }
+    controller_ = std::make_unique<DeviceTaintEvictionController>(
+        api_, *informers_[0], *informers_[1], *informers_[2], *informers_[3],
+        *informers_[4]);
+  }
+  // Stores the cluster's objects (the claim with its allocation).
+  void Store(const Cluster& cluster) {
+    ASSERT_TRUE(api_.Create(cluster.slice).ok());
+    api::ResourceClaim claim = cluster.claim;
+    auto created = api_.Create(claim);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    claim = std::get<api::ResourceClaim>(**created);
+    claim.status = cluster.claim.status;
+    ASSERT_TRUE(api_.UpdateStatus(claim).ok());
+    api::Pod pod = cluster.pod;
+    pod.spec.containers.push_back({});
+    pod.spec.containers[0].name = "main";
+    pod.spec.containers[0].image = "pause";
+    auto stored = api_.Create(pod);
+    ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  }
+  void Pump() {
+    for (auto& informer : informers_) {
+      while (*informer->Pump(std::chrono::milliseconds(0)) > 0) {
+      }
+    }
+  }
+  // The pod as stored, or nullopt when it is gone.
+  std::optional<api::Pod> StoredPod() {
+    auto pod = api_.Get(client::PodsResource(), "default", "app");
+    if (!pod.ok()) return std::nullopt;
+    return std::get<api::Pod>(**pod);
+  }
+  std::vector<api::Event> Events() {
+    std::vector<api::Event> events;
+    auto list = api_.List(client::ResourceFor<api::Event>());
+    if (!list.ok()) return events;
+    for (const auto& object : list->items) {
+      if (const auto* event = client::As<api::Event>(object)) {
+        events.push_back(*event);
+      }
+    }
+    return events;
+  }
+
+  client::MemoryApiClient api_;
+  std::vector<std::unique_ptr<client::Informer>> informers_;
+  std::unique_ptr<DeviceTaintEvictionController> controller_;
+};
+
+TEST_F(DeviceTaintEvictionControllerTest, EvictsWithConditionAndEventOnce) {
+  Store(Cluster({Taint("NoExecute")}));
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), std::nullopt);
+  Pump();
+  controller_->RunOnce(kNow);  // the cache may lag: no second eviction
+  EXPECT_EQ(controller_->metrics().pods_evicted, 1u);
+  const std::vector<api::Event> events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, "Normal");
+  EXPECT_EQ(events[0].reason, "DeviceTaintManagerEviction");
+  EXPECT_EQ(events[0].message, "Marking for deletion");
+  EXPECT_EQ(events[0].source.component, "device-taint-eviction");
+  const std::optional<api::Pod> pod = StoredPod();
+  ASSERT_TRUE(pod.has_value());  // a bound pod is deleted gracefully
+  EXPECT_TRUE(pod->metadata.deletion_timestamp.has_value());
+  ASSERT_EQ(pod->status.conditions.size(), 1u);
+  EXPECT_EQ(pod->status.conditions[0].type, "DisruptionTarget");
+  EXPECT_EQ(pod->status.conditions[0].status, "True");
+  EXPECT_EQ(pod->status.conditions[0].reason, "DeletionByDeviceTaintManager");
+  EXPECT_EQ(pod->status.conditions[0].message,
+            "Device Taint manager: deleting due to NoExecute taint");
+}
+
+TEST_F(DeviceTaintEvictionControllerTest, WaitsForTolerationSeconds) {
+  Store(Cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")}, {Tolerate(30)}));
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), kNow + seconds(20));
+  EXPECT_EQ(controller_->metrics().pods_evicted, 0u);
+  ASSERT_TRUE(StoredPod().has_value());
+  EXPECT_FALSE(StoredPod()->metadata.deletion_timestamp.has_value());
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(20)), std::nullopt);
+  EXPECT_EQ(controller_->metrics().pods_evicted, 1u);
+}
+
+}  // namespace
+}  // namespace dralloc::controller
