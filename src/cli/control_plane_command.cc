@@ -3,6 +3,7 @@
 // Kubernetes-compatible API server, configured from a kubeconfig.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -24,6 +25,7 @@ struct ControlPlaneFlags {
   std::string placement = "default";
   bool default_pods = false;
   int binders = 4;
+  int binding_timeout_seconds = 600;
   int workers = 4;
   LeaderElectionFlags leader_election;
 };
@@ -53,6 +55,8 @@ int RunControlPlane(const ControlPlaneFlags& flags, bool scheduler) {
   options.scheduler.scheduler_name = flags.scheduler_name;
   options.scheduler.schedule_default_pods = flags.default_pods;
   options.scheduler.binders = flags.binders;
+  options.scheduler.binding_wait.timeout =
+      std::chrono::seconds(flags.binding_timeout_seconds);
   options.scheduler.placement = ParsePlacement(flags.placement);
   controlplane::ControlPlane plane(**api, options);
   const char* what = scheduler ? "scheduler" : "controller";
@@ -108,6 +112,7 @@ void RegisterControlPlaneCommands(CLI::App& app, int& exit_code) {
   AddPlacementFlag(scheduler, scheduler_flags.placement);
   scheduler.add_option("--binders", scheduler_flags.binders,
                        "threads writing allocations and bindings");
+  AddBindingTimeoutFlag(scheduler, scheduler_flags.binding_timeout_seconds);
 
   auto [controller, controller_flags] = AddCommand<ControlPlaneFlags>(
       app, "controller",

@@ -4,6 +4,7 @@
 // endpoints (cli/simulate_endpoint.h) over the live state.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -26,6 +27,7 @@ struct ServeFlags {
   // 0: 4, or 16 on a store shared with other servers (etcd), whose writes
   // take longer, so more of them must be in flight for the same rate.
   int binders = 0;
+  int binding_timeout_seconds = 600;
   int controller_workers = 0;
   LeaderElectionFlags leader_election;
 };
@@ -102,6 +104,8 @@ controlplane::ControlPlaneOptions PlaneOptions(const ServeFlags& flags,
   controlplane::ControlPlaneOptions options;
   options.scheduler.scheduler_name = flags.scheduler_name;
   options.scheduler.binders = flags.binders > 0 ? flags.binders : threads;
+  options.scheduler.binding_wait.timeout =
+      std::chrono::seconds(flags.binding_timeout_seconds);
   options.scheduler.placement = ParsePlacement(flags.placement);
   options.controller.workers =
       flags.controller_workers > 0 ? flags.controller_workers : threads;
@@ -183,6 +187,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
                   "threads writing allocations and bindings (default 4; 16 "
                   "with --storage etcd)")
       ->check(CLI::NonNegativeNumber);
+  AddBindingTimeoutFlag(command, flags.binding_timeout_seconds);
   command
       .add_option("--controller-workers", flags.controller_workers,
                   "ResourceClaim controller worker threads (default 4; 16 "

@@ -135,6 +135,15 @@ void AddPlacementFlag(CLI::App& command, std::string& placement,
       ->check(CLI::IsMember({"default", "pack", "spread"}));
 }
 
+void AddBindingTimeoutFlag(CLI::App& command, int& seconds) {
+  command
+      .add_option("--binding-timeout", seconds,
+                  "seconds a pod waits for its devices' binding conditions "
+                  "before it is sent back to scheduling")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
 scheduler::Placement ParsePlacement(const std::string& placement) {
   if (placement == "pack") return scheduler::Placement::kPack;
   if (placement == "spread") return scheduler::Placement::kSpread;

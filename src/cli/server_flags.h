@@ -66,6 +66,10 @@ void AddPlacementFlag(
     std::string description = "default (first fit), pack or spread");
 scheduler::Placement ParsePlacement(const std::string& placement);
 
+// --binding-timeout: how long PreBind waits for the binding conditions of
+// allocated devices (KEP-5007; upstream's BindingTimeout, 600 s).
+void AddBindingTimeoutFlag(CLI::App& command, int& seconds);
+
 // "host:port" (or "[v6]:port") → parts; false when malformed.
 bool SplitListen(const std::string& listen, std::string& host, uint16_t& port);
 

@@ -345,17 +345,17 @@ SystemTime DeviceTaintEvictionController::FirstSeen(
       .first->second;
 }
 
-Status DeviceTaintEvictionController::Evict(const api::Pod& cached) {
+StatusOr<bool> DeviceTaintEvictionController::Evict(const api::Pod& cached) {
   // The cache may lag behind an eviction of an earlier round: decide on the
   // pod as the API has it now, as upstream does.
   StatusOr<ObjectPtr> fresh = client_.Get(
       client::PodsResource(), cached.metadata.namespace_, cached.metadata.name);
-  if (fresh.status().code() == StatusCode::kNotFound) return OkStatus();
+  if (fresh.status().code() == StatusCode::kNotFound) return false;
   RETURN_IF_ERROR(fresh.status());
   const api::Pod* pod = As<api::Pod>(*fresh);
   if (pod == nullptr || pod->metadata.uid != cached.metadata.uid ||
       pod->metadata.deletion_timestamp.has_value()) {
-    return OkStatus();
+    return false;
   }
   api::Event event = client::PodWarningEvent(
       *pod, "DeviceTaintManagerEviction", "Marking for deletion",
@@ -368,9 +368,10 @@ Status DeviceTaintEvictionController::Evict(const api::Pod& cached) {
       client::DeleteOptions{.uid = pod->metadata.uid});
   if (deleted.code() == StatusCode::kNotFound ||
       deleted.code() == StatusCode::kAborted) {
-    return OkStatus();
+    return false;
   }
-  return deleted;
+  RETURN_IF_ERROR(deleted);
+  return true;
 }
 
 Status DeviceTaintEvictionController::MarkDisruptionTarget(
@@ -442,15 +443,19 @@ std::optional<SystemTime> DeviceTaintEvictionController::RunOnce(
     const api::Pod& pod = *plan.pod;
     log::Info(kDeviceTaintEvictionComponent, "evicting pod {}/{}",
               pod.metadata.namespace_, pod.metadata.name);
-    Status evicted = Evict(pod);
+    StatusOr<bool> evicted = Evict(pod);
     MutexLock lock(mu_);
     if (!evicted.ok()) {
       ++metrics_.eviction_errors;
       log::Warn(kDeviceTaintEvictionComponent, "evicting pod {}/{}: {}",
-                pod.metadata.namespace_, pod.metadata.name, evicted.ToString());
+                pod.metadata.namespace_, pod.metadata.name,
+                evicted.status().ToString());
       pending.push_back(std::move(plan));
       continue;
     }
+    // Counted once: later rounds that still see the pod in a lagging cache
+    // find it gone or being deleted and evict nothing.
+    if (!*evicted) continue;
     ++metrics_.pods_evicted;
     for (const std::string& rule : plan.rules) {
       for (const api::DeviceTaintRule* r : inputs.rules) {

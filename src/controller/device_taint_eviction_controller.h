@@ -143,7 +143,9 @@ class DeviceTaintEvictionController {
   void MarkDirty() EXCLUDES(mu_);
   void Loop() EXCLUDES(mu_);
   // Evicts the pod `cached` names if the API still has it, not deleting.
-  Status Evict(const api::Pod& cached);
+  // True when this call deleted the pod; false when it was gone, replaced
+  // or already being deleted.
+  StatusOr<bool> Evict(const api::Pod& cached);
   // Sets DisruptionTarget=True as upstream (no write when already so).
   Status MarkDisruptionTarget(const api::Pod& pod);
   void UpdateRuleStatuses(const TaintEvictionInputs& inputs,

@@ -95,13 +95,18 @@ TEST(PatchSchemaTest, RulesPerKind) {
       "metadata.finalizers 1 merge", "metadata.managedFields 0 replace",
       "metadata.ownerReferences 2 uid merge"};
   for (const char* kind :
-       {"DeviceClass", "ResourceSlice", "ResourceClaimTemplate",
-        "ResourceSlicePatch", "Namespace", "Event", "SomethingUnknown"}) {
+       {"DeviceClass", "ResourceClaimTemplate", "ResourceSlicePatch",
+        "Namespace", "Event", "SomethingUnknown"}) {
     EXPECT_EQ(Describe(SchemaForKind(kind)), meta) << kind;
   }
+  std::vector<std::string> slice = meta;
+  slice.push_back("spec.skipNodeOperations 1 replace");
+  EXPECT_EQ(Describe(SchemaForKind("ResourceSlice")), slice);
   std::vector<std::string> claim = meta;
   claim.insert(claim.end(),
-               {"status.devices 2 driver pool device shareID replace",
+               {"status.allocation.devices.results[].skipNodeOperations 1 "
+                "replace",
+                "status.devices 2 driver pool device shareID replace",
                 "status.devices[].conditions 2 type merge",
                 "status.reservedFor 2 uid merge"});
   EXPECT_EQ(Describe(SchemaForKind("ResourceClaim")), claim);
@@ -111,7 +116,8 @@ TEST(PatchSchemaTest, RulesPerKind) {
   std::vector<std::string> node = meta;
   node.insert(node.end(), {"spec.podCIDRs 1 merge", "spec.taints 0 replace",
                            "status.addresses 2 type merge",
-                           "status.conditions 2 type merge"});
+                           "status.conditions 2 type merge",
+                           "status.declaredFeatures 0 replace"});
   EXPECT_EQ(Describe(SchemaForKind("Node")), node);
   std::vector<std::string> pod = meta;
   for (const char* list :
