@@ -332,9 +332,10 @@ bool NodeAuthorizer::Related(std::string_view resource, std::string_view node,
                              std::string_view namespace_,
                              std::string_view name) const {
   if (graph_.UsedOnNode(resource, namespace_, name, node)) return true;
-  const int64_t current = store_.Revision();
-  if (graph_.revision() >= current) return false;
-  graph_.WaitForRevision(current, graph_wait_);
+  // The graph may have caught up between the look above and now: always
+  // look again once it reflects the store's current revision (the wait
+  // returns at once when it does already).
+  graph_.WaitForRevision(store_.Revision(), graph_wait_);
   return graph_.UsedOnNode(resource, namespace_, name, node);
 }
 
