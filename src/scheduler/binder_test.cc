@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "api/claim_helpers.h"
 #include "scheduler/test_cluster.h"
 #include "scheduler/test_manifests.h"
@@ -132,24 +135,38 @@ class BindingConditionsTest : public BinderTest {
     return task;
   }
 
-  // What a driver does: sets condition `type` of gpu-0 to True.
+  // What a driver does: sets condition `type` of gpu-0 to True, once the
+  // claim is allocated, retrying when its write races the binder's (as a
+  // driver retries a conflict). Bounded: 10 s.
   void DriverSets(const std::string& type) {
-    auto current =
-        cluster_.api.Get(client::ResourceClaimsResource(), "ns", "c");
-    ASSERT_TRUE(current.ok()) << current.status();
-    api::ResourceClaim claim = std::get<api::ResourceClaim>(**current);
-    if (claim.status.devices.empty()) {
-      claim.status.devices.push_back(
-          {.driver = "gpu.example.com", .pool = "node-a", .device = "gpu-0"});
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    Status last;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto current =
+          cluster_.api.Get(client::ResourceClaimsResource(), "ns", "c");
+      ASSERT_TRUE(current.ok()) << current.status();
+      api::ResourceClaim claim = std::get<api::ResourceClaim>(**current);
+      if (!claim.status.allocation) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      if (claim.status.devices.empty()) {
+        claim.status.devices.push_back(
+            {.driver = "gpu.example.com", .pool = "node-a", .device = "gpu-0"});
+      }
+      claim.status.devices[0].conditions.push_back(
+          {.type = type,
+           .status = "True",
+           .last_transition_time = "2026-11-28T17:00:00Z",
+           .reason = "Driver",
+           .message = "set by the test"});
+      auto updated = cluster_.api.UpdateStatus(api::Object(std::move(claim)));
+      if (updated.ok()) return;
+      last = updated.status();
+      if (last.code() != StatusCode::kAborted) break;
     }
-    claim.status.devices[0].conditions.push_back(
-        {.type = type,
-         .status = "True",
-         .last_transition_time = "2026-11-28T17:00:00Z",
-         .reason = "Driver",
-         .message = "set by the test"});
-    auto updated = cluster_.api.UpdateStatus(api::Object(std::move(claim)));
-    ASSERT_TRUE(updated.ok()) << updated.status();
+    FAIL() << "the driver could not set " << type << ": " << last;
   }
 
   api::ResourceClaim StoredClaim() {
@@ -265,7 +282,8 @@ TEST_F(BindingConditionsTest, ClaimsWithoutBindingConditionsBindAtOnce) {
 TEST_F(BindingConditionsTest, TheWaiterThreadBindsWithoutHoldingABinder) {
   Binder binder(
       cluster_.api, dra_, 1, on_failure_, nullptr,
-      BindingWaitOptions{.poll_interval = std::chrono::milliseconds(1)},
+      BindingWaitOptions{.timeout = std::chrono::seconds(30),
+                         .poll_interval = std::chrono::milliseconds(1)},
       on_pending_);
   binder.Start();
   binder.Announce();
