@@ -36,18 +36,6 @@ start_server "$dralloc" "${server_args[@]}"
 ns=bc
 k() { "$kubectl_bin" --cache-dir "$work/cache" --request-timeout=20s -n "$ns" "$@"; }
 
-equals() {  # equals WANT CMD...: CMD succeeds and prints exactly WANT
-  local want=$1 out
-  shift
-  out=$("$@" 2>&1) || { echo "$out"; return 1; }
-  [[ $out == "$want" ]] || { echo "want '$want', got '$out'"; return 1; }
-}
-within() {  # within SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.5 s)
-  local deadline=$((SECONDS + $1))
-  shift
-  while ((SECONDS < deadline)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.5; done
-  "$@"
-}
 nonempty() {  # nonempty CMD...: CMD succeeds and prints something
   local out
   out=$("$@" 2>&1) || { echo "$out"; return 1; }

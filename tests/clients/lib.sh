@@ -152,6 +152,23 @@ eventually() {
   "$@"
 }
 
+# equals WANT CMD...: CMD succeeds and prints exactly WANT.
+equals() {
+  local want=$1
+  shift
+  local out
+  out=$("$@" 2>&1) || { echo "$out"; return 1; }
+  [[ $out == "$want" ]] || { echo "want '$want', got '$out'"; return 1; }
+}
+
+# within SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.5 s).
+within() {
+  local deadline=$((SECONDS + $1))
+  shift
+  while ((SECONDS < deadline)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.5; done
+  "$@"
+}
+
 # check NAME CMD...: runs CMD, records the result, prints its output on failure.
 check() {
   local name=$1

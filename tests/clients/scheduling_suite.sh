@@ -40,19 +40,6 @@ k() { "$kubectl_bin" --cache-dir "$work/cache" --request-timeout=20s -n "$ns" "$
 echo "kubectl $("$kubectl_bin" version --client -o json |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])') against $DRALLOC_SERVER_COMMAND at $server_url"
 
-equals() {  # equals WANT CMD...: CMD succeeds and prints exactly WANT
-  local want=$1
-  shift
-  local out
-  out=$("$@" 2>&1) || { echo "$out"; return 1; }
-  [[ $out == "$want" ]] || { echo "want '$want', got '$out'"; return 1; }
-}
-within() {  # within SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.5 s)
-  local deadline=$((SECONDS + $1))
-  shift
-  while ((SECONDS < deadline)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.5; done
-  "$@"
-}
 scheduled() {  # scheduled POD...: each pod gets PodScheduled=True within $wait_s s
   k wait --for=condition=PodScheduled --timeout=${wait_s}s "${@/#/pod/}"
 }
