@@ -57,8 +57,9 @@ class MatchAttributeConstraint final : public ClaimConstraint {
                            std::string attribute)
       : ClaimConstraint(Kind::kMatchAttribute, std::move(requests),
                         std::move(attribute)) {}
-  bool Add(const InventoryDevice& device) override {
-    std::optional<AttributeSet> set = LookupAttribute(device, subject());
+  bool Add(const InventoryDevice& device,
+           const DerivedValues* derived) override {
+    std::optional<AttributeSet> set = AttributeOf(device, derived, subject());
     if (!set) return false;
     if (!common_.empty()) {
       std::vector<std::string> values = Intersect(common_.back(), *set);
@@ -82,8 +83,9 @@ class DistinctAttributeConstraint final : public ClaimConstraint {
                               std::string attribute)
       : ClaimConstraint(Kind::kDistinctAttribute, std::move(requests),
                         std::move(attribute)) {}
-  bool Add(const InventoryDevice& device) override {
-    std::optional<AttributeSet> set = LookupAttribute(device, subject());
+  bool Add(const InventoryDevice& device,
+           const DerivedValues* derived) override {
+    std::optional<AttributeSet> set = AttributeOf(device, derived, subject());
     if (!set) return false;
     for (const AttributeSet& seen : seen_) {
       if (!Intersect(seen, *set).empty()) return false;
@@ -113,6 +115,17 @@ std::string AttributeSet::ToString() const {
     }
   }
   return values.size() == 1 ? text : "[" + text + "]";
+}
+
+std::optional<AttributeSet> AttributeOf(const InventoryDevice& device,
+                                        const DerivedValues* derived,
+                                        std::string_view name) {
+  if (derived != nullptr) {
+    for (const DerivedValue& d : *derived) {
+      if (d.name == name) return d.value;
+    }
+  }
+  return LookupAttribute(device, name);
 }
 
 std::optional<AttributeSet> LookupAttribute(const InventoryDevice& device,
@@ -205,7 +218,8 @@ CelConstraint::CelConstraint(
       program_(std::move(program)),
       prefix_checks_(std::move(prefix_checks)) {}
 
-bool CelConstraint::Add(const InventoryDevice& device) {
+bool CelConstraint::Add(const InventoryDevice& device,
+                        const DerivedValues* /*derived*/) {
   devices_.push_back(device.cel);
   for (const auto& check : prefix_checks_) {
     cel::EvalContext ctx;

@@ -27,6 +27,22 @@ struct AttributeSet {
   std::string ToString() const;
 };
 
+// One derived attribute (KEP-6080) of a device for one request. `value` is
+// nullopt when the expression gave an empty list (no value).
+struct DerivedValue {
+  std::string_view name;
+  std::optional<AttributeSet> value;
+};
+// The derived attributes of a device for one request, in the request's order.
+using DerivedValues = std::vector<DerivedValue>;
+
+// The value constraints see for attribute `name` of a device: the derived
+// attribute of that name when the request defines one (it shadows the
+// device's own), else the device's attribute (see LookupAttribute).
+std::optional<AttributeSet> AttributeOf(const InventoryDevice& device,
+                                        const DerivedValues* derived,
+                                        std::string_view name);
+
 // The attribute `qualified` ("domain/id") of a device: the exact name, or the
 // unprefixed id when the domain is the device's driver. nullopt when the
 // device lacks it or the attribute has no value.
@@ -74,9 +90,11 @@ class ClaimConstraint {
   // Attribute name (match/distinct) or expression (CEL).
   const std::string& subject() const { return subject_; }
 
-  // Adds a device of an applicable request; false (and no change) if the
+  // Adds a device of an applicable request with its derived attributes for
+  // that request (null when it has none); false (and no change) if the
   // constraint would be violated. CEL constraints only collect devices.
-  virtual bool Add(const InventoryDevice& device) = 0;
+  virtual bool Add(const InventoryDevice& device,
+                   const DerivedValues* derived) = 0;
   // Undoes the most recent successful Add (LIFO).
   virtual void Remove() = 0;
   virtual size_t size() const = 0;
@@ -99,7 +117,8 @@ class CelConstraint final : public ClaimConstraint {
                 std::vector<std::shared_ptr<const cel::Program>> prefix_checks);
   // Collects the device; false if a prefix-closed part of the expression is
   // already false for the devices so far (then nothing is added).
-  bool Add(const InventoryDevice& device) override;
+  bool Add(const InventoryDevice& device,
+           const DerivedValues* derived) override;
   // Collects the device without prefix checks.
   void AddUnchecked(const InventoryDevice& device) {
     devices_.push_back(device.cel);

@@ -58,12 +58,15 @@ std::string ScopeText(const ClaimConstraint& constraint) {
                            fmt::join(constraint.requests(), ", "));
 }
 
+// A usable device with its derived attributes for the request it serves.
+using DeviceWithDerived = std::pair<uint32_t, const DerivedValues*>;
+
 ValueCounts CountValues(const DeviceInventory& inventory,
                         const std::string& attribute, bool match,
-                        const std::set<uint32_t>& devices) {
+                        const std::set<DeviceWithDerived>& devices) {
   ValueCounts counts;
-  for (uint32_t device : devices) {
-    auto value = LookupAttribute(inventory.devices()[device], attribute);
+  for (const auto& [device, derived] : devices) {
+    auto value = AttributeOf(inventory.devices()[device], derived, attribute);
     if (!value) {
       ++counts.missing;
       continue;
@@ -89,6 +92,7 @@ struct AllocationSearch::RejectionTally {
   size_t in_use = 0;
   size_t capacity = 0;
   size_t counters = 0;
+  size_t incompatible = 0;  // compatibility groups (KEP-5963)
   size_t errors = 0;
   size_t class_matches = 0;  // devices every class selector accepts
   std::map<std::string, size_t> tainted;  // by taint effect
@@ -165,6 +169,13 @@ std::vector<std::string> AllocationSearch::RejectionTally::Causes(
     causes.push_back(
         fmt::format("{} without enough shared counters", counters));
   }
+  if (incompatible > 0) {
+    causes.push_back(fmt::format(
+        "{} in no compatibility group shared by the devices allocated on their "
+        "counter sets",
+        incompatible));
+  }
+
   if (in_bad_pools > 0) {
     causes.push_back(
         fmt::format("{} in pools being updated or invalid", in_bad_pools));
@@ -232,6 +243,13 @@ std::vector<uint32_t> AllocationSearch::UsableOnItsOwn(const RequestData& d,
           continue;
         }
       }
+      if (!dev.device->consumes_counters.empty()) {
+        if (!JoinCompatibilityGroups(p, device)) {
+          ++tally.incompatible;
+          continue;
+        }
+        compatibility_->Remove(p, device);
+      }
       usable.push_back(device);
     }
   }
@@ -285,14 +303,15 @@ AllocationSearch::ConstraintVerdict AllocationSearch::JudgeConstraint(
     const ClaimState& cs, size_t index, const UsableDevices& usable,
     const std::vector<int>* choice) const {
   const ClaimConstraint& constraint = *cs.constraints[index];
-  std::set<uint32_t> devices;
+  std::set<DeviceWithDerived> devices;
   int demand = 0;
   std::vector<std::string> chosen;  // alternatives of prioritized lists
   bool any_in_scope = choice == nullptr;
   if (choice == nullptr) {
     demand = ConstrainedDemand(cs, constraint, [&](const RequestData& d) {
-      const auto& ok = usable.at(&d).usable;
-      devices.insert(ok.begin(), ok.end());
+      for (uint32_t device : usable.at(&d).usable) {
+        devices.emplace(device, DerivedFor(d, device));
+      }
       return true;
     });
   } else {
@@ -309,8 +328,9 @@ AllocationSearch::ConstraintVerdict AllocationSearch::JudgeConstraint(
                       });
       if (list_in_scope) chosen.push_back(d.name);
       if (!constraint.AppliesTo({d.base_name, d.sub_name})) continue;
-      const auto& ok = usable.at(&d).usable;
-      devices.insert(ok.begin(), ok.end());
+      for (uint32_t device : usable.at(&d).usable) {
+        devices.emplace(device, DerivedFor(d, device));
+      }
       demand += d.num_devices;
       any_in_scope = true;
     }

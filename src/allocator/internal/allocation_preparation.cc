@@ -19,6 +19,18 @@ std::string ClaimName(const api::ResourceClaim& claim) {
              : claim.metadata.namespace_ + "/" + claim.metadata.name;
 }
 
+// Whether a request of `claim` defines derived attribute `name`.
+bool SomeRequestDerives(const api::ResourceClaim& claim,
+                        const std::string& name) {
+  for (const api::DeviceRequest& request : claim.spec.devices.requests) {
+    if (!request.exactly) continue;
+    for (const api::DerivedAttribute& a : request.exactly->derived_attributes) {
+      if (a.name == name) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Status AllocationSearch::Prepare() {
@@ -106,6 +118,8 @@ Status AllocationSearch::Prepare() {
             "constraint type?)",
             cs.display, i));
       }
+      cs.reads_derived.push_back(
+          SomeRequestDerives(claim, cs.constraints.back()->subject()));
       // Where a CEL constraint's set is complete: after the last request it
       // names (its base request), or the last request of the claim.
       int last = static_cast<int>(requests.size()) - 1;
@@ -156,6 +170,16 @@ Status AllocationSearch::PrepareRequest(RequestData& d, bool& too_large) {
     d.capacity = sub.capacity ? &*sub.capacity : nullptr;
   } else if (request.exactly) {
     const api::ExactDeviceRequest& exact = *request.exactly;
+    if (!exact.derived_attributes.empty()) {
+      auto derived =
+          DerivedAttributeEvaluator::Compile(exact.derived_attributes);
+      if (!derived.ok()) {
+        return InvalidArgumentError(
+            fmt::format("claim {}, request {}: {}", states_[d.claim].display,
+                        d.name, derived.status().message()));
+      }
+      d.derived = *std::move(derived);
+    }
     selectors = &exact.selectors;
     class_name = &exact.device_class_name;
     mode = &exact.allocation_mode;
@@ -251,6 +275,7 @@ Status AllocationSearch::PrepareRequest(RequestData& d, bool& too_large) {
       if (verdict == SelectorVerdict::kError) return error;
       if (verdict != SelectorVerdict::kMatch) continue;
       if (!CapacityFits(d, device)) continue;
+      RETURN_IF_ERROR(EvaluateDerived(d, device));
       d.all_devices.push_back(device);
     }
   }
@@ -267,6 +292,9 @@ Status AllocationSearch::ComputeCandidates(RequestData& d) {
     for (uint32_t device : pool.devices) {
       SelectorVerdict verdict = Selectable(d, device, nullptr);
       if (verdict == SelectorVerdict::kNoMatch) continue;
+      if (verdict == SelectorVerdict::kMatch) {
+        RETURN_IF_ERROR(EvaluateDerived(d, device));
+      }
       Candidate c;
       c.device = device;
       c.pool_pos = p;
@@ -302,6 +330,26 @@ SelectorVerdict AllocationSearch::Selectable(const RequestData& d,
     }
   }
   return SelectorVerdict::kMatch;
+}
+
+Status AllocationSearch::EvaluateDerived(RequestData& d, uint32_t device) {
+  if (d.derived.empty() || d.derived_values.contains(device)) return OkStatus();
+  StatusOr<DerivedValues> values =
+      d.derived.Evaluate(inventory_.devices()[device]);
+  if (!values.ok()) {
+    return FailedPreconditionError(fmt::format("claim {}, request {}: {}",
+                                               states_[d.claim].display, d.name,
+                                               values.status().message()));
+  }
+  d.derived_values.emplace(device, *std::move(values));
+  return OkStatus();
+}
+
+const DerivedValues* AllocationSearch::DerivedFor(const RequestData& d,
+                                                  uint32_t device) {
+  if (d.derived.empty()) return nullptr;
+  auto it = d.derived_values.find(device);
+  return it == d.derived_values.end() ? nullptr : &it->second;
 }
 
 Status AllocationSearch::SelectorError(const RequestData& d, uint32_t device) {

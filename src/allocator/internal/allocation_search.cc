@@ -31,6 +31,25 @@ std::string RandomShareId() {
 }
 
 // Capacity a request consumes of one device capacity (upstream's rounding).
+// DRAFractionalCapacityRange (GA behaviour in 1.37): a range with a
+// fractional min, max or step is computed in thousandths of a unit, any
+// other range in whole units (upstream's Quantity.Value()).
+struct RangeArithmetic {
+  bool milli = false;
+  explicit RangeArithmetic(const api::CapacityRequestPolicyRange& range) {
+    for (const auto* q : {&range.min, &range.max, &range.step}) {
+      if (*q && !(Quantity::FromInt64((*q)->Value()) == **q)) milli = true;
+    }
+  }
+  int64_t Units(const Quantity& q) const {
+    return milli ? q.MilliValue() : q.Value();
+  }
+  Quantity FromUnits(int64_t units) const {
+    return milli ? Quantity::FromMilli(units)
+                 : Quantity::FromInt64(units, QuantityFormat::kBinarySI);
+  }
+};
+
 Quantity ConsumedAmount(const Quantity* requested,
                         const api::DeviceCapacity& c) {
   const auto& policy = c.request_policy;
@@ -42,11 +61,12 @@ Quantity ConsumedAmount(const Quantity* requested,
     const auto& range = *policy->valid_range;
     if (requested->Compare(*range.min) < 0) return *range.min;
     if (!range.step) return *requested;
-    int64_t step = range.step->Value(), min = range.min->Value();
+    const RangeArithmetic math(range);
+    int64_t step = math.Units(*range.step), min = math.Units(*range.min);
     if (step <= 0) return *requested;
-    int64_t added = requested->Value() - min;
+    int64_t added = math.Units(*requested) - min;
     int64_t n = added / step + (added % step != 0 ? 1 : 0);
-    return Quantity::FromInt64(min + step * n, QuantityFormat::kBinarySI);
+    return math.FromUnits(min + step * n);
   }
   if (!policy->valid_values.empty()) {
     for (const Quantity& v : policy->valid_values) {
@@ -64,8 +84,10 @@ bool ViolatesPolicy(const Quantity& amount,
     const auto& range = *policy->valid_range;
     if (range.max && amount.Compare(*range.max) > 0) return true;
     if (range.step && range.min) {
-      int64_t step = range.step->Value();
-      if (step > 0 && (amount.Value() - range.min->Value()) % step != 0) {
+      const RangeArithmetic math(range);
+      int64_t step = math.Units(*range.step);
+      if (step > 0 &&
+          (math.Units(amount) - math.Units(*range.min)) % step != 0) {
         return true;
       }
     }
@@ -287,6 +309,13 @@ AllocationSearch::Placement AllocationSearch::Place(int claim,
     if (!AddCounters(c.pool_pos, c.device)) return Placement::kNo;
     took_counters = true;
   }
+  if (has_consumption && !JoinCompatibilityGroups(c.pool_pos, c.device)) {
+    if (took_counters) RemoveCounters(c.pool_pos, c.device);
+    return Placement::kNo;
+  }
+  auto undo_groups = [&] {
+    if (has_consumption) compatibility_->Remove(c.pool_pos, c.device);
+  };
 
   ClaimState& cs = states_[claim];
   const ConstraintScopeKey key{d.base_name, d.sub_name};
@@ -319,10 +348,11 @@ AllocationSearch::Placement AllocationSearch::Place(int claim,
       // reported once the set is complete.
       static_cast<CelConstraint&>(constraint).AddUnchecked(device);
     } else if (ok) {
-      ok = constraint.Add(device);
+      ok = constraint.Add(device, DerivedFor(d, c.device));
     }
     if (!ok) {
       undo_constraints(added);
+      undo_groups();
       if (took_counters) RemoveCounters(c.pool_pos, c.device);
       if (must) {
         fatal_ = FailedPreconditionError(fmt::format(
@@ -339,6 +369,7 @@ AllocationSearch::Placement AllocationSearch::Place(int claim,
 
   if ((d.capacity != nullptr || shareable) && !CapacityFits(d, c.device)) {
     undo_constraints(added);
+    undo_groups();
     if (took_counters) RemoveCounters(c.pool_pos, c.device);
     return Placement::kNo;
   }
@@ -367,7 +398,11 @@ AllocationSearch::Placement AllocationSearch::Place(int claim,
     allocating_.push_back(c.device);
   }
   picked_[claim].push_back(std::move(picked));
-  undo_[claim].push_back({added, took_counters, !shareable});
+  undo_[claim].push_back({.constraints_added = added,
+                          .counters = took_counters,
+                          .exclusive = !shareable,
+                          .groups = has_consumption,
+                          .pool_pos = c.pool_pos});
   return Placement::kYes;
 }
 
@@ -389,15 +424,8 @@ void AllocationSearch::Unplace(int claim) {
   for (auto it = applied.rbegin(); it != applied.rend(); ++it) {
     cs.constraints[*it]->Remove();
   }
-  if (undo.counters) {
-    const InventoryDevice& device = inventory_.devices()[picked.device];
-    for (uint32_t p = 0; p < view_.pools.size(); ++p) {
-      if (view_.pools[p].pool == device.pool) {
-        RemoveCounters(p, picked.device);
-        break;
-      }
-    }
-  }
+  if (undo.groups) compatibility_->Remove(undo.pool_pos, picked.device);
+  if (undo.counters) RemoveCounters(undo.pool_pos, picked.device);
   if (undo.exclusive) {
     // Placements are undone in reverse order: the device is the last entry.
     auto it =
@@ -512,6 +540,17 @@ bool AllocationSearch::AddCounters(uint32_t pool_pos, uint32_t device) {
   return true;
 }
 
+bool AllocationSearch::JoinCompatibilityGroups(uint32_t pool_pos,
+                                               uint32_t device) {
+  if (!compatibility_) {
+    compatibility_ = std::make_unique<CompatibilityTracker>(
+        inventory_, view_, [this](uint32_t d) {
+          return state_.IsInUse(inventory_.devices()[d].id);
+        });
+  }
+  return compatibility_->TryAdd(pool_pos, device);
+}
+
 void AllocationSearch::RemoveCounters(uint32_t pool_pos, uint32_t device) {
   auto it = view_.consumption.find(device);
   if (it == view_.consumption.end()) return;
@@ -551,7 +590,7 @@ bool AllocationSearch::ValueGroupFeasible(int claim, size_t index,
   const ClaimConstraint& constraint = *cs.constraints[index];
   const std::string& name = constraint.subject();
   const size_t slash = name.find('/');
-  if (slash == std::string::npos) return true;
+  if (slash == std::string::npos || cs.reads_derived[index]) return true;
   const std::string id = name.substr(slash + 1);
   const api::DeviceAttribute* value = FindAttribute(device, name, id);
   if (value == nullptr || !IsScalar(*value)) return true;

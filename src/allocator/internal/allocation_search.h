@@ -20,7 +20,9 @@
 #include "allocator/allocated_state.h"
 #include "allocator/allocator.h"
 #include "allocator/claim_constraint.h"
+#include "allocator/derived_attribute_evaluator.h"
 #include "allocator/device_inventory.h"
+#include "allocator/internal/compatibility_tracker.h"
 #include "cel/program.h"
 
 namespace dralloc::allocator {
@@ -57,6 +59,10 @@ struct RequestData {
   bool admin = false;
   const std::vector<api::DeviceToleration>* tolerations = nullptr;
   const api::CapacityRequirements* capacity = nullptr;
+  // Derived attributes (KEP-6080) and their values on each device the
+  // selectors accepted (empty without derived attributes).
+  DerivedAttributeEvaluator derived;
+  std::unordered_map<uint32_t, DerivedValues> derived_values;
   std::vector<Candidate> candidates;  // ExactCount, in upstream order
   std::vector<uint32_t> all_devices;  // All mode: every device to take
   // free_suffix[p]: candidates at positions >= p that are neither in use by
@@ -80,6 +86,9 @@ struct ClaimState {
   std::string display;  // namespace/name
   std::vector<RequestSlot> slots;
   std::vector<std::unique_ptr<ClaimConstraint>> constraints;
+  // Per constraint: whether some request derives its attribute (then the
+  // static value-group bound does not apply).
+  std::vector<bool> reads_derived;
   // For each CEL constraint: the request index after which it is complete.
   std::vector<int> cel_complete_after;
   // Per matchAttribute constraint (by index): values already judged by the
@@ -160,6 +169,11 @@ class AllocationSearch {
   enum class Placement { kNo, kYes, kError };
 
   Status PrepareRequest(RequestData& data, bool& exact_too_large);
+  // Evaluates the request's derived attributes on `device` once.
+  Status EvaluateDerived(RequestData& data, uint32_t device);
+  // The derived values of `device` for `data`, or null when it has none.
+  static const DerivedValues* DerivedFor(const RequestData& data,
+                                         uint32_t device);
   Status ComputeCandidates(RequestData& data);
   // Class then request selectors on one device; kError sets `error`.
   SelectorVerdict Selectable(const RequestData& data, uint32_t device,
@@ -177,6 +191,9 @@ class AllocationSearch {
   bool CapacityFits(const RequestData& data, uint32_t device) const;
   bool TaintsTolerated(const RequestData& data, uint32_t device) const;
   bool AddCounters(uint32_t pool_pos, uint32_t device);
+  // Whether `device` is compatible with the devices on its counter sets
+  // (KEP-5963); if so it joins them.
+  bool JoinCompatibilityGroups(uint32_t pool_pos, uint32_t device);
   void RemoveCounters(uint32_t pool_pos, uint32_t device);
   bool CheckCompleted(int claim, int request);
   bool ValueGroupFeasible(int claim, size_t index,
@@ -287,7 +304,11 @@ class AllocationSearch {
     int constraints_added = 0;
     bool counters = false;
     bool exclusive = false;
+    bool groups = false;  // joined its counter sets' compatibility groups
+    uint32_t pool_pos = 0;
   };
+  // Created when a device with counter consumption is first placed.
+  std::unique_ptr<CompatibilityTracker> compatibility_;
   std::vector<std::vector<Undo>> undo_;
 };
 

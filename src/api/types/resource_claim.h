@@ -26,6 +26,21 @@ constexpr auto FieldsOf(const CapacityRequirements*) {
   return std::tuple{Field("requests", &CapacityRequirements::requests)};
 }
 
+// A per-device CEL result usable by matchAttribute/distinctAttribute
+// (KEP-6080): `expression` sees `device` as a selector does and yields a
+// scalar or a list of scalars.
+struct DerivedAttribute {
+  std::string name;
+  std::string expression;
+  friend bool operator==(const DerivedAttribute&,
+                         const DerivedAttribute&) = default;
+};
+constexpr auto FieldsOf(const DerivedAttribute*) {
+  using T = DerivedAttribute;
+  return std::tuple{Field("name", &T::name, kAlways),
+                    Field("expression", &T::expression, kAlways)};
+}
+
 struct ExactDeviceRequest {
   std::string device_class_name;
   std::vector<DeviceSelector> selectors;
@@ -34,6 +49,7 @@ struct ExactDeviceRequest {
   std::optional<bool> admin_access;
   std::vector<DeviceToleration> tolerations;
   std::optional<CapacityRequirements> capacity;
+  std::vector<DerivedAttribute> derived_attributes;
   friend bool operator==(const ExactDeviceRequest&,
                          const ExactDeviceRequest&) = default;
 };
@@ -45,7 +61,8 @@ constexpr auto FieldsOf(const ExactDeviceRequest*) {
                     Field("count", &T::count),
                     Field("adminAccess", &T::admin_access),
                     Field("tolerations", &T::tolerations),
-                    Field("capacity", &T::capacity)};
+                    Field("capacity", &T::capacity),
+                    Field("derivedAttributes", &T::derived_attributes)};
 }
 
 struct DeviceSubRequest {

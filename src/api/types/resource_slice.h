@@ -43,13 +43,17 @@ constexpr auto FieldsOf(const CounterSet*) {
 struct DeviceCounterConsumption {
   std::string counter_set;
   std::map<std::string, Counter> counters;
+  // KEP-5963: devices drawing from one counter set are co-allocated only
+  // when they all leave this empty or all share a group.
+  std::vector<std::string> compatibility_groups;
   friend bool operator==(const DeviceCounterConsumption&,
                          const DeviceCounterConsumption&) = default;
 };
 constexpr auto FieldsOf(const DeviceCounterConsumption*) {
   using T = DeviceCounterConsumption;
   return std::tuple{Field("counterSet", &T::counter_set, kAlways),
-                    Field("counters", &T::counters, kAlways)};
+                    Field("counters", &T::counters, kAlways),
+                    Field("compatibilityGroups", &T::compatibility_groups)};
 }
 
 struct Device {

@@ -128,6 +128,7 @@ struct DeviceRequest {
   std::vector<DeviceSubRequest> first_available;
   std::optional<std::vector<DeviceToleration>> tolerations;
   std::optional<CapacityRequirements> capacity;
+  std::vector<DerivedAttribute> derived_attributes;
   friend bool operator==(const DeviceRequest&, const DeviceRequest&) = default;
 };
 constexpr auto FieldsOf(const DeviceRequest*) {
@@ -140,7 +141,8 @@ constexpr auto FieldsOf(const DeviceRequest*) {
                     Field("adminAccess", &T::admin_access),
                     Field("firstAvailable", &T::first_available),
                     Field("tolerations", &T::tolerations),
-                    Field("capacity", &T::capacity)};
+                    Field("capacity", &T::capacity),
+                    Field("derivedAttributes", &T::derived_attributes)};
 }
 
 struct DeviceClaim {

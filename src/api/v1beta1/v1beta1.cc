@@ -18,7 +18,7 @@ bool HasExactFields(const DeviceRequest& in) {
   return !in.device_class_name.empty() || in.selectors.has_value() ||
          !in.allocation_mode.empty() || in.count != 0 ||
          in.admin_access.has_value() || in.tolerations.has_value() ||
-         in.capacity.has_value();
+         in.capacity.has_value() || !in.derived_attributes.empty();
 }
 
 template <typename Wire>
@@ -110,6 +110,7 @@ api::DeviceRequest ToHub(const DeviceRequest& in) {
     exact.admin_access = in.admin_access;
     if (in.tolerations.has_value()) exact.tolerations = *in.tolerations;
     exact.capacity = in.capacity;
+    exact.derived_attributes = in.derived_attributes;
   }
   return out;
 }
@@ -187,6 +188,7 @@ DeviceRequest FromHub(const api::DeviceRequest& in) {
     out.admin_access = exact.admin_access;
     if (!exact.tolerations.empty()) out.tolerations = exact.tolerations;
     out.capacity = exact.capacity;
+    out.derived_attributes = exact.derived_attributes;
     // An `exactly` with every field empty: `selectors: []` keeps it an
     // `exactly` request when read back (here and upstream).
     if (!HasExactFields(out)) out.selectors.emplace();

@@ -22,6 +22,10 @@ inline constexpr int64_t kDeviceTolerationsMaxLength = 16;
 inline constexpr int64_t kBindingConditionsMaxSize = 4;
 inline constexpr int64_t kBindingFailureConditionsMaxSize = 4;
 inline constexpr int64_t kDeviceSelectorsMaxSize = 32;
+// consumesCounters[].compatibilityGroups (KEP-5963).
+inline constexpr int64_t kCompatibilityGroupsMaxSize = 2;
+// exactly.derivedAttributes (KEP-6080).
+inline constexpr int64_t kDerivedAttributesMaxSize = 8;
 inline constexpr int64_t kDeviceConfigMaxSize = 32;
 inline constexpr int64_t kDeviceRequestsMaxSize = 32;
 inline constexpr int64_t kDeviceConstraintsMaxSize = 32;

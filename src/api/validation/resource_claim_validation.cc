@@ -72,6 +72,42 @@ void ValidateCapacityRequirements(
   ValidateCapacityMap(capacity->requests, path.Child("requests"), errors);
 }
 
+// derivedAttributes (KEP-6080): at most 8, names unique and shaped like
+// attribute names, expressions compiled as API validation compiles
+// selectors, with a result type a derived attribute can have.
+void ValidateDerivedAttribute(const DerivedAttribute& attribute,
+                              const FieldPath& path, ErrorList& errors) {
+  const FieldPath name_path = path.Child("name");
+  if (attribute.name.empty()) {
+    errors.push_back(Required(name_path));
+  } else {
+    ValidateQualifiedAttributeName(attribute.name, name_path, errors);
+  }
+  const FieldPath expression_path = path.Child("expression");
+  const std::string& expression = attribute.expression;
+  if (expression.empty()) {
+    errors.push_back(Required(expression_path));
+  } else if (static_cast<int64_t>(expression.size()) >
+             kCELSelectorExpressionMaxLength) {
+    errors.push_back(TooLong(expression_path, kCELSelectorExpressionMaxLength));
+  } else {
+    ReportExpressionCheck(cel::CheckDerivedAttributeExpression(expression),
+                          expression, expression_path, errors);
+  }
+}
+
+void ValidateDerivedAttributes(const std::vector<DerivedAttribute>& attributes,
+                               const FieldPath& path, ErrorList& errors) {
+  ValidateKeyedList(
+      attributes, kDerivedAttributesMaxSize, path, errors,
+      [&](const DerivedAttribute& attribute, const FieldPath& item_path) {
+        ValidateDerivedAttribute(attribute, item_path, errors);
+      },
+      [](const DerivedAttribute& attribute) -> std::string_view {
+        return attribute.name;
+      });
+}
+
 void ValidateExactRequest(const ExactDeviceRequest& request,
                           const FieldPath& path, ErrorList& errors) {
   ValidateDeviceClassName(request.device_class_name,
@@ -84,6 +120,8 @@ void ValidateExactRequest(const ExactDeviceRequest& request,
                             errors);
   ValidateCapacityRequirements(request.capacity, path.Child("capacity"),
                                errors);
+  ValidateDerivedAttributes(request.derived_attributes,
+                            path.Child("derivedAttributes"), errors);
 }
 
 void ValidateSubRequest(const DeviceSubRequest& sub, const FieldPath& path,
@@ -158,21 +196,45 @@ void ValidateCelConstraint(const CELDeviceConstraint& cel,
   }
 }
 
+// The names of the claim's derived attributes (KEP-6080).
+std::unordered_set<std::string_view> DerivedNames(
+    const std::vector<DeviceRequest>& requests) {
+  std::unordered_set<std::string_view> names;
+  for (const DeviceRequest& request : requests) {
+    if (!request.exactly) continue;
+    for (const DerivedAttribute& a : request.exactly->derived_attributes) {
+      names.insert(a.name);
+    }
+  }
+  return names;
+}
+
+// matchAttribute/distinctAttribute: a fully qualified attribute name, or the
+// name of one of the claim's derived attributes (which may be bare).
+void ValidateConstraintAttribute(
+    std::string_view name, const FieldPath& path,
+    const std::unordered_set<std::string_view>& derived, ErrorList& errors) {
+  if (derived.contains(name)) return;
+  ValidateFullyQualifiedName(name, path, errors);
+}
+
 void ValidateConstraint(const DeviceConstraint& constraint,
                         const FieldPath& path, const RequestNames& names,
+                        const std::unordered_set<std::string_view>& derived,
                         ErrorList& errors) {
   ValidateRequestRefs(constraint.requests, path.Child("requests"), names,
                       errors);
   std::vector<std::string_view> set_fields;
   if (constraint.match_attribute.has_value()) {
     set_fields.push_back("`matchAttribute`");
-    ValidateFullyQualifiedName(*constraint.match_attribute,
-                               path.Child("matchAttribute"), errors);
+    ValidateConstraintAttribute(*constraint.match_attribute,
+                                path.Child("matchAttribute"), derived, errors);
   }
   if (constraint.distinct_attribute.has_value()) {
     set_fields.push_back("`distinctAttribute`");
-    ValidateFullyQualifiedName(*constraint.distinct_attribute,
-                               path.Child("distinctAttribute"), errors);
+    ValidateConstraintAttribute(*constraint.distinct_attribute,
+                                path.Child("distinctAttribute"), derived,
+                                errors);
   }
   if (constraint.cel.has_value()) {
     set_fields.push_back("`cel`");
@@ -197,6 +259,7 @@ void ValidateConstraint(const DeviceConstraint& constraint,
 
 void ValidateConstraints(const std::vector<DeviceConstraint>& constraints,
                          const FieldPath& path, const RequestNames& names,
+                         const std::unordered_set<std::string_view>& derived,
                          ErrorList& errors) {
   if (static_cast<int64_t>(constraints.size()) > kDeviceConstraintsMaxSize) {
     errors.push_back(TooMany(path, static_cast<int64_t>(constraints.size()),
@@ -205,7 +268,7 @@ void ValidateConstraints(const std::vector<DeviceConstraint>& constraints,
   }
   for (size_t i = 0; i < constraints.size(); ++i) {
     ValidateConstraint(constraints[i], path.Index(static_cast<int64_t>(i)),
-                       names, errors);
+                       names, derived, errors);
   }
 }
 
@@ -231,7 +294,8 @@ void ValidateClaimSpec(const ResourceClaimSpec& spec, const RequestNames& names,
   ValidateDeviceRequests(spec.devices.requests, devices_path.Child("requests"),
                          errors);
   ValidateConstraints(spec.devices.constraints,
-                      devices_path.Child("constraints"), names, errors);
+                      devices_path.Child("constraints"), names,
+                      DerivedNames(spec.devices.requests), errors);
   ValidateClaimConfigs(spec.devices.config, devices_path.Child("config"), names,
                        errors);
 }

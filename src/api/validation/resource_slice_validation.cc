@@ -105,6 +105,18 @@ void ValidateSharedCounters(const std::vector<CounterSet>& sets,
   }
 }
 
+// compatibilityGroups (KEP-5963): at most 2 unique names, each a DNS label
+// (the name rule is dralloc's: upstream's was not available).
+void ValidateCompatibilityGroups(const std::vector<std::string>& groups,
+                                 const FieldPath& path, ErrorList& errors) {
+  ValidateKeyedList(
+      groups, kCompatibilityGroupsMaxSize, path, errors,
+      [&](const std::string& group, const FieldPath& item) {
+        ValidateDeviceName(group, item, errors);
+      },
+      [](const std::string& group) -> std::string_view { return group; });
+}
+
 void ValidateConsumesCounters(
     const std::vector<DeviceCounterConsumption>& consumptions,
     const FieldPath& path, ErrorList& errors) {
@@ -121,6 +133,8 @@ void ValidateConsumesCounters(
     ValidateCounterSetName(consumptions[i].counter_set,
                            item.Child("counterSet"), errors);
     ValidateCounters(consumptions[i].counters, item.Child("counters"), errors);
+    ValidateCompatibilityGroups(consumptions[i].compatibility_groups,
+                                item.Child("compatibilityGroups"), errors);
   }
   for (size_t i = 0; i < consumptions.size(); ++i) {
     if (!sets.insert(consumptions[i].counter_set).second) {

@@ -402,14 +402,16 @@ ExpressionCheck CheckIn(std::shared_ptr<const Environment> env,
   return out;
 }
 
-StatusOr<bool> ToBool(const Value& result) {
-  if (result.IsError()) {
-    std::string message = result.error_message();
-    if (message.find("no such key") != std::string::npos) {
-      message += kNoSuchKeyHint;
-    }
-    return InvalidArgumentError(std::move(message));
+Status ResultError(const Value& result) {
+  std::string message = result.error_message();
+  if (message.find("no such key") != std::string::npos) {
+    message += kNoSuchKeyHint;
   }
+  return InvalidArgumentError(std::move(message));
+}
+
+StatusOr<bool> ToBool(const Value& result) {
+  if (result.IsError()) return ResultError(result);
   if (!result.IsBool()) {
     return InvalidArgumentError(
         fmt::format("CEL result of type {} could not be converted to bool",
@@ -437,6 +439,58 @@ ExpressionCheck CheckSelectorExpression(std::string_view text) {
 }
 ExpressionCheck CheckConstraintExpression(std::string_view text) {
   return CheckIn(ConstraintEnvironment(), text);
+}
+std::shared_ptr<const Environment> DerivedAttributeEnvironment() {
+  return Environments().exploration;
+}
+
+namespace {
+
+bool DerivableScalar(const Type& type) {
+  switch (type.kind()) {
+    case TypeKind::kDyn:
+    case TypeKind::kString:
+    case TypeKind::kInt:
+    case TypeKind::kBool:
+    case TypeKind::kTypeParam:
+      return true;
+    case TypeKind::kOpaque:
+      return type.name() == kSemverTypeName;
+    default:
+      return false;
+  }
+}
+
+bool DerivableType(const Type& type) {
+  if (type.kind() == TypeKind::kList) {
+    return type.params().empty() || DerivableScalar(type.param(0));
+  }
+  return DerivableScalar(type);
+}
+
+}  // namespace
+
+ExpressionCheck CheckDerivedAttributeExpression(std::string_view text) {
+  ExpressionCheck out;
+  CompileOptions options;
+  options.estimate_cost = true;
+  StatusOr<std::shared_ptr<const Program>> program =
+      Compile(DerivedAttributeEnvironment(), text, options);
+  if (!program.ok()) {
+    out.compile_error = program.status();
+    return out;
+  }
+  const Type& result = (*program)->result_type();
+  if (!DerivableType(result)) {
+    out.compile_error = InvalidArgumentError(fmt::format(
+        "must evaluate to a string, int, bool or semver, or a list of one of "
+        "them, not {}",
+        result.ToString()));
+    return out;
+  }
+  out.cost = (*program)->estimated_cost();
+  out.too_complex = out.cost.max > kSelectorExpressionMaxCost;
+  return out;
 }
 
 // ---- cache ----
@@ -486,7 +540,23 @@ ProgramCache& ConstraintCache() {
   return *cache;
 }
 
+ProgramCache& DerivedAttributeCache() {
+  static ProgramCache* cache =
+      new ProgramCache(DerivedAttributeEnvironment(), 1'000);
+  return *cache;
+}
+
 // ---- evaluation ----
+
+StatusOr<Value> EvaluateDerivedAttribute(const Program& program,
+                                         const DraDevice& device,
+                                         EvalContext& ctx) {
+  Activation activation(program.environment());
+  activation.Set(DeviceSlot(), device.AsValue());
+  Value result = program.Evaluate(activation, ctx);
+  if (result.IsError()) return ResultError(result);
+  return result;
+}
 
 StatusOr<bool> MatchSelector(const Program& program, const DraDevice& device,
                              EvalContext& ctx) {

@@ -82,6 +82,10 @@ int DevicesSlot();
 // `dralloc cel eval`); `device` has slot DeviceSlot().
 std::shared_ptr<const Environment> DeviceExplorationEnvironment();
 
+// The environment of derived attributes (KEP-6080): `device` as for
+// selectors (slot DeviceSlot()), any result type at compile time.
+std::shared_ptr<const Environment> DerivedAttributeEnvironment();
+
 // The outcome of validating one selector or constraint expression.
 struct ExpressionCheck {
   Status compile_error;  // CEL's message with line and column
@@ -91,6 +95,9 @@ struct ExpressionCheck {
 // Compiles with cost estimation, as API validation does.
 ExpressionCheck CheckSelectorExpression(std::string_view text);
 ExpressionCheck CheckConstraintExpression(std::string_view text);
+// Also reports a result type that can never be a derived attribute value
+// (not a string, int, bool, semver, a list of one of them, or dyn).
+ExpressionCheck CheckDerivedAttributeExpression(std::string_view text);
 
 // A thread-safe LRU of compiled programs keyed by expression text.
 class ProgramCache {
@@ -112,12 +119,19 @@ class ProgramCache {
 
 ProgramCache& SelectorCache();
 ProgramCache& ConstraintCache();
+ProgramCache& DerivedAttributeCache();
 
 // Evaluates a selector on a device. A non-bool result and runtime errors
 // (including the cost limit) are errors; "no such key" errors carry
 // Kubernetes' hint about optional chaining.
 StatusOr<bool> MatchSelector(const Program& program, const DraDevice& device,
                              EvalContext& ctx);
+// Evaluates a derived attribute's expression on a device. Runtime errors
+// (including the cost limit) are errors; the result is not checked and may
+// borrow from `device` and `program`.
+StatusOr<Value> EvaluateDerivedAttribute(const Program& program,
+                                         const DraDevice& device,
+                                         EvalContext& ctx);
 // Evaluates a constraint over the devices chosen so far.
 StatusOr<bool> MatchConstraint(const Program& program,
                                std::span<const DraDevice* const> devices,
