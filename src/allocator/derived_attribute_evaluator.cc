@@ -78,9 +78,9 @@ StatusOr<DerivedAttributeEvaluator> DerivedAttributeEvaluator::Compile(
     auto program =
         cel::DerivedAttributeCache().GetOrCompile(attribute.expression);
     if (!program.ok()) {
-      return InvalidArgumentError(fmt::format(
-          "derived attribute #{} \"{}\": CEL compile error: {}", i,
-          attribute.name, program.status().message()));
+      return InvalidArgumentError(
+          fmt::format("derived attribute #{} \"{}\": CEL compile error: {}", i,
+                      attribute.name, program.status().message()));
     }
     out.programs_.push_back({&attribute, *std::move(program)});
   }
@@ -96,8 +96,8 @@ StatusOr<DerivedValues> DerivedAttributeEvaluator::Evaluate(
     StatusOr<std::optional<AttributeSet>> value = [&] {
       StatusOr<cel::Value> result =
           cel::EvaluateDerivedAttribute(*compiled.program, *device.cel, ctx);
-      if (!result.ok()) return StatusOr<std::optional<AttributeSet>>(
-          result.status());
+      if (!result.ok())
+        return StatusOr<std::optional<AttributeSet>>(result.status());
       return DerivedValueOf(*result);
     }();
     if (!value.ok()) {

@@ -16,7 +16,8 @@ std::string Derive(const std::string& expression) {
   cel::DraDevice device("gpu.example.com");
   device.AddAttribute("numa", cel::Value::Int(1));
   auto program = cel::DerivedAttributeCache().GetOrCompile(expression);
-  if (!program.ok()) return "compile: " + std::string(program.status().message());
+  if (!program.ok())
+    return "compile: " + std::string(program.status().message());
   cel::EvalContext ctx;
   auto result = cel::EvaluateDerivedAttribute(**program, device, ctx);
   if (!result.ok()) return "error: " + std::string(result.status().message());

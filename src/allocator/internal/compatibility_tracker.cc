@@ -51,7 +51,8 @@ CompatibilityTracker::GroupState CompatibilityTracker::InitialState(
 bool CompatibilityTracker::Admits(const GroupState& state,
                                   const std::vector<std::string_view>& groups) {
   if (!state.any) return true;
-  if (state.ungrouped || groups.empty()) return state.ungrouped && groups.empty();
+  if (state.ungrouped || groups.empty())
+    return state.ungrouped && groups.empty();
   for (std::string_view group : groups) {
     if (std::binary_search(state.common.begin(), state.common.end(), group)) {
       return true;
@@ -78,7 +79,8 @@ CompatibilityTracker::GroupState CompatibilityTracker::Join(
 
 bool CompatibilityTracker::TryAdd(uint32_t pool_pos, uint32_t device) {
   if (!PoolUsesGroups(pool_pos)) return true;
-  const auto& consumptions = inventory_.devices()[device].device->consumes_counters;
+  const auto& consumptions =
+      inventory_.devices()[device].device->consumes_counters;
   for (const auto& c : consumptions) {
     auto [it, inserted] = states_.try_emplace(Key{pool_pos, c.counter_set});
     if (inserted) it->second.push_back(InitialState(pool_pos, c.counter_set));

@@ -56,6 +56,49 @@ constexpr auto FieldsOf(const DeviceCounterConsumption*) {
                     Field("compatibilityGroups", &T::compatibility_groups)};
 }
 
+// KEP-5517 (1.37 shape): how an allocation of a device maps to a node
+// allocatable resource: consumed capacity times a multiplier, or the number of
+// devices times a multiplier.
+struct NodeAllocatableMapping {
+  std::optional<std::string> capacity_key;
+  std::optional<Quantity> capacity_multiplier;
+  std::optional<Quantity> device_multiplier;
+  friend bool operator==(const NodeAllocatableMapping&,
+                         const NodeAllocatableMapping&) = default;
+};
+constexpr auto FieldsOf(const NodeAllocatableMapping*) {
+  using T = NodeAllocatableMapping;
+  return std::tuple{Field("capacityKey", &T::capacity_key),
+                    Field("capacityMultiplier", &T::capacity_multiplier),
+                    Field("deviceMultiplier", &T::device_multiplier)};
+}
+
+// Auxiliary use of a node allocatable resource per pod and per container
+// referencing the claim.
+struct NodeAllocatableOverhead {
+  std::optional<Quantity> per_pod;
+  std::optional<Quantity> per_container;
+  friend bool operator==(const NodeAllocatableOverhead&,
+                         const NodeAllocatableOverhead&) = default;
+};
+constexpr auto FieldsOf(const NodeAllocatableOverhead*) {
+  using T = NodeAllocatableOverhead;
+  return std::tuple{Field("perPod", &T::per_pod),
+                    Field("perContainer", &T::per_container)};
+}
+
+struct NodeAllocatableResource {
+  std::optional<NodeAllocatableMapping> mapping;
+  std::optional<NodeAllocatableOverhead> overhead;
+  friend bool operator==(const NodeAllocatableResource&,
+                         const NodeAllocatableResource&) = default;
+};
+constexpr auto FieldsOf(const NodeAllocatableResource*) {
+  using T = NodeAllocatableResource;
+  return std::tuple{Field("mapping", &T::mapping),
+                    Field("overhead", &T::overhead)};
+}
+
 struct Device {
   std::string name;
   FlatMap<DeviceAttribute> attributes;
@@ -69,6 +112,8 @@ struct Device {
   std::vector<std::string> binding_conditions;
   std::vector<std::string> binding_failure_conditions;
   std::optional<bool> allow_multiple_allocations;
+  // By node allocatable resource name ("cpu", "memory", ...).
+  std::map<std::string, NodeAllocatableResource> node_allocatable_resources;
   friend bool operator==(const Device&, const Device&) = default;
 };
 constexpr auto FieldsOf(const Device*) {
@@ -85,7 +130,8 @@ constexpr auto FieldsOf(const Device*) {
       Field("bindsToNode", &T::binds_to_node),
       Field("bindingConditions", &T::binding_conditions),
       Field("bindingFailureConditions", &T::binding_failure_conditions),
-      Field("allowMultipleAllocations", &T::allow_multiple_allocations)};
+      Field("allowMultipleAllocations", &T::allow_multiple_allocations),
+      Field("nodeAllocatableResources", &T::node_allocatable_resources)};
 }
 
 struct ResourceSliceSpec {

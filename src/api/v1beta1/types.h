@@ -41,6 +41,7 @@ struct BasicDevice {
   std::vector<std::string> binding_conditions;
   std::vector<std::string> binding_failure_conditions;
   std::optional<bool> allow_multiple_allocations;
+  std::map<std::string, NodeAllocatableResource> node_allocatable_resources;
   friend bool operator==(const BasicDevice&, const BasicDevice&) = default;
 };
 constexpr auto FieldsOf(const BasicDevice*) {
@@ -56,7 +57,8 @@ constexpr auto FieldsOf(const BasicDevice*) {
       Field("bindsToNode", &T::binds_to_node),
       Field("bindingConditions", &T::binding_conditions),
       Field("bindingFailureConditions", &T::binding_failure_conditions),
-      Field("allowMultipleAllocations", &T::allow_multiple_allocations)};
+      Field("allowMultipleAllocations", &T::allow_multiple_allocations),
+      Field("nodeAllocatableResources", &T::node_allocatable_resources)};
 }
 
 struct Device {

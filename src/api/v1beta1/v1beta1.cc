@@ -94,6 +94,7 @@ api::Device ToHub(const Device& in) {
   out.binding_conditions = basic.binding_conditions;
   out.binding_failure_conditions = basic.binding_failure_conditions;
   out.allow_multiple_allocations = basic.allow_multiple_allocations;
+  out.node_allocatable_resources = basic.node_allocatable_resources;
   return out;
 }
 
@@ -172,6 +173,7 @@ Device FromHub(const api::Device& in) {
   basic.binding_conditions = in.binding_conditions;
   basic.binding_failure_conditions = in.binding_failure_conditions;
   basic.allow_multiple_allocations = in.allow_multiple_allocations;
+  basic.node_allocatable_resources = in.node_allocatable_resources;
   return out;
 }
 

@@ -229,6 +229,93 @@ std::string_view PathKey(std::string_view name, std::string& storage) {
   return storage;
 }
 
+// KEP-5517: keys are node allocatable resources (not extended resources).
+bool IsNodeAllocatableResourceName(std::string_view name) {
+  return name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+         (name.starts_with("hugepages-") && name.size() > 10);
+}
+
+void ValidateNonNegative(const std::optional<Quantity>& q,
+                         const FieldPath& path, ErrorList& errors) {
+  if (q && q->Sign() < 0) {
+    errors.push_back(
+        Invalid(path, q->ToString(), "must be greater than or equal to 0"));
+  }
+}
+
+// mapping: either capacityKey with capacityMultiplier (the key naming one
+// of the device's capacities) or deviceMultiplier.
+void ValidateNodeAllocatableMapping(const NodeAllocatableMapping& mapping,
+                                    const Device& device, const FieldPath& path,
+                                    ErrorList& errors) {
+  const bool by_capacity =
+      mapping.capacity_key.has_value() || mapping.capacity_multiplier;
+  if (by_capacity && mapping.device_multiplier) {
+    errors.push_back(Invalid(path, "{`capacityKey`, `deviceMultiplier`}",
+                             "`capacityKey` and `deviceMultiplier` are "
+                             "mutually exclusive"));
+  } else if (!by_capacity && !mapping.device_multiplier) {
+    errors.push_back(Required(
+        path,
+        "exactly one of `capacityKey` or `deviceMultiplier` is required"));
+  }
+  if (mapping.capacity_key && !mapping.capacity_multiplier) {
+    errors.push_back(Required(path.Child("capacityMultiplier"),
+                              "required when `capacityKey` is set"));
+  }
+  if (mapping.capacity_multiplier && !mapping.capacity_key) {
+    errors.push_back(Required(path.Child("capacityKey"),
+                              "required when `capacityMultiplier` is set"));
+  }
+  if (mapping.capacity_key) {
+    const FieldPath key_path = path.Child("capacityKey");
+    ValidateQualifiedAttributeName(*mapping.capacity_key, key_path, errors);
+    if (!device.capacity.contains(*mapping.capacity_key)) {
+      errors.push_back(Invalid(key_path, QuoteValue(*mapping.capacity_key),
+                               "must name a capacity of the device"));
+    }
+  }
+  ValidateNonNegative(mapping.capacity_multiplier,
+                      path.Child("capacityMultiplier"), errors);
+  ValidateNonNegative(mapping.device_multiplier, path.Child("deviceMultiplier"),
+                      errors);
+}
+
+void ValidateNodeAllocatableResources(const Device& device,
+                                      const FieldPath& path,
+                                      ErrorList& errors) {
+  std::string key_storage;
+  for (const auto& [name, resource] : device.node_allocatable_resources) {
+    const FieldPath item = path.Key(PathKey(name, key_storage));
+    if (!IsNodeAllocatableResourceName(name)) {
+      errors.push_back(Invalid(
+          item, QuoteValue(name),
+          "must be a node allocatable resource (cpu, memory, "
+          "ephemeral-storage or hugepages-<size>), not an extended resource"));
+    }
+    if (!resource.mapping && !resource.overhead) {
+      errors.push_back(Required(
+          item, "at least one of `mapping` or `overhead` is required"));
+    }
+    if (resource.mapping) {
+      ValidateNodeAllocatableMapping(*resource.mapping, device,
+                                     item.Child("mapping"), errors);
+    }
+    if (resource.overhead) {
+      const FieldPath overhead = item.Child("overhead");
+      if (!resource.overhead->per_pod && !resource.overhead->per_container) {
+        errors.push_back(
+            Required(overhead,
+                     "at least one of `perPod` or `perContainer` is required"));
+      }
+      ValidateNonNegative(resource.overhead->per_pod, overhead.Child("perPod"),
+                          errors);
+      ValidateNonNegative(resource.overhead->per_container,
+                          overhead.Child("perContainer"), errors);
+    }
+  }
+}
+
 void ValidateDevice(const Device& device, bool per_device_node_selection,
                     ValidNames& attribute_names, ValidNames& capacity_names,
                     const FieldPath& path, ErrorList& errors) {
@@ -289,6 +376,8 @@ void ValidateDevice(const Device& device, bool per_device_node_selection,
   ValidateDeviceBindingConditions(device.binding_conditions,
                                   device.binding_failure_conditions, path,
                                   errors);
+  ValidateNodeAllocatableResources(
+      device, path.Child("nodeAllocatableResources"), errors);
 }
 
 void ValidateNodeSelection(const ResourceSliceSpec& spec, const FieldPath& path,
