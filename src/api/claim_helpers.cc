@@ -66,4 +66,17 @@ bool HasFinalizer(const ObjectMeta& meta, std::string_view finalizer) {
          meta.finalizers.end();
 }
 
+bool DeviceTolerationMatches(const DeviceToleration& toleration,
+                             const DeviceTaint& taint) {
+  if (!toleration.effect.empty() && toleration.effect != taint.effect) {
+    return false;
+  }
+  if (!toleration.key.empty() && toleration.key != taint.key) return false;
+  if (toleration.operator_ == "Exists") return true;
+  if (toleration.operator_.empty() || toleration.operator_ == "Equal") {
+    return toleration.value == taint.value;
+  }
+  return false;
+}
+
 }  // namespace dralloc::api

@@ -55,6 +55,12 @@ ResourceClaimConsumerReference PodConsumerRef(const Pod& pod);
 
 bool HasFinalizer(const ObjectMeta& meta, std::string_view finalizer);
 
+// True if `toleration` tolerates `taint` (upstream's
+// DeviceToleration.ToleratesTaint): same effect and key when given; Exists
+// matches any value, Equal (or no operator) the same value.
+bool DeviceTolerationMatches(const DeviceToleration& toleration,
+                             const DeviceTaint& taint);
+
 }  // namespace dralloc::api
 
 #endif  // DRALLOC_API_CLAIM_HELPERS_H_

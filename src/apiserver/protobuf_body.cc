@@ -221,6 +221,8 @@ constexpr FieldSchema FieldOf(std::string_view name, uint32_t number,
     } else if constexpr (std::is_same_v<V, std::map<std::string, Quantity>>) {
       field.kind = FieldKind::kQuantityMap;
       field.cardinality = Cardinality::kKeepEmpty;
+    } else if constexpr (std::is_same_v<V, Quantity>) {
+      field.kind = FieldKind::kQuantity;
     } else {
       static_assert(ProtoMessage<V>, "no protobuf encoding for this type");
       field.kind = FieldKind::kMessage;

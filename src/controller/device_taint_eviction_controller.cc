@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "api/claim_helpers.h"
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -34,7 +35,59 @@ std::string TaintKey(const api::DeviceTaint& taint) {
   return fmt::format("{}={}:{}", taint.key, taint.value, taint.effect);
 }
 
-// device id → its taints, from the slices and the rules.
+// The newest generation of each pool (driver/pool): slices of older
+// generations are being replaced and their taints no longer count.
+std::map<std::pair<std::string_view, std::string_view>, int64_t>
+NewestGenerations(const std::vector<const api::ResourceSlice*>& slices) {
+  std::map<std::pair<std::string_view, std::string_view>, int64_t> newest;
+  for (const api::ResourceSlice* slice : slices) {
+    auto [it, inserted] =
+        newest.try_emplace({slice->spec.driver, slice->spec.pool.name},
+                           slice->spec.pool.generation);
+    if (!inserted)
+      it->second = std::max(it->second, slice->spec.pool.generation);
+  }
+  return newest;
+}
+
+// Whether `rule` names `result`'s device by driver, pool and device name
+// only: such a rule still applies to an allocated device whose slice is gone
+// (a class or CEL selector needs the device itself).
+bool SelectsByNameOnly(const api::DeviceTaintRule& rule,
+                       const api::DeviceRequestAllocationResult& result) {
+  if (!rule.spec.device_selector.has_value()) return true;
+  const api::DeviceTaintSelector& selector = *rule.spec.device_selector;
+  if (selector.device_class_name.has_value() || !selector.selectors.empty()) {
+    return false;
+  }
+  return (!selector.driver || *selector.driver == result.driver) &&
+         (!selector.pool || *selector.pool == result.pool) &&
+         (!selector.device || *selector.device == result.device);
+}
+
+// Taints from rules on allocated devices that no slice publishes any more.
+void AddUnpublishedDeviceTaints(
+    const TaintEvictionInputs& inputs,
+    std::map<std::string, std::vector<DeviceTaintSource>>& taints) {
+  for (const api::ResourceClaim* claim : inputs.claims) {
+    if (!claim->status.allocation.has_value()) continue;
+    for (const api::DeviceRequestAllocationResult& result :
+         claim->status.allocation->devices.results) {
+      const std::string id =
+          DeviceId(result.driver, result.pool, result.device);
+      if (taints.contains(id)) continue;
+      auto& list = taints[id];
+      for (const api::DeviceTaintRule* rule : inputs.rules) {
+        if (SelectsByNameOnly(*rule, result)) {
+          list.push_back({rule->spec.taint, rule->metadata.name});
+        }
+      }
+    }
+  }
+}
+
+// device id → its taints, from the slices (newest pool generation) and the
+// rules.
 std::map<std::string, std::vector<DeviceTaintSource>> CollectDeviceTaints(
     const TaintEvictionInputs& inputs) {
   std::map<std::string, std::vector<DeviceTaintSource>> taints;
@@ -43,8 +96,12 @@ std::map<std::string, std::vector<DeviceTaintSource>> CollectDeviceTaints(
     patchers.emplace_back(rule->metadata.name,
                           allocator::SlicePatcher({}, {*rule}, inputs.classes));
   }
+  const auto newest = NewestGenerations(inputs.slices);
   for (const api::ResourceSlice* slice : inputs.slices) {
     const api::ResourceSliceSpec& spec = slice->spec;
+    if (spec.pool.generation < newest.at({spec.driver, spec.pool.name})) {
+      continue;
+    }
     for (const api::Device& device : spec.devices) {
       auto& list = taints[DeviceId(spec.driver, spec.pool.name, device.name)];
       for (const api::DeviceTaint& taint : device.taints) {
@@ -64,6 +121,7 @@ std::map<std::string, std::vector<DeviceTaintSource>> CollectDeviceTaints(
       }
     }
   }
+  AddUnpublishedDeviceTaints(inputs, taints);
   return taints;
 }
 
@@ -95,7 +153,7 @@ std::optional<SystemTime> TaintEvictionTime(
   std::optional<int64_t> seconds;
   bool tolerated = false;
   for (const api::DeviceToleration& toleration : tolerations) {
-    if (!DeviceTolerationMatches(toleration, source.taint)) continue;
+    if (!api::DeviceTolerationMatches(toleration, source.taint)) continue;
     // The most generous matching toleration wins.
     if (!toleration.toleration_seconds.has_value()) return std::nullopt;
     tolerated = true;
@@ -171,19 +229,6 @@ std::string Plural(int64_t count, std::string_view one, std::string_view many) {
 }
 
 }  // namespace
-
-bool DeviceTolerationMatches(const api::DeviceToleration& toleration,
-                             const api::DeviceTaint& taint) {
-  if (!toleration.effect.empty() && toleration.effect != taint.effect) {
-    return false;
-  }
-  if (!toleration.key.empty() && toleration.key != taint.key) return false;
-  if (toleration.operator_ == "Exists") return true;
-  if (toleration.operator_.empty() || toleration.operator_ == "Equal") {
-    return !toleration.key.empty() && toleration.value == taint.value;
-  }
-  return false;
-}
 
 std::optional<SystemTime> ParseUtcTime(std::string_view text) {
   std::tm parts{};

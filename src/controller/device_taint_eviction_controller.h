@@ -51,10 +51,6 @@ inline constexpr std::string_view kDeviceTaintEvictionComponent =
     "device-taint-eviction";
 inline constexpr std::string_view kEvictionInProgress = "EvictionInProgress";
 
-// True if `toleration` tolerates `taint` (upstream's ToleratesTaint).
-bool DeviceTolerationMatches(const api::DeviceToleration& toleration,
-                             const api::DeviceTaint& taint);
-
 // "2026-09-23T11:00:00Z" (fractional seconds allowed) as a time point;
 // nullopt when it is not RFC 3339 UTC.
 std::optional<SystemTime> ParseUtcTime(std::string_view text);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "api/claim_helpers.h"
 #include "client/memory_api_client.h"
 
 namespace dralloc::controller {
@@ -39,6 +40,8 @@ struct Cluster {
   api::ResourceClaim claim;
   api::Pod pod;
   std::vector<api::DeviceTaintRule> rules;
+  bool publish_slice = true;               // false: the slice is gone
+  std::vector<api::ResourceSlice> others;  // more slices
 
   explicit Cluster(std::vector<api::DeviceTaint> slice_taints = {},
                    std::vector<api::DeviceToleration> tolerations = {}) {
@@ -78,7 +81,8 @@ struct Cluster {
     TaintEvictionInputs inputs;
     inputs.pods = {&pod};
     inputs.claims = {&claim};
-    inputs.slices = {&slice};
+    if (publish_slice) inputs.slices = {&slice};
+    for (const auto& other : others) inputs.slices.push_back(&other);
     for (const auto& rule : rules) inputs.rules.push_back(&rule);
     inputs.now = kNow;
     return PlanDeviceTaintEvictions(inputs);
@@ -110,7 +114,7 @@ TEST(DeviceTolerationMatchesTest, FollowsUpstreamRules) {
        true},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
-    EXPECT_EQ(DeviceTolerationMatches(cases[i].toleration, taint),
+    EXPECT_EQ(api::DeviceTolerationMatches(cases[i].toleration, taint),
               cases[i].matches)
         << "case " << i;
   }
@@ -164,6 +168,39 @@ TEST(PlanDeviceTaintEvictionsTest, RuleForAnotherDeviceDoesNothing) {
   Cluster cluster;
   cluster.AddRule("gpu-1-broken", "gpu-1", Taint("NoExecute"));
   EXPECT_TRUE(cluster.Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest,
+     RuleByNameEvictsFromADeviceWhoseSliceIsGone) {
+  Cluster cluster;
+  cluster.publish_slice = false;
+  cluster.AddRule("gpu-0-broken", "gpu-0", Taint("NoExecute"));
+  const auto plans = cluster.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].rules, std::vector<std::string>{"gpu-0-broken"});
+}
+
+TEST(PlanDeviceTaintEvictionsTest, ClassRuleNeedsThePublishedDevice) {
+  Cluster cluster;
+  cluster.publish_slice = false;
+  cluster.AddRule("gpus-broken", std::nullopt, Taint("NoExecute"));
+  cluster.rules[0].spec.device_selector->device_class_name = "gpu";
+  EXPECT_TRUE(cluster.Plan().empty());
+}
+
+TEST(PlanDeviceTaintEvictionsTest, OnlyTheNewestPoolGenerationCounts) {
+  // The tainted slice is generation 1; generation 2 republishes gpu-0
+  // without the taint.
+  Cluster cluster({Taint("NoExecute")});
+  cluster.slice.spec.pool.generation = 1;
+  api::ResourceSlice newer = cluster.slice;
+  newer.metadata.name = "node-a-gpus-2";
+  newer.spec.pool.generation = 2;
+  newer.spec.devices[0].taints.clear();
+  cluster.others.push_back(newer);
+  EXPECT_TRUE(cluster.Plan().empty());
+  cluster.others[0].spec.pool.generation = 0;  // now the old one is newest
+  EXPECT_EQ(cluster.Plan().size(), 1u);
 }
 
 TEST(PlanDeviceTaintEvictionsTest, SkipsUnboundAndTerminatingPods) {

@@ -60,6 +60,31 @@ bool IsSidecar(const api::Container& container) {
          *container.restart_policy == "Always";
 }
 
+// KEP-5517: what the pod's claims add (pod.status.
+// nodeAllocatableResourceClaimStatuses): each mapping once per claim, each
+// overhead perPod + perContainer x the containers referencing the claim.
+ResourceValues ClaimStatusValues(const api::Pod& pod) {
+  ResourceValues values;
+  const auto add = [&](const std::string& name, const Quantity& q,
+                       int64_t times) {
+    values[name] += times * (name == "cpu" ? q.MilliValue() : q.Value());
+  };
+  for (const auto& status :
+       pod.status.node_allocatable_resource_claim_statuses) {
+    for (const auto& mapped : status.mapping) {
+      if (mapped.quantity) add(mapped.name, *mapped.quantity, 1);
+    }
+    const auto references = static_cast<int64_t>(status.containers.size());
+    for (const auto& overhead : status.overhead) {
+      if (overhead.per_pod) add(overhead.name, *overhead.per_pod, 1);
+      if (overhead.per_container) {
+        add(overhead.name, *overhead.per_container, references);
+      }
+    }
+  }
+  return values;
+}
+
 // upstream resourcehelper.PodRequests: regular containers and sidecars run
 // together; each regular init container runs alone with the sidecars that
 // started before it; the pod needs the larger of the two, plus overhead.
@@ -83,6 +108,7 @@ ResourceValues PodRequestValues(const api::Pod& pod, bool non_zero) {
   }
   MaxValues(running, init_peak);
   AddValues(running, ToValues(pod.spec.overhead));
+  AddValues(running, ClaimStatusValues(pod));
   return running;
 }
 

@@ -32,7 +32,8 @@ struct ResourceAmounts {
 // What the pod requests, as upstream's resource helper computes it: the
 // larger of (sum of containers + sidecar init containers) and each regular
 // init container (with the sidecars started before it), plus
-// spec.overhead. `pods` is 1.
+// spec.overhead, plus what its claims add by
+// status.nodeAllocatableResourceClaimStatuses (KEP-5517). `pods` is 1.
 ResourceAmounts PodRequests(const api::Pod& pod);
 // The same with upstream's scoring defaults for containers that request
 // no CPU (100m) or memory (200Mi): what the scoring plugins count.

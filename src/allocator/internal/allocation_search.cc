@@ -8,6 +8,8 @@
 #include <limits>
 #include <random>
 
+#include "api/claim_helpers.h"
+
 namespace dralloc::allocator {
 namespace {
 
@@ -97,19 +99,6 @@ bool ViolatesPolicy(const Quantity& amount,
     return std::none_of(
         policy->valid_values.begin(), policy->valid_values.end(),
         [&](const Quantity& v) { return amount.Compare(v) == 0; });
-  }
-  return false;
-}
-
-bool Tolerates(const api::DeviceToleration& toleration,
-               const api::DeviceTaint& taint) {
-  if (!toleration.effect.empty() && toleration.effect != taint.effect) {
-    return false;
-  }
-  if (!toleration.key.empty() && toleration.key != taint.key) return false;
-  if (toleration.operator_ == "Exists") return true;
-  if (toleration.operator_.empty() || toleration.operator_ == "Equal") {
-    return toleration.value == taint.value;
   }
   return false;
 }
@@ -458,7 +447,7 @@ bool AllocationSearch::TaintsTolerated(const RequestData& d,
     bool tolerated = false;
     if (d.tolerations != nullptr) {
       for (const auto& toleration : *d.tolerations) {
-        if (Tolerates(toleration, taint)) {
+        if (api::DeviceTolerationMatches(toleration, taint)) {
           tolerated = true;
           break;
         }

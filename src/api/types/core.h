@@ -345,11 +345,57 @@ constexpr auto FieldsOf(const PodResourceClaimStatus*) {
       Field("resourceClaimName", &T::resource_claim_name).Proto(2)};
 }
 
+// KEP-5517: node allocatable resources a claim brings to the pod.
+struct NodeAllocatableMappedResources {
+  std::string name;  // "cpu", "memory", ...
+  std::optional<Quantity> quantity;
+  friend bool operator==(const NodeAllocatableMappedResources&,
+                         const NodeAllocatableMappedResources&) = default;
+};
+constexpr auto FieldsOf(const NodeAllocatableMappedResources*) {
+  using T = NodeAllocatableMappedResources;
+  return std::tuple{Field("name", &T::name, kAlways).Proto(1),
+                    Field("quantity", &T::quantity).Proto(2)};
+}
+
+struct NodeAllocatableOverheadResources {
+  std::string name;
+  std::optional<Quantity> per_pod;
+  std::optional<Quantity> per_container;
+  friend bool operator==(const NodeAllocatableOverheadResources&,
+                         const NodeAllocatableOverheadResources&) = default;
+};
+constexpr auto FieldsOf(const NodeAllocatableOverheadResources*) {
+  using T = NodeAllocatableOverheadResources;
+  return std::tuple{Field("name", &T::name, kAlways).Proto(1),
+                    Field("perPod", &T::per_pod).Proto(2),
+                    Field("perContainer", &T::per_container).Proto(3)};
+}
+
+struct NodeAllocatableResourceClaimStatus {
+  std::string resource_claim_name;
+  std::vector<std::string> containers;  // containers referencing the claim
+  std::vector<NodeAllocatableMappedResources> mapping;
+  std::vector<NodeAllocatableOverheadResources> overhead;
+  friend bool operator==(const NodeAllocatableResourceClaimStatus&,
+                         const NodeAllocatableResourceClaimStatus&) = default;
+};
+constexpr auto FieldsOf(const NodeAllocatableResourceClaimStatus*) {
+  using T = NodeAllocatableResourceClaimStatus;
+  return std::tuple{
+      Field("resourceClaimName", &T::resource_claim_name, kAlways).Proto(1),
+      Field("containers", &T::containers).Proto(2),
+      Field("mapping", &T::mapping).Proto(4).ListMap("name").PatchMerge(),
+      Field("overhead", &T::overhead).Proto(5).ListMap("name").PatchMerge()};
+}
+
 struct PodStatus {
   std::string phase;
   std::vector<PodCondition> conditions;
   std::string nominated_node_name;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
+  std::vector<NodeAllocatableResourceClaimStatus>
+      node_allocatable_resource_claim_statuses;
   UnknownFields unknown_fields;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
@@ -362,6 +408,11 @@ constexpr auto FieldsOf(const PodStatus*) {
       Field("resourceClaimStatuses", &T::resource_claim_statuses)
           .Proto(15)
           .ListMap("name")
+          .PatchMerge(),
+      Field("nodeAllocatableResourceClaimStatuses",
+            &T::node_allocatable_resource_claim_statuses)
+          .Proto(21)
+          .ListMap("resourceClaimName")
           .PatchMerge()};
 }
 

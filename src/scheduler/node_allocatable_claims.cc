@@ -1,0 +1,130 @@
+#include "scheduler/node_allocatable_claims.h"
+
+#include <limits>
+#include <map>
+
+namespace dralloc::scheduler {
+namespace {
+
+// a x b, exactly in thousandths (rounded up), as a decimal quantity.
+Quantity Multiply(const Quantity& a, const Quantity& b) {
+  const __int128 milli = static_cast<__int128>(a.MilliValue()) *
+                         static_cast<__int128>(b.MilliValue());
+  const __int128 rounded = (milli + 999) / 1000;
+  const __int128 limit = std::numeric_limits<int64_t>::max();
+  return Quantity::FromMilli(
+      static_cast<int64_t>(rounded > limit ? limit : rounded));
+}
+
+Quantity Plus(const std::optional<Quantity>& a, const Quantity& b) {
+  if (!a) return b;
+  StatusOr<Quantity> sum = a->Add(b);
+  return sum.ok() ? *sum : *a;
+}
+
+// The base amount a mapping takes from one allocated device.
+std::optional<Quantity> MappedAmount(
+    const api::NodeAllocatableMapping& mapping, const api::Device& device,
+    const api::DeviceRequestAllocationResult& result) {
+  if (mapping.device_multiplier) return *mapping.device_multiplier;
+  if (!mapping.capacity_key || !mapping.capacity_multiplier) {
+    return std::nullopt;
+  }
+  // A shared device reports what the claim consumed; a dedicated one gives
+  // the claim its whole capacity.
+  auto consumed = result.consumed_capacity.find(*mapping.capacity_key);
+  if (consumed != result.consumed_capacity.end()) {
+    return Multiply(consumed->second, *mapping.capacity_multiplier);
+  }
+  auto capacity = device.capacity.find(*mapping.capacity_key);
+  if (capacity == device.capacity.end()) return std::nullopt;
+  return Multiply(capacity->second.value, *mapping.capacity_multiplier);
+}
+
+struct Totals {
+  std::map<std::string, Quantity> mapped;
+  std::map<std::string, std::pair<std::optional<Quantity>,
+                                  std::optional<Quantity>>>
+      overhead;  // perPod, perContainer
+};
+
+void AddDevice(const api::Device& device,
+               const api::DeviceRequestAllocationResult& result,
+               Totals& totals) {
+  for (const auto& [name, resource] : device.node_allocatable_resources) {
+    if (resource.mapping) {
+      if (auto amount = MappedAmount(*resource.mapping, device, result)) {
+        auto [it, inserted] = totals.mapped.try_emplace(name, *amount);
+        if (!inserted) it->second = Plus(it->second, *amount);
+      }
+    }
+    if (resource.overhead) {
+      auto& [per_pod, per_container] = totals.overhead[name];
+      if (resource.overhead->per_pod) {
+        per_pod = Plus(per_pod, *resource.overhead->per_pod);
+      }
+      if (resource.overhead->per_container) {
+        per_container = Plus(per_container, *resource.overhead->per_container);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> ContainersReferencing(
+    const api::Pod& pod, std::string_view pod_claim_name) {
+  std::vector<std::string> names;
+  for (const auto* list : {&pod.spec.init_containers, &pod.spec.containers}) {
+    for (const api::Container& container : *list) {
+      for (const api::ContainerResourceClaim& claim :
+           container.resources.claims) {
+        if (claim.name == pod_claim_name) {
+          names.push_back(container.name);
+          break;
+        }
+      }
+    }
+  }
+  return names;
+}
+
+std::optional<api::NodeAllocatableResourceClaimStatus>
+NodeAllocatableStatusFor(const api::Pod& pod, std::string_view pod_claim_name,
+                         const std::string& claim_name,
+                         const api::AllocationResult& allocation,
+                         const AllocatedDeviceLookup& lookup) {
+  Totals totals;
+  for (const auto& result : allocation.devices.results) {
+    if (const api::Device* device = lookup(result)) {
+      AddDevice(*device, result, totals);
+    }
+  }
+  if (totals.mapped.empty() && totals.overhead.empty()) return std::nullopt;
+  api::NodeAllocatableResourceClaimStatus status;
+  status.resource_claim_name = claim_name;
+  status.containers = ContainersReferencing(pod, pod_claim_name);
+  for (auto& [name, quantity] : totals.mapped) {
+    status.mapping.push_back({.name = name, .quantity = quantity});
+  }
+  for (auto& [name, amounts] : totals.overhead) {
+    status.overhead.push_back({.name = name,
+                               .per_pod = amounts.first,
+                               .per_container = amounts.second});
+  }
+  return status;
+}
+
+bool HasNodeAllocatableMapping(const api::AllocationResult& allocation,
+                               const AllocatedDeviceLookup& lookup) {
+  for (const auto& result : allocation.devices.results) {
+    const api::Device* device = lookup(result);
+    if (device == nullptr) continue;
+    for (const auto& [name, resource] : device->node_allocatable_resources) {
+      if (resource.mapping) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace dralloc::scheduler

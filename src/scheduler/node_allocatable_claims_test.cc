@@ -1,0 +1,116 @@
+#include "scheduler/node_allocatable_claims.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/node_usage.h"
+
+namespace dralloc::scheduler {
+namespace {
+
+Quantity Q(std::string_view text) { return *Quantity::Parse(text); }
+
+// A CPU device with 64 cores (2 cpus each) and a GPU with host memory
+// overhead; a pod whose two containers use the claim.
+struct Fixture {
+  api::Device cpus;
+  api::Device gpu;
+  api::Pod pod;
+
+  Fixture() {
+    cpus.name = "cpus";
+    cpus.capacity["cpu.example.com/cores"].value = Q("64");
+    cpus.node_allocatable_resources["cpu"].mapping =
+        api::NodeAllocatableMapping{.capacity_key = "cpu.example.com/cores",
+                                    .capacity_multiplier = Q("2")};
+    gpu.name = "gpu";
+    gpu.node_allocatable_resources["memory"].overhead =
+        api::NodeAllocatableOverhead{.per_pod = Q("1Gi"),
+                                     .per_container = Q("256Mi")};
+    gpu.node_allocatable_resources["hugepages-2Mi"].mapping =
+        api::NodeAllocatableMapping{.device_multiplier = Q("512Mi")};
+    pod.spec.containers.resize(3);
+    pod.spec.containers[0].name = "a";
+    pod.spec.containers[0].resources.claims = {{.name = "devices"}};
+    pod.spec.containers[1].name = "b";
+    pod.spec.containers[2].name = "c";
+    pod.spec.containers[2].resources.claims = {{.name = "devices"}};
+  }
+
+  AllocatedDeviceLookup Lookup() const {
+    return [this](const api::DeviceRequestAllocationResult& r) {
+      return r.device == "cpus" ? &cpus : r.device == "gpu" ? &gpu : nullptr;
+    };
+  }
+};
+
+api::DeviceRequestAllocationResult Result(std::string device) {
+  api::DeviceRequestAllocationResult r;
+  r.request = "req";
+  r.driver = "example.com";
+  r.pool = "node-a";
+  r.device = std::move(device);
+  return r;
+}
+
+TEST(NodeAllocatableClaimsTest, ConsumedCapacityTimesMultiplier) {
+  Fixture f;
+  api::AllocationResult allocation;
+  auto shared = Result("cpus");
+  shared.consumed_capacity["cpu.example.com/cores"] = Q("8");
+  allocation.devices.results.push_back(shared);
+  auto status = NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
+                                         allocation, f.Lookup());
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->resource_claim_name, "claim-1");
+  EXPECT_EQ(status->containers, (std::vector<std::string>{"a", "c"}));
+  ASSERT_EQ(status->mapping.size(), 1u);
+  EXPECT_EQ(status->mapping[0].name, "cpu");
+  EXPECT_EQ(status->mapping[0].quantity->ToString(), "16");
+  EXPECT_TRUE(status->overhead.empty());
+  EXPECT_TRUE(HasNodeAllocatableMapping(allocation, f.Lookup()));
+}
+
+TEST(NodeAllocatableClaimsTest, DedicatedDeviceGivesItsWholeCapacity) {
+  Fixture f;
+  api::AllocationResult allocation;
+  allocation.devices.results.push_back(Result("cpus"));
+  auto status = NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
+                                         allocation, f.Lookup());
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->mapping[0].quantity->ToString(), "128");
+}
+
+TEST(NodeAllocatableClaimsTest, OverheadAndDeviceMultiplierPerDevice) {
+  Fixture f;
+  api::AllocationResult allocation;
+  allocation.devices.results = {Result("gpu"), Result("gpu")};
+  auto status = NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
+                                         allocation, f.Lookup());
+  ASSERT_TRUE(status.has_value());
+  ASSERT_EQ(status->mapping.size(), 1u);
+  EXPECT_EQ(status->mapping[0].name, "hugepages-2Mi");
+  EXPECT_EQ(status->mapping[0].quantity->Value(), int64_t{1} << 30);
+  ASSERT_EQ(status->overhead.size(), 1u);
+  EXPECT_EQ(status->overhead[0].per_pod->Value(), int64_t{2} << 30);
+  EXPECT_EQ(status->overhead[0].per_container->Value(), int64_t{512} << 20);
+
+  // The pod then requests, beyond its containers: the mapping once and the
+  // overhead per pod plus per referencing container (2).
+  f.pod.status.node_allocatable_resource_claim_statuses = {*status};
+  const ResourceAmounts requests = PodRequests(f.pod);
+  EXPECT_EQ(requests.memory, (int64_t{2} << 30) + 2 * (int64_t{512} << 20));
+  EXPECT_EQ(requests.scalar.at("hugepages-2Mi"), int64_t{1} << 30);
+}
+
+TEST(NodeAllocatableClaimsTest, DevicesWithoutMappingsGiveNoStatus) {
+  Fixture f;
+  api::AllocationResult allocation;
+  allocation.devices.results.push_back(Result("unknown"));
+  EXPECT_FALSE(NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
+                                        allocation, f.Lookup())
+                   .has_value());
+  EXPECT_FALSE(HasNodeAllocatableMapping(allocation, f.Lookup()));
+}
+
+}  // namespace
+}  // namespace dralloc::scheduler
