@@ -112,6 +112,7 @@ void DeviceInventory::Reindex() {
   devices_.clear();
   pools_.clear();
   pool_index_.clear();
+  any_node_allocatable_resources_ = false;
   patch_problems_.clear();
   first_device_.assign(1, 0);
   pools_by_node_name_.clear();
@@ -135,6 +136,8 @@ void DeviceInventory::Reindex() {
     }
     for (size_t i = 0; i < slice.spec.devices.size(); ++i) {
       const api::Device& device = slice.spec.devices[i];
+      any_node_allocatable_resources_ |=
+          !device.node_allocatable_resources.empty();
       devices_.push_back(InventoryDevice{
           &device, &slice, it->second,
           slice.spec.driver + "/" + slice.spec.pool.name + "/" + device.name,
@@ -154,6 +157,27 @@ void DeviceInventory::Reindex() {
   MutexLock lock(mu_);
   views_.clear();
   selectors_.clear();
+}
+
+const api::Device* DeviceInventory::FindDevice(std::string_view driver,
+                                               std::string_view pool,
+                                               std::string_view device) const {
+  auto it = pool_index_.find({std::string(driver), std::string(pool)});
+  if (it == pool_index_.end()) return nullptr;
+  const api::Device* found = nullptr;
+  int64_t generation = 0;
+  for (uint32_t s : pools_[it->second].slices) {
+    const api::ResourceSlice& slice = *slices_[s];
+    if (found != nullptr && slice.spec.pool.generation <= generation) continue;
+    for (const api::Device& d : slice.spec.devices) {
+      if (d.name == device) {
+        found = &d;
+        generation = slice.spec.pool.generation;
+        break;
+      }
+    }
+  }
+  return found;
 }
 
 const api::DeviceClass* DeviceInventory::FindClass(

@@ -98,6 +98,14 @@ class DeviceInventory {
               std::vector<api::DeviceClass> classes);
 
   const api::DeviceClass* FindClass(std::string_view name) const;
+  // The published device `device` of pool `pool` of `driver` (its newest
+  // generation), or null.
+  const api::Device* FindDevice(std::string_view driver, std::string_view pool,
+                                std::string_view device) const;
+  // Whether some device declares nodeAllocatableResources (KEP-5517).
+  bool any_node_allocatable_resources() const {
+    return any_node_allocatable_resources_;
+  }
   const std::vector<InventoryDevice>& devices() const { return devices_; }
   const std::vector<InventoryPool>& pools() const { return pools_; }
   const std::vector<const api::ResourceSlice*>& slices() const {
@@ -155,6 +163,7 @@ class DeviceInventory {
   std::vector<InventoryDevice> devices_;
   std::vector<InventoryPool> pools_;
   std::map<std::pair<std::string, std::string>, uint32_t> pool_index_;
+  bool any_node_allocatable_resources_ = false;
   // devices_ index of each slice's first device; one past the end last.
   std::vector<uint32_t> first_device_;
   // Pools (sorted indices) with a slice for the named node, and with a slice

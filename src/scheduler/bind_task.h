@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/types/core.h"
 #include "client/api_client.h"
 
 namespace dralloc::scheduler {
@@ -24,6 +25,10 @@ struct BindTask {
   client::ObjectPtr pod;
   std::string node;
   std::vector<ClaimWrite> claims;
+  // KEP-5517: what the pod's claims add to its node allocatable resources
+  // there, for pod.status.nodeAllocatableResourceClaimStatuses (empty when
+  // nothing).
+  std::vector<api::NodeAllocatableResourceClaimStatus> node_allocatable;
 };
 
 // Claim writes that succeeded: claim key and the revision written.

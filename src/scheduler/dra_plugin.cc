@@ -260,6 +260,7 @@ BindTask DraPlugin::Reserve(const DraCycleState& state,
                             const ObjectPtr& pod_object, Candidate& chosen) {
   const api::Pod& pod = state.pod;
   BindTask task{pod_object, snapshot_.nodes()[chosen.node].info.name, {}};
+  task.node_allocatable = NodeAllocatableStatuses(state, chosen.allocations());
   const std::string now = NowRfc3339();
   for (size_t i = 0; i < state.claims.size(); ++i) {
     const PodClaim& pc = state.claims[i];
@@ -353,7 +354,7 @@ Status DraPlugin::PreBind(const BindTask& task, WrittenClaims& written) const {
                     fmt::format("claim {} kept changing", name));
     }
   }
-  return OkStatus();
+  return WriteNodeAllocatableStatus(task);
 }
 
 void DraPlugin::Unreserve(const BindTask& task,

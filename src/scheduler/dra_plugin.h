@@ -134,6 +134,22 @@ class DraPlugin final {
   bool AllocatedClaimsAvailable(DraCycleState& state, const NodeEntry& node,
                                 UnschedulableReasons& reasons) const;
 
+  // KEP-5517, after Filter (or its cached verdict) found devices: whether
+  // `node` has room for what the pod's claims add to its node allocatable
+  // resources with `allocations` (in state.to_allocate order), beyond the
+  // containers' requests NodeResourcesFit checked, and no claim whose
+  // devices map such resources is in use by another pod. Records
+  // "Insufficient <resource>" otherwise.
+  bool NodeAllocatableFits(
+      const DraCycleState& state, const NodeEntry& node,
+      const std::vector<api::AllocationResult>& allocations,
+      UnschedulableReasons& reasons) const;
+  // The pod's status entries with `allocations` (empty when its devices map
+  // no node allocatable resources).
+  std::vector<api::NodeAllocatableResourceClaimStatus> NodeAllocatableStatuses(
+      const DraCycleState& state,
+      const std::vector<api::AllocationResult>& allocations) const;
+
   // After no node fit: an allocated claim that was unavailable on some
   // node and is reserved for nobody else, to deallocate so that the pod
   // may go elsewhere next time; null when there is none.
@@ -181,6 +197,10 @@ class DraPlugin final {
   void RestoreAssumed(const BindTask& task);
 
  private:
+  // PreBind's last step: pod.status.nodeAllocatableResourceClaimStatuses
+  // as Reserve computed it (nothing when empty).
+  Status WriteNodeAllocatableStatus(const BindTask& task) const;
+
   client::ApiClient& client_;
   ClusterSnapshot& snapshot_;
   DraPluginOptions options_;

@@ -89,11 +89,10 @@ std::vector<std::string> ContainersReferencing(
   return names;
 }
 
-std::optional<api::NodeAllocatableResourceClaimStatus>
-NodeAllocatableStatusFor(const api::Pod& pod, std::string_view pod_claim_name,
-                         const std::string& claim_name,
-                         const api::AllocationResult& allocation,
-                         const AllocatedDeviceLookup& lookup) {
+std::optional<api::NodeAllocatableResourceClaimStatus> NodeAllocatableStatusFor(
+    const api::Pod& pod, std::string_view pod_claim_name,
+    const std::string& claim_name, const api::AllocationResult& allocation,
+    const AllocatedDeviceLookup& lookup) {
   Totals totals;
   for (const auto& result : allocation.devices.results) {
     if (const api::Device* device = lookup(result)) {

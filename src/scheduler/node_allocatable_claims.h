@@ -32,11 +32,10 @@ std::vector<std::string> ContainersReferencing(const api::Pod& pod,
 // over the devices (consumed capacity x capacityMultiplier, or
 // deviceMultiplier per device) and the overheads summed over the devices.
 // nullopt when no allocated device maps a node allocatable resource.
-std::optional<api::NodeAllocatableResourceClaimStatus>
-NodeAllocatableStatusFor(const api::Pod& pod, std::string_view pod_claim_name,
-                         const std::string& claim_name,
-                         const api::AllocationResult& allocation,
-                         const AllocatedDeviceLookup& lookup);
+std::optional<api::NodeAllocatableResourceClaimStatus> NodeAllocatableStatusFor(
+    const api::Pod& pod, std::string_view pod_claim_name,
+    const std::string& claim_name, const api::AllocationResult& allocation,
+    const AllocatedDeviceLookup& lookup);
 
 // Whether some allocated device of `allocation` has a `mapping` (upstream
 // refuses to share such a claim between pods; overheads may be shared).

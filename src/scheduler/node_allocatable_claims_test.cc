@@ -106,8 +106,8 @@ TEST(NodeAllocatableClaimsTest, DevicesWithoutMappingsGiveNoStatus) {
   Fixture f;
   api::AllocationResult allocation;
   allocation.devices.results.push_back(Result("unknown"));
-  EXPECT_FALSE(NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
-                                        allocation, f.Lookup())
+  EXPECT_FALSE(NodeAllocatableStatusFor(f.pod, "devices", "claim-1", allocation,
+                                        f.Lookup())
                    .has_value());
   EXPECT_FALSE(HasNodeAllocatableMapping(allocation, f.Lookup()));
 }

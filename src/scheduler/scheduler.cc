@@ -197,6 +197,10 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
   // The pod counts on its node from now on, as upstream's assumed pod.
   api::Pod assumed = pod;
   assumed.spec.node_name = out.task->node;
+  if (!out.task->node_allocatable.empty()) {
+    assumed.status.node_allocatable_resource_claim_statuses =
+        out.task->node_allocatable;
+  }
   snapshot_.AssumePod(pod_key,
                       std::make_shared<const api::Object>(std::move(assumed)));
   return out;

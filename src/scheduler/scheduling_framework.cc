@@ -168,6 +168,21 @@ FilterCode SchedulingFramework::DraFilter(DraCycleState& state,
                                           UnschedulableReasons& reasons,
                                           Candidate& candidate,
                                           bool& reasons_left_out) {
+  const FilterCode code =
+      DraFilterDevices(state, reasons, candidate, reasons_left_out);
+  // KEP-5517: depends on the node's usage, so never cached.
+  if (code == FilterCode::kFits &&
+      !dra_.NodeAllocatableFits(state, snapshot_.nodes()[candidate.node],
+                                candidate.allocations(), reasons)) {
+    return FilterCode::kUnfit;
+  }
+  return code;
+}
+
+FilterCode SchedulingFramework::DraFilterDevices(DraCycleState& state,
+                                                 UnschedulableReasons& reasons,
+                                                 Candidate& candidate,
+                                                 bool& reasons_left_out) {
   const size_t index = candidate.node;
   const NodeEntry& node = snapshot_.nodes()[index];
   std::vector<api::AllocationResult>& results = candidate.results;

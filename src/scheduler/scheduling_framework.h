@@ -106,10 +106,14 @@ class SchedulingFramework {
                    std::vector<Candidate>& feasible, size_t& next_start_node,
                    const std::vector<size_t>* only, std::string& error,
                    bool& reasons_left_out);
-  // DraPlugin::Filter for node `index`, through the cache when there is
-  // one; sets `reasons_left_out` when a cached kUnfit recorded no reason.
+  // DraFilterDevices, then (uncached) DraPlugin::NodeAllocatableFits.
   FilterCode DraFilter(DraCycleState& state, UnschedulableReasons& reasons,
                        Candidate& candidate, bool& reasons_left_out);
+  // DraPlugin::Filter for node `index`, through the cache when there is
+  // one; sets `reasons_left_out` when a cached kUnfit recorded no reason.
+  FilterCode DraFilterDevices(DraCycleState& state,
+                              UnschedulableReasons& reasons,
+                              Candidate& candidate, bool& reasons_left_out);
   // Index into `feasible` of the node with the highest weighted score.
   size_t SelectNode(const DraCycleState& state, CycleState& cycle,
                     const ClusterView& view,

@@ -11,7 +11,9 @@
 #  - an invalid derived attribute is refused with its field path;
 #  - compatibility groups (KEP-5963): with a MIG partition allocated, an MPS
 #    share on the same counter set stays unschedulable and says why; a second
-#    MIG partition is scheduled; once the MIG pods are gone the MPS pod lands.
+#    MIG partition is scheduled; once the MIG pods are gone the MPS pod lands;
+#  - node allocatable resources (KEP-5517): a claim's cores count as node
+#    cpu (recorded in the pod status), so a second pod no longer fits.
 # Every wait is bounded by FEATURES_TIMEOUT seconds (default 30). Prints
 # PASS/FAIL per check and "N passed, M failed"; exits non-zero on any failure
 # (with the tail of the server log). KEEP_WORKDIR=1 keeps the workdir.
@@ -68,6 +70,16 @@ check "remove the MIG pods and their claims" \
   k delete pod/mig-user pod/mig-user-2 resourceclaim/mig-user resourceclaim/mig-user-2 --wait=true
 check "the MPS pod lands" scheduled mps-user
 check "on the MPS share" devices_of mps-user "part=mps-0 "
+
+check "apply a pod with 1 CPU and 4 cores (8 CPUs) by claim" k apply -f "$manifests/cpu-4.yaml"
+check "it is scheduled" scheduled cpu-4
+check "its status records the claim's 8 CPUs" within "$wait_s" equals "cpu-4 app cpu=8" \
+  k get pod cpu-4 -o 'jsonpath={range .status.nodeAllocatableResourceClaimStatuses[*]}{.resourceClaimName} {.containers[*]} {.mapping[0].name}={.mapping[0].quantity}{end}'
+check "another such pod (9 more CPUs of the 16) stays unschedulable" \
+  k apply -f "$manifests/cpu-4b.yaml"
+check "it is not scheduled" unschedulable cpu-4b
+check "and says the node lacks cpu" within "$wait_s" contains "Insufficient cpu" \
+  k get pod cpu-4b -o 'jsonpath={.status.conditions[?(@.type=="PodScheduled")].message}'
 
 if ! finish; then
   echo "--- server log (tail) ---"
