@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -34,8 +35,12 @@ void AppendContainerRequests(const api::Container& container,
                              size_t container_index, const api::Node& node,
                              const ExtendedResourceClasses& classes,
                              std::vector<ExtendedResourceRequest>& out) {
-  size_t request_index = 0;
+  // A request's index is its resource's place among all of the container's
+  // requests in name order (std::map order), mapped or not, as upstream
+  // numbers them.
+  size_t next_index = 0;
   for (const auto& [resource, quantity] : container.resources.requests) {
+    const size_t request_index = next_index++;
     if (quantity.Sign() <= 0) continue;
     auto cls = classes.find(resource);
     if (cls == classes.end()) continue;
@@ -48,7 +53,6 @@ void AppendContainerRequests(const api::Container& container,
     request.device_class_name = cls->second;
     request.count = quantity.Value();
     out.push_back(std::move(request));
-    ++request_index;
   }
 }
 
@@ -121,6 +125,8 @@ api::ResourceClaim BuildExtendedResourceClaim(
     device_request.exactly = std::move(exactly);
     claim.spec.devices.requests.push_back(std::move(device_request));
   }
+  // Upstream orders the claim's requests by name (a plain string order).
+  std::ranges::sort(claim.spec.devices.requests, {}, &api::DeviceRequest::name);
   return claim;
 }
 

@@ -44,8 +44,9 @@ struct ExtendedResourceRequest {
 
 // The requests of `pod` served by DRA on `node`: positive container requests
 // whose resource a class serves and the node does not list in allocatable.
-// Request names are "container-<i>-request-<j>" (i over init then regular
-// containers, j over that container's mapped resources in name order).
+// Request names are "container-<i>-request-<j>": i over init then regular
+// containers, j the resource's index among all of that container's requests
+// in name order.
 std::vector<ExtendedResourceRequest> DraBackedExtendedResources(
     const api::Pod& pod, const api::Node& node,
     const ExtendedResourceClasses& classes);
@@ -57,7 +58,7 @@ bool RequestsMappedExtendedResource(const api::Pod& pod,
 
 // The claim to create for `requests`: generateName "<pod>-extended-
 // resources-", the annotation, the pod as controlling owner, one ExactCount
-// request per entry.
+// request per entry, ordered by request name.
 api::ResourceClaim BuildExtendedResourceClaim(
     const api::Pod& pod, const std::vector<ExtendedResourceRequest>& requests);
 

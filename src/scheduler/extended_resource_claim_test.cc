@@ -79,7 +79,7 @@ TEST(DraBackedExtendedResourcesTest, MapsOnlyResourcesTheNodeLacks) {
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_EQ(requests[0].mapping,
             (api::ContainerExtendedResourceRequest{"a", "example.com/gpu",
-                                                   "container-0-request-0"}));
+                                                   "container-0-request-1"}));
   EXPECT_EQ(requests[0].device_class_name, "gpu");
   EXPECT_EQ(requests[0].count, 2);
   EXPECT_EQ(requests[1].mapping,
