@@ -134,6 +134,7 @@ TEST(PatchSchemaTest, RulesPerKind) {
              {"spec.imagePullSecrets 2 name merge",
               "spec.resourceClaims 2 name merge", "spec.tolerations 0 replace",
               "spec.volumes 2 name merge", "status.conditions 2 type merge",
+              "status.extendedResourceClaimStatus.requestMappings 0 replace",
               "status.nodeAllocatableResourceClaimStatuses 2 "
               "resourceClaimName merge",
               "status.nodeAllocatableResourceClaimStatuses[].mapping 2 name "

@@ -16,11 +16,11 @@ constexpr int kStatusWriteAttempts = 5;
 
 // Whether a pod other than `uid` holds a reservation of `claim`.
 bool ReservedForAnother(const api::ResourceClaim& claim, std::string_view uid) {
-  return std::any_of(
-      claim.status.reserved_for.begin(), claim.status.reserved_for.end(),
-      [&](const api::ResourceClaimConsumerReference& ref) {
-        return ref.uid != uid;
-      });
+  return std::any_of(claim.status.reserved_for.begin(),
+                     claim.status.reserved_for.end(),
+                     [&](const api::ResourceClaimConsumerReference& ref) {
+                       return ref.uid != uid;
+                     });
 }
 
 // The resources `need` exceeds on a node with `free` left, by name.
@@ -93,8 +93,7 @@ bool DraPlugin::NodeAllocatableFits(
       };
   for (const PodClaim& pc : state.claims) {
     const auto& allocation = pc.claim->status.allocation;
-    if (allocation &&
-        ReservedForAnother(*pc.claim, state.pod.metadata.uid) &&
+    if (allocation && ReservedForAnother(*pc.claim, state.pod.metadata.uid) &&
         HasNodeAllocatableMapping(*allocation, lookup)) {
       reasons.Add(
           "resourceclaim maps node allocatable resources and is in use by "
@@ -112,9 +111,10 @@ bool DraPlugin::NodeAllocatableFits(
       Shortfalls(PodRequests(with_claims), node.usage.allocatable(),
                  node.usage.requested());
   for (const std::string& name : short_of) {
-    reasons.Add(fmt::format("Insufficient {} (with the resourceclaims' node "
-                            "allocatable resources)",
-                            name));
+    reasons.Add(
+        fmt::format("Insufficient {} (with the resourceclaims' node "
+                    "allocatable resources)",
+                    name));
   }
   return short_of.empty();
 }

@@ -389,6 +389,41 @@ constexpr auto FieldsOf(const NodeAllocatableResourceClaimStatus*) {
       Field("overhead", &T::overhead).Proto(5).ListMap("name").PatchMerge()};
 }
 
+// The mapping of one container's DRA-backed extended resource to the request
+// of the claim the scheduler generated for the pod (KEP-5004).
+struct ContainerExtendedResourceRequest {
+  std::string container_name;
+  std::string resource_name;
+  std::string request_name;
+  friend bool operator==(const ContainerExtendedResourceRequest&,
+                         const ContainerExtendedResourceRequest&) = default;
+};
+constexpr auto FieldsOf(const ContainerExtendedResourceRequest*) {
+  using T = ContainerExtendedResourceRequest;
+  return std::tuple{
+      Field("containerName", &T::container_name, kAlways).Proto(1),
+      Field("resourceName", &T::resource_name, kAlways).Proto(2),
+      Field("requestName", &T::request_name, kAlways).Proto(3)};
+}
+
+// pod.status.extendedResourceClaimStatus: the claim the scheduler generated
+// for the pod's DRA-backed extended resources, and which request serves which
+// container's resource.
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> request_mappings;
+  std::string resource_claim_name;
+  friend bool operator==(const PodExtendedResourceClaimStatus&,
+                         const PodExtendedResourceClaimStatus&) = default;
+};
+constexpr auto FieldsOf(const PodExtendedResourceClaimStatus*) {
+  using T = PodExtendedResourceClaimStatus;
+  return std::tuple{
+      Field("requestMappings", &T::request_mappings, kAlways)
+          .Proto(1)
+          .ListAtomic(),
+      Field("resourceClaimName", &T::resource_claim_name, kAlways).Proto(2)};
+}
+
 struct PodStatus {
   std::string phase;
   std::vector<PodCondition> conditions;
@@ -396,6 +431,7 @@ struct PodStatus {
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
   std::vector<NodeAllocatableResourceClaimStatus>
       node_allocatable_resource_claim_statuses;
+  std::optional<PodExtendedResourceClaimStatus> extended_resource_claim_status;
   UnknownFields unknown_fields;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
@@ -413,7 +449,9 @@ constexpr auto FieldsOf(const PodStatus*) {
             &T::node_allocatable_resource_claim_statuses)
           .Proto(21)
           .ListMap("resourceClaimName")
-          .PatchMerge()};
+          .PatchMerge(),
+      Field("extendedResourceClaimStatus", &T::extended_resource_claim_status)
+          .Proto(18)};
 }
 
 struct Pod {

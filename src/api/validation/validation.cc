@@ -193,6 +193,57 @@ void ValidatePodResourceClaims(const Pod& pod, const FieldPath& path,
   }
 }
 
+// pod.status.extendedResourceClaimStatus (KEP-5004): the generated claim's
+// name and one mapping per (container, extended resource), each naming a
+// container of the pod and a DNS-label request.
+void ValidateExtendedResourceClaimStatus(
+    const PodExtendedResourceClaimStatus& status, const PodSpec& spec,
+    const FieldPath& path, ErrorList& errors) {
+  std::set<std::string_view> containers;
+  for (const Container& c : spec.init_containers) containers.insert(c.name);
+  for (const Container& c : spec.containers) containers.insert(c.name);
+  FieldPath mappings_path = path.Child("requestMappings");
+  if (status.request_mappings.empty()) {
+    errors.push_back(Required(mappings_path));
+  }
+  std::set<std::pair<std::string_view, std::string_view>> seen;
+  for (size_t i = 0; i < status.request_mappings.size(); ++i) {
+    const ContainerExtendedResourceRequest& mapping =
+        status.request_mappings[i];
+    FieldPath item = mappings_path.Index(Size(i));
+    FieldPath container_path = item.Child("containerName");
+    if (mapping.container_name.empty()) {
+      errors.push_back(Required(container_path));
+    } else if (!containers.contains(mapping.container_name)) {
+      errors.push_back(InvalidString(container_path, mapping.container_name,
+                                     "must match the name of a container in "
+                                     "the pod"));
+    }
+    FieldPath resource_path = item.Child("resourceName");
+    if (mapping.resource_name.empty()) {
+      errors.push_back(Required(resource_path));
+    } else {
+      ValidateQualifiedName(mapping.resource_name, resource_path, errors);
+    }
+    FieldPath request_path = item.Child("requestName");
+    if (mapping.request_name.empty()) {
+      errors.push_back(Required(request_path));
+    } else {
+      ValidateDns1123Label(mapping.request_name, request_path, errors);
+    }
+    if (!seen.emplace(mapping.container_name, mapping.resource_name).second) {
+      errors.push_back(Duplicate(item, QuoteValue(mapping.container_name + "/" +
+                                                  mapping.resource_name)));
+    }
+  }
+  FieldPath claim_path = path.Child("resourceClaimName");
+  if (status.resource_claim_name.empty()) {
+    errors.push_back(Required(claim_path));
+  } else {
+    ValidateDns1123Subdomain(status.resource_claim_name, claim_path, errors);
+  }
+}
+
 // --- Event ---
 
 constexpr size_t kEventReportingInstanceMaxLength = 128;
@@ -289,6 +340,12 @@ ErrorList ValidatePod(const Pod& pod) {
   for (size_t i = 0; i < spec.tolerations.size(); ++i) {
     ValidateToleration(spec.tolerations[i], tolerations_path.Index(Size(i)),
                        errors);
+  }
+  if (pod.status.extended_resource_claim_status.has_value()) {
+    FieldPath status_path("status");
+    ValidateExtendedResourceClaimStatus(
+        *pod.status.extended_resource_claim_status, spec,
+        status_path.Child("extendedResourceClaimStatus"), errors);
   }
   return errors;
 }
