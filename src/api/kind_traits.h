@@ -303,6 +303,20 @@ struct Kind<ConfigMap> {
                                      .listing = 18};
 };
 
+// KEP-5677: a one-time pool status question, answered in its status.
+template <>
+struct Kind<ResourcePoolStatusRequest> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourcePoolStatusRequest",
+      .plural = "resourcepoolstatusrequests",
+      .singular = "resourcepoolstatusrequest",
+      .has_status = true,
+      .api_versions = {"resource.k8s.io/v1alpha3"},
+      .creation_rank = 19,
+      .listing = 19};
+};
+
 // The number of kinds.
 inline constexpr size_t kKindCount = std::variant_size_v<Object>;
 

@@ -46,12 +46,26 @@ TEST(KindTraitsTest, RegistryOrderAndVersions) {
   std::vector<std::string_view> kinds;
   for (const ResourceInfo& info : AllResources()) kinds.push_back(info.kind);
   EXPECT_EQ(kinds,
-            (std::vector<std::string_view>{
-                "Namespace", "Node", "Pod", "Event", "DeviceClass",
-                "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice",
-                "DeviceTaintRule", "ResourceSlicePatch", "Lease", "ClusterRole",
-                "Role", "ClusterRoleBinding", "RoleBinding", "ResourceQuota",
-                "ServiceAccount", "Secret", "ConfigMap"}));
+            (std::vector<std::string_view>{"Namespace",
+                                           "Node",
+                                           "Pod",
+                                           "Event",
+                                           "DeviceClass",
+                                           "ResourceClaim",
+                                           "ResourceClaimTemplate",
+                                           "ResourceSlice",
+                                           "DeviceTaintRule",
+                                           "ResourceSlicePatch",
+                                           "Lease",
+                                           "ClusterRole",
+                                           "Role",
+                                           "ClusterRoleBinding",
+                                           "RoleBinding",
+                                           "ResourceQuota",
+                                           "ServiceAccount",
+                                           "Secret",
+                                           "ConfigMap",
+                                           "ResourcePoolStatusRequest"}));
   EXPECT_EQ(ServedGroups(), (std::vector<std::string_view>{
                                 "", "resource.k8s.io", "coordination.k8s.io",
                                 "rbac.authorization.k8s.io"}));
@@ -90,15 +104,29 @@ TEST(KindTraitsTest, CreationRanks) {
   ForEachKind([&]<typename T>(const KindTraits& traits) {
     by_rank.at(static_cast<size_t>(traits.creation_rank)) = traits.kind;
   });
-  EXPECT_EQ(by_rank, (std::vector<std::string_view>{
-                         "Namespace", "Node", "DeviceClass", "ResourceSlice",
-                         "ResourceSlicePatch", "DeviceTaintRule",
-                         "ResourceClaimTemplate", "ResourceClaim", "Pod",
-                         "Event", "Lease", "ClusterRole", "Role",
-                         "ClusterRoleBinding", "RoleBinding", "ResourceQuota",
-                         "ServiceAccount", "Secret", "ConfigMap"}));
+  EXPECT_EQ(by_rank,
+            (std::vector<std::string_view>{"Namespace",
+                                           "Node",
+                                           "DeviceClass",
+                                           "ResourceSlice",
+                                           "ResourceSlicePatch",
+                                           "DeviceTaintRule",
+                                           "ResourceClaimTemplate",
+                                           "ResourceClaim",
+                                           "Pod",
+                                           "Event",
+                                           "Lease",
+                                           "ClusterRole",
+                                           "Role",
+                                           "ClusterRoleBinding",
+                                           "RoleBinding",
+                                           "ResourceQuota",
+                                           "ServiceAccount",
+                                           "Secret",
+                                           "ConfigMap",
+                                           "ResourcePoolStatusRequest"}));
   EXPECT_EQ(CreationRank("Pod"), 8);
-  EXPECT_EQ(CreationRank("Unknown"), 19);
+  EXPECT_EQ(CreationRank("Unknown"), 20);
 }
 
 // Field-table checks over every type reachable from a kind.

@@ -15,6 +15,7 @@
 #include "api/types/lease.h"
 #include "api/types/rbac.h"
 #include "api/types/resource_claim.h"
+#include "api/types/resource_pool_status_request.h"
 #include "api/types/resource_quota.h"
 #include "api/types/resource_slice.h"
 #include "api/types/resource_slice_patch.h"
@@ -30,7 +31,9 @@ using Object =
                  // rbac.authorization.k8s.io/v1
                  ClusterRole, Role, ClusterRoleBinding, RoleBinding,
                  // core/v1 identities and configuration
-                 ServiceAccount, Secret, ConfigMap>;
+                 ServiceAccount, Secret, ConfigMap,
+                 // resource.k8s.io/v1alpha3 pool status (KEP-5677)
+                 ResourcePoolStatusRequest>;
 
 // Kind name of the alternative held ("ResourceSlice").
 std::string_view KindOf(const Object& object);

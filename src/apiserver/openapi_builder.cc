@@ -84,6 +84,22 @@ const std::map<std::string, std::string, std::less<>> kDescriptions = {
     {"ResourceSlicePatch",
      "ResourceSlicePatch lets administrators add attributes, capacity, "
      "taints and priorities to devices published by drivers (KEP-5027)."},
+    {"ResourcePoolStatusRequest",
+     "ResourcePoolStatusRequest triggers a one-time calculation of resource "
+     "pool status based on the provided filters. Once status is set, the "
+     "request is complete and is not processed again; delete and recreate it "
+     "to get updated information (KEP-5677)."},
+    {"ResourcePoolStatusRequestSpec",
+     "ResourcePoolStatusRequestSpec defines the filters for the pool status "
+     "request: driver (required), poolName, limit (default 100, at most "
+     "1000) and defaultPartitionTypeAttribute. The spec is immutable."},
+    {"ResourcePoolStatusRequestStatus",
+     "ResourcePoolStatusRequestStatus contains the calculated pool status: "
+     "poolCount (all matching pools), pools (the first spec.limit, sorted by "
+     "driver then pool name) and the Complete or Failed condition."},
+    {"PoolStatus",
+     "PoolStatus contains status information for a single resource pool at "
+     "its newest generation."},
     {"ResourceClaimSpec",
      "ResourceClaimSpec defines what is being requested in a ResourceClaim "
      "and how to configure it."},

@@ -189,6 +189,9 @@ inline const api::ResourceInfo& DeviceTaintRulesResource() {
 inline const api::ResourceInfo& ResourceSlicePatchesResource() {
   return ResourceFor<api::ResourceSlicePatch>();
 }
+inline const api::ResourceInfo& ResourcePoolStatusRequestsResource() {
+  return ResourceFor<api::ResourcePoolStatusRequest>();
+}
 inline const api::ResourceInfo& EventsResource() {
   return ResourceFor<api::Event>();
 }

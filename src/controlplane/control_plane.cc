@@ -58,6 +58,12 @@ ControlPlane::ControlPlane(client::ApiClient& client,
               client, *pods_, *claims_, *slices_, *taint_rules_, *classes_,
               options.device_taint_eviction);
     }
+    if (options.run_pool_status_controller) {
+      pool_status_requests_ =
+          make(client::ResourcePoolStatusRequestsResource());
+      pool_status_ = std::make_unique<controller::ResourcePoolStatusController>(
+          client, *pool_status_requests_, *slices_, *claims_, *taint_rules_);
+    }
   }
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(
@@ -118,6 +124,10 @@ void ControlPlane::Start() {
     service_accounts_controller_->Start();
   }
   if (taint_eviction_) taint_eviction_->Start();
+  if (pool_status_) {
+    pool_status_requests_->Start();
+    pool_status_->Start();
+  }
   if (scheduler_) scheduler_->Start();
 }
 
@@ -128,6 +138,10 @@ void ControlPlane::Stop() {
   if (controller_) controller_->Stop();
   if (pod_gc_) pod_gc_->Stop();
   if (taint_eviction_) taint_eviction_->Stop();
+  if (pool_status_) {
+    pool_status_->Stop();
+    pool_status_requests_->Stop();
+  }
   if (quota_controller_) {
     quota_controller_->Stop();
     quotas_->Stop();

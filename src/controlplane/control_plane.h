@@ -15,6 +15,7 @@
 #include "controller/claim_controller.h"
 #include "controller/device_taint_eviction_controller.h"
 #include "controller/pod_gc_controller.h"
+#include "controller/resource_pool_status_controller.h"
 #include "controller/resource_quota_controller.h"
 #include "controller/service_accounts_controller.h"
 #include "scheduler/scheduler.h"
@@ -48,6 +49,9 @@ struct ControlPlaneOptions {
   // controller (Start/Stop, not RunToQuiescence) unless this is false.
   bool run_device_taint_eviction = true;
   controller::DeviceTaintEvictionOptions device_taint_eviction;
+  // The ResourcePoolStatusRequest controller (KEP-5677) runs with the
+  // controller (Start/Stop, not RunToQuiescence) unless this is false.
+  bool run_pool_status_controller = true;
   scheduler::SchedulerOptions scheduler;
 };
 
@@ -123,6 +127,10 @@ class ControlPlane {
       service_accounts_controller_;
   // Reads the scheduling side's caches; acts only between Start and Stop.
   std::unique_ptr<controller::DeviceTaintEvictionController> taint_eviction_;
+  // Its own request cache; reads the scheduling side's slices, claims and
+  // taint rules. Acts only between Start and Stop.
+  std::unique_ptr<client::Informer> pool_status_requests_;
+  std::unique_ptr<controller::ResourcePoolStatusController> pool_status_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   size_t pipeline_batch_ = 0;
   bool started_ = false;

@@ -187,6 +187,16 @@ std::vector<api::ClusterRole> ComponentRoles() {
                      {"resourceclaims", "resourceslices", "deviceclasses",
                       "devicetaintrules"}),
                 Rule({"create", "update", "patch"}, "", {"events"})}));
+  // KEP-5677: answers ResourcePoolStatusRequests from slices, claims and
+  // taint rules.
+  roles.push_back(
+      MakeRole("system:controller:resourcepoolstatusrequest-controller",
+               {Rule(kRead, kResourceGroup,
+                     {"resourcepoolstatusrequests", "resourceslices",
+                      "resourceclaims", "devicetaintrules"}),
+                Rule({"update", "patch"}, kResourceGroup,
+                     {"resourcepoolstatusrequests/status"}),
+                Rule({"create", "update", "patch"}, "", {"events"})}));
   roles.push_back(
       MakeRole("system:controller:resourcequota-controller",
                {Rule({"list", "watch"}, "*", {"*"}),
@@ -265,6 +275,9 @@ std::vector<api::ClusterRoleBinding> BootstrapClusterRoleBindings() {
                User(auth::kKubeControllerManager)}),
       Binding("system:controller:device-taint-eviction-controller",
               {ControllerAccount("device-taint-eviction-controller"),
+               User(auth::kKubeControllerManager)}),
+      Binding("system:controller:resourcepoolstatusrequest-controller",
+              {ControllerAccount("resourcepoolstatusrequest-controller"),
                User(auth::kKubeControllerManager)}),
       Binding("system:controller:resourcequota-controller",
               {ControllerAccount("resourcequota-controller"),

@@ -22,6 +22,8 @@ void DefaultDeviceTaintTimeAdded(api::DeviceTaint& taint);
 // secret_strategy.cc
 const ResourceStrategy& SecretStrategy();
 const ResourceStrategy& ConfigMapStrategy();
+// resource_pool_status_request_strategy.cc (KEP-5677)
+const ResourceStrategy& ResourcePoolStatusRequestStrategy();
 
 }  // namespace dralloc::registry
 

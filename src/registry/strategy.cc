@@ -92,6 +92,7 @@ const ResourceStrategy& StrategyFor(const api::Object& object) {
     set(api::DeviceTaintRule{}, DeviceTaintRuleStrategy());
     set(api::Secret{}, SecretStrategy());
     set(api::ConfigMap{}, ConfigMapStrategy());
+    set(api::ResourcePoolStatusRequest{}, ResourcePoolStatusRequestStrategy());
     return table;
   }();
   return *kTable[object.index()];

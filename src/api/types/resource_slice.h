@@ -146,6 +146,9 @@ struct ResourceSliceSpec {
   // KEP-5945: node-local operations (kubelet gRPC calls) its devices do not
   // need: "NodePrepareResources", "NodeUnprepareResources" or "*".
   std::vector<std::string> skip_node_operations;
+  // KEP-5677: the string attribute (fully qualified) whose value names the
+  // partition type of each counter-consuming device.
+  std::optional<std::string> partition_type_attribute;
   friend bool operator==(const ResourceSliceSpec&,
                          const ResourceSliceSpec&) = default;
 };
@@ -160,7 +163,8 @@ constexpr auto FieldsOf(const ResourceSliceSpec*) {
       Field("devices", &T::devices),
       Field("perDeviceNodeSelection", &T::per_device_node_selection),
       Field("sharedCounters", &T::shared_counters),
-      Field("skipNodeOperations", &T::skip_node_operations).ListSet()};
+      Field("skipNodeOperations", &T::skip_node_operations).ListSet(),
+      Field("partitionTypeAttribute", &T::partition_type_attribute)};
 }
 
 struct ResourceSlice {

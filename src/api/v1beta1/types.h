@@ -84,6 +84,7 @@ struct ResourceSliceSpec {
   std::optional<bool> per_device_node_selection;
   std::vector<CounterSet> shared_counters;
   std::vector<std::string> skip_node_operations;
+  std::optional<std::string> partition_type_attribute;
   friend bool operator==(const ResourceSliceSpec&,
                          const ResourceSliceSpec&) = default;
 };
@@ -98,7 +99,8 @@ constexpr auto FieldsOf(const ResourceSliceSpec*) {
       Field("devices", &T::devices),
       Field("perDeviceNodeSelection", &T::per_device_node_selection),
       Field("sharedCounters", &T::shared_counters),
-      Field("skipNodeOperations", &T::skip_node_operations).ListSet()};
+      Field("skipNodeOperations", &T::skip_node_operations).ListSet(),
+      Field("partitionTypeAttribute", &T::partition_type_attribute)};
 }
 
 struct ResourceSlice {

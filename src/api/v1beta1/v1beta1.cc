@@ -133,6 +133,7 @@ api::ResourceSlice ToHub(const ResourceSlice& in) {
   out.spec.per_device_node_selection = spec.per_device_node_selection;
   out.spec.shared_counters = spec.shared_counters;
   out.spec.skip_node_operations = spec.skip_node_operations;
+  out.spec.partition_type_attribute = spec.partition_type_attribute;
   return out;
 }
 
@@ -226,6 +227,7 @@ StatusOr<ResourceSlice> FromHub(const api::ResourceSlice& in) {
   out.spec.per_device_node_selection = spec.per_device_node_selection;
   out.spec.shared_counters = spec.shared_counters;
   out.spec.skip_node_operations = spec.skip_node_operations;
+  out.spec.partition_type_attribute = spec.partition_type_attribute;
   return out;
 }
 

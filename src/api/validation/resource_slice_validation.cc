@@ -464,6 +464,62 @@ void ValidateSkipNodeOperations(const std::vector<std::string>& operations,
   }
 }
 
+// The value of attribute `name` ("domain/id") on `device`: written in full,
+// or as the bare id when the domain is the slice's driver.
+const DeviceAttribute* FindAttribute(const Device& device,
+                                     std::string_view driver,
+                                     std::string_view name) {
+  if (auto it = device.attributes.find(std::string(name));
+      it != device.attributes.end()) {
+    return &it->second;
+  }
+  const size_t slash = name.find('/');
+  if (slash == std::string_view::npos || name.substr(0, slash) != driver) {
+    return nullptr;
+  }
+  auto it = device.attributes.find(std::string(name.substr(slash + 1)));
+  return it == device.attributes.end() ? nullptr : &it->second;
+}
+
+// KEP-5677 spec.partitionTypeAttribute: a fully qualified name, set only on
+// a slice with counter-consuming devices, each of which carries it as a
+// string. Rules across slices (equal costs per type, shared counters
+// present) are the pool status controller's validationErrors.
+void ValidatePartitionTypeAttribute(const ResourceSliceSpec& spec,
+                                    const FieldPath& path, ErrorList& errors) {
+  const std::string& name = *spec.partition_type_attribute;
+  const FieldPath field = path.Child("partitionTypeAttribute");
+  const size_t before = errors.size();
+  ValidateFullyQualifiedName(name, field, errors);
+  if (errors.size() != before) return;
+  bool any_consumer = false;
+  for (size_t i = 0; i < spec.devices.size(); ++i) {
+    const Device& device = spec.devices[i];
+    if (device.consumes_counters.empty()) continue;
+    any_consumer = true;
+    // A FieldPath points at its parent: every level stays alive.
+    const FieldPath devices_path = path.Child("devices");
+    const FieldPath device_path = devices_path.Index(Size(i));
+    const FieldPath attributes_path = device_path.Child("attributes");
+    const FieldPath attribute_path = attributes_path.Key(name);
+    const DeviceAttribute* value = FindAttribute(device, spec.driver, name);
+    if (value == nullptr) {
+      errors.push_back(Required(attribute_path,
+                                "devices that consume counters must carry the "
+                                "partitionTypeAttribute"));
+    } else if (!value->string_value.has_value()) {
+      errors.push_back(Invalid(attribute_path, "",
+                               "the partitionTypeAttribute must be a string "
+                               "attribute"));
+    }
+  }
+  if (!any_consumer) {
+    errors.push_back(InvalidString(
+        field, name,
+        "may only be set when at least one device consumes counters"));
+  }
+}
+
 }  // namespace
 
 ErrorList ValidateResourceSlice(const ResourceSlice& slice) {
@@ -520,6 +576,9 @@ ErrorList ValidateResourceSlice(const ResourceSlice& slice) {
                          errors);
   ValidateSkipNodeOperations(spec.skip_node_operations,
                              path.Child("skipNodeOperations"), errors);
+  if (spec.partition_type_attribute.has_value()) {
+    ValidatePartitionTypeAttribute(spec, path, errors);
+  }
   return errors;
 }
 

@@ -438,9 +438,12 @@ ErrorList Validate(const Object& object) {
           return ValidateServiceAccount(o);
         } else if constexpr (std::is_same_v<T, Secret>) {
           return ValidateSecret(o);
-        } else {
-          static_assert(std::is_same_v<T, ConfigMap>, "unhandled object kind");
+        } else if constexpr (std::is_same_v<T, ConfigMap>) {
           return ValidateConfigMap(o);
+        } else {
+          static_assert(std::is_same_v<T, ResourcePoolStatusRequest>,
+                        "unhandled object kind");
+          return ValidateResourcePoolStatusRequest(o);
         }
       },
       object);

@@ -20,6 +20,9 @@ ErrorList ValidateResourceClaim(const ResourceClaim& claim);
 ErrorList ValidateResourceClaimTemplate(
     const ResourceClaimTemplate& claim_template);
 ErrorList ValidateDeviceTaintRule(const DeviceTaintRule& rule);
+// resource_pool_status_request_validation.cc (KEP-5677)
+ErrorList ValidateResourcePoolStatusRequest(
+    const ResourcePoolStatusRequest& request);
 ErrorList ValidateResourceSlicePatch(const ResourceSlicePatch& patch);
 ErrorList ValidateNamespace(const Namespace& ns);
 ErrorList ValidateNode(const Node& node);

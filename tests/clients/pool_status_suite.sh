@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Resource pool status (KEP-5677) end to end: kubectl against `dralloc serve`.
+#
+# Usage: pool_status_suite.sh DRALLOC_BINARY [1.32|1.33]
+# Applies pool_status/ (two nodes with one gpu.example.com pool each, one
+# tainted device, a pool of another driver), schedules a pod whose claim
+# takes two GPUs of node-1, then checks:
+#  - the resource is served: discovery, `kubectl explain`, create and get;
+#  - a request for gpu.example.com is answered once with both pools and the
+#    right total/allocated/available/unavailable counts, a Complete condition
+#    and the spec.limit default 100;
+#  - limit 1 truncates: poolCount 2, one pool listed;
+#  - the spec and an answered status are immutable;
+#  - an invalid request is refused with its field path.
+# Every wait is bounded by POOL_STATUS_TIMEOUT seconds (default 30).
+# Prints PASS/FAIL per check and "N passed, M failed"; exits non-zero on any
+# failure (with the tail of the server log). KEEP_WORKDIR=1 keeps the workdir.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+manifests=$here/pool_status
+dralloc=$(realpath "$1")
+version=${2:-1.33}
+export DRALLOC_SERVER_COMMAND=serve
+wait_s=${POOL_STATUS_TIMEOUT:-30}
+source "$here/lib.sh"
+
+dispatcher=$(readlink -f "$(command -v kubectl)")
+kubectl_bin="$(dirname "$dispatcher")/kubectl.$version"
+[[ -x "$kubectl_bin" ]] || kubectl_bin=$dispatcher
+start_server "$dralloc" --scheduler-name dralloc-scheduler
+ns=pools
+k() { "$kubectl_bin" --cache-dir "$work/cache" --request-timeout=20s -n "$ns" "$@"; }
+echo "kubectl $("$kubectl_bin" version --client -o json |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])') against serve at $server_url"
+
+rpsr=resourcepoolstatusrequests.v1alpha3.resource.k8s.io
+pools_of() {  # pools_of REQUEST: "pool total allocated available unavailable node" per pool
+  k get "$rpsr" "$1" -o 'jsonpath={range .status.pools[*]}{.poolName} {.totalDevices} {.allocatedDevices} {.availableDevices} {.unavailableDevices} {.nodeName};{end}'
+}
+answered() {  # answered REQUEST: the status has its Complete condition
+  equals "True CalculationComplete" k get "$rpsr" "$1" \
+    -o 'jsonpath={.status.conditions[?(@.type=="Complete")].status} {.status.conditions[?(@.type=="Complete")].reason}'
+}
+
+check "apply the cluster" k apply -f "$manifests/cluster.yaml"
+check "apply a pod taking two GPUs of node-1" k apply -f "$manifests/workload.yaml"
+check "the pod is scheduled" k wait --for=condition=PodScheduled --timeout=${wait_s}s pod/trainer
+check "its claim has gpu-0 and gpu-1" within "$wait_s" equals "gpu-0 gpu-1" \
+  k get resourceclaim two-gpus -o 'jsonpath={.status.allocation.devices.results[*].device}'
+
+check "discovery lists resourcepoolstatusrequests" contains resourcepoolstatusrequests \
+  k api-resources --api-group=resource.k8s.io
+check "kubectl explain describes the spec" contains "limit" \
+  k explain "resourcepoolstatusrequests.spec" --api-version=resource.k8s.io/v1alpha3
+check "create a request for gpu.example.com" k create -f "$manifests/request-all.yaml"
+check "the request is answered" within "$wait_s" answered all-gpus
+check "poolCount counts both pools" equals 2 k get "$rpsr" all-gpus -o 'jsonpath={.status.poolCount}'
+check "the pools have the right counts" equals \
+  "node-1 3 2 0 1 node-1;node-2 2 0 2 0 node-2;" pools_of all-gpus
+check "the message counts the pools" equals "Calculated status for 2 pools" \
+  k get "$rpsr" all-gpus -o 'jsonpath={.status.conditions[?(@.type=="Complete")].message}'
+check "spec.limit defaults to 100" equals 100 k get "$rpsr" all-gpus -o 'jsonpath={.spec.limit}'
+check "kubectl get lists the request" contains all-gpus k get resourcepoolstatusrequests
+
+check "create a request limited to one pool" k create -f "$manifests/request-limited.yaml"
+check "it is answered" within "$wait_s" answered first-gpu-pool
+check "poolCount still counts both pools" equals 2 \
+  k get "$rpsr" first-gpu-pool -o 'jsonpath={.status.poolCount}'
+check "only the first pool is listed" equals "node-1 3 2 0 1 node-1;" pools_of first-gpu-pool
+
+check "the spec is immutable" fails_with "spec: Invalid value" \
+  k patch "$rpsr" all-gpus --type=merge -p '{"spec":{"limit":5}}'
+check "an answered status is immutable" fails_with "status: Invalid value" \
+  k patch "$rpsr" all-gpus --subresource=status --type=merge -p '{"status":{"poolCount":7}}'
+check "an invalid request is refused with its field path" \
+  fails_with 'spec.limit: Invalid value: 5000: must not exceed 1000' \
+  k create -f "$manifests/request-invalid.yaml"
+check "a request without driver is refused" fails_with "spec.driver: Required value" \
+  k create -f - <<<'{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourcePoolStatusRequest","metadata":{"name":"no-driver"},"spec":{}}'
+
+if ! finish; then
+  echo "--- server log (tail) ---"
+  tail -40 "$work/server.log"
+  exit 1
+fi
