@@ -113,6 +113,7 @@ void DeviceInventory::Reindex() {
   pools_.clear();
   pool_index_.clear();
   any_node_allocatable_resources_ = false;
+  any_compatibility_groups_ = false;
   patch_problems_.clear();
   first_device_.assign(1, 0);
   pools_by_node_name_.clear();
@@ -138,6 +139,9 @@ void DeviceInventory::Reindex() {
       const api::Device& device = slice.spec.devices[i];
       any_node_allocatable_resources_ |=
           !device.node_allocatable_resources.empty();
+      for (const auto& consumption : device.consumes_counters) {
+        any_compatibility_groups_ |= !consumption.compatibility_groups.empty();
+      }
       devices_.push_back(InventoryDevice{
           &device, &slice, it->second,
           slice.spec.driver + "/" + slice.spec.pool.name + "/" + device.name,

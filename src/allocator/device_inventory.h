@@ -106,6 +106,8 @@ class DeviceInventory {
   bool any_node_allocatable_resources() const {
     return any_node_allocatable_resources_;
   }
+  // Whether some device declares compatibilityGroups (KEP-5963).
+  bool any_compatibility_groups() const { return any_compatibility_groups_; }
   const std::vector<InventoryDevice>& devices() const { return devices_; }
   const std::vector<InventoryPool>& pools() const { return pools_; }
   const std::vector<const api::ResourceSlice*>& slices() const {
@@ -164,6 +166,7 @@ class DeviceInventory {
   std::vector<InventoryPool> pools_;
   std::map<std::pair<std::string, std::string>, uint32_t> pool_index_;
   bool any_node_allocatable_resources_ = false;
+  bool any_compatibility_groups_ = false;
   // devices_ index of each slice's first device; one past the end last.
   std::vector<uint32_t> first_device_;
   // Pools (sorted indices) with a slice for the named node, and with a slice

@@ -243,7 +243,8 @@ std::vector<uint32_t> AllocationSearch::UsableOnItsOwn(const RequestData& d,
           continue;
         }
       }
-      if (!dev.device->consumes_counters.empty()) {
+      if (!dev.device->consumes_counters.empty() &&
+          inventory_.any_compatibility_groups()) {
         if (!JoinCompatibilityGroups(p, device)) {
           ++tally.incompatible;
           continue;

@@ -286,13 +286,14 @@ Status AllocationSearch::PrepareRequest(RequestData& d, bool& too_large) {
 
 Status AllocationSearch::ComputeCandidates(RequestData& d) {
   d.candidates.reserve(view_.num_devices);
+  const bool derive = !d.derived.empty();
   for (uint32_t p = 0; p < view_.pools.size(); ++p) {
     const GatheredPool& pool = view_.pools[p];
     if (pool.incomplete || pool.invalid) continue;
     for (uint32_t device : pool.devices) {
       SelectorVerdict verdict = Selectable(d, device, nullptr);
       if (verdict == SelectorVerdict::kNoMatch) continue;
-      if (verdict == SelectorVerdict::kMatch) {
+      if (derive && verdict == SelectorVerdict::kMatch) {
         RETURN_IF_ERROR(EvaluateDerived(d, device));
       }
       Candidate c;
@@ -333,7 +334,12 @@ SelectorVerdict AllocationSearch::Selectable(const RequestData& d,
 }
 
 Status AllocationSearch::EvaluateDerived(RequestData& d, uint32_t device) {
-  if (d.derived.empty() || d.derived_values.contains(device)) return OkStatus();
+  if (d.derived.empty()) return OkStatus();
+  if (!d.derived_values) {
+    d.derived_values =
+        std::make_unique<std::unordered_map<uint32_t, DerivedValues>>();
+  }
+  if (d.derived_values->contains(device)) return OkStatus();
   StatusOr<DerivedValues> values =
       d.derived.Evaluate(inventory_.devices()[device]);
   if (!values.ok()) {
@@ -341,15 +347,15 @@ Status AllocationSearch::EvaluateDerived(RequestData& d, uint32_t device) {
                                                states_[d.claim].display, d.name,
                                                values.status().message()));
   }
-  d.derived_values.emplace(device, *std::move(values));
+  d.derived_values->emplace(device, *std::move(values));
   return OkStatus();
 }
 
 const DerivedValues* AllocationSearch::DerivedFor(const RequestData& d,
                                                   uint32_t device) {
-  if (d.derived.empty()) return nullptr;
-  auto it = d.derived_values.find(device);
-  return it == d.derived_values.end() ? nullptr : &it->second;
+  if (d.derived_values == nullptr) return nullptr;
+  auto it = d.derived_values->find(device);
+  return it == d.derived_values->end() ? nullptr : &it->second;
 }
 
 Status AllocationSearch::SelectorError(const RequestData& d, uint32_t device) {

@@ -298,12 +298,13 @@ AllocationSearch::Placement AllocationSearch::Place(int claim,
     if (!AddCounters(c.pool_pos, c.device)) return Placement::kNo;
     took_counters = true;
   }
-  if (has_consumption && !JoinCompatibilityGroups(c.pool_pos, c.device)) {
+  const bool grouped = has_consumption && inventory_.any_compatibility_groups();
+  if (grouped && !JoinCompatibilityGroups(c.pool_pos, c.device)) {
     if (took_counters) RemoveCounters(c.pool_pos, c.device);
     return Placement::kNo;
   }
   auto undo_groups = [&] {
-    if (has_consumption) compatibility_->Remove(c.pool_pos, c.device);
+    if (grouped) compatibility_->Remove(c.pool_pos, c.device);
   };
 
   ClaimState& cs = states_[claim];
@@ -390,7 +391,7 @@ AllocationSearch::Placement AllocationSearch::Place(int claim,
   undo_[claim].push_back({.constraints_added = added,
                           .counters = took_counters,
                           .exclusive = !shareable,
-                          .groups = has_consumption,
+                          .groups = grouped,
                           .pool_pos = c.pool_pos});
   return Placement::kYes;
 }

@@ -61,8 +61,10 @@ struct RequestData {
   const api::CapacityRequirements* capacity = nullptr;
   // Derived attributes (KEP-6080) and their values on each device the
   // selectors accepted (empty without derived attributes).
+  // (Behind a pointer: most requests have none, and a request is set up
+  // for every node the scheduler tries.)
   DerivedAttributeEvaluator derived;
-  std::unordered_map<uint32_t, DerivedValues> derived_values;
+  std::unique_ptr<std::unordered_map<uint32_t, DerivedValues>> derived_values;
   std::vector<Candidate> candidates;  // ExactCount, in upstream order
   std::vector<uint32_t> all_devices;  // All mode: every device to take
   // free_suffix[p]: candidates at positions >= p that are neither in use by
