@@ -65,11 +65,12 @@ bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/scheduling_suite.sh build/src/cli/dralloc 1.32
 bash tests/clients/separate_processes_suite.sh build/src/cli/dralloc
 bash tests/parity/schedule_parity.sh build/src/cli/dralloc
-echo "== Kubernetes 1.37 DRA: binding conditions (KEP-5007), device taint eviction (KEP-5055), derived attributes (KEP-6080), compatibility groups (KEP-5963), node allocatable resources (KEP-5517) and pool status (KEP-5677) through dralloc serve"
+echo "== Kubernetes 1.37 DRA: binding conditions (KEP-5007), device taint eviction (KEP-5055), derived attributes (KEP-6080), compatibility groups (KEP-5963), node allocatable resources (KEP-5517), pool status (KEP-5677) and extended resources (KEP-5004) through dralloc serve"
 bash tests/clients/binding_conditions_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/device_taint_suite.sh build/src/cli/dralloc 1.32
 bash tests/clients/allocation_features_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/pool_status_suite.sh build/src/cli/dralloc 1.32
+bash tests/clients/extended_resources_suite.sh build/src/cli/dralloc 1.33
 
 echo "== node side: local-cluster end to end, faults, wire compatibility with @grpc/grpc-js"
 bash tests/node/e2e_suite.sh build/src/cli/dralloc

@@ -38,19 +38,28 @@ class AssumeCache {
     return assumed_.contains(key);
   }
   void Assume(const std::string& key, ObjectPtr object) EXCLUDES(mu_) {
+    const bool creates = informer_.Get(key) == nullptr;
     MutexLock lock(mu_);
-    assumed_[key] = Entry{std::move(object), 0};
+    auto [it, inserted] = assumed_.try_emplace(key);
+    // An object assumed again keeps counting as created until the informer
+    // has delivered it.
+    it->second.creates = inserted ? creates : it->second.creates && creates;
+    it->second.object = std::move(object);
+    it->second.confirmed_revision = 0;
   }
-  // The write for `key` succeeded with `resource_version`. Assumptions are
-  // about objects the informer held: if it holds none now, the object was
-  // deleted since (its deletion may have been observed while the write was
-  // in flight), and the assumption goes.
+  // The write for `key` succeeded with `resource_version`. An assumption
+  // about an object the informer held goes when the informer holds none
+  // now: the object was deleted since (its deletion may have been observed
+  // while the write was in flight). One about an object the write created
+  // stays until the informer delivers it (or its deletion).
   void Confirm(const std::string& key, int64_t resource_version) EXCLUDES(mu_) {
     MutexLock lock(mu_);
     auto it = assumed_.find(key);
     if (it == assumed_.end()) return;
     ObjectPtr current = informer_.Get(key);
-    if (current == nullptr || RevisionOf(*current) >= resource_version) {
+    if (current == nullptr && it->second.creates) {
+      it->second.confirmed_revision = resource_version;
+    } else if (current == nullptr || RevisionOf(*current) >= resource_version) {
       assumed_.erase(it);
     } else {
       it->second.confirmed_revision = resource_version;
@@ -85,6 +94,7 @@ class AssumeCache {
   struct Entry {
     ObjectPtr object;
     int64_t confirmed_revision = 0;  // 0: the write is still in flight
+    bool creates = false;            // the informer held no object when assumed
   };
   const Informer& informer_;
   mutable Mutex mu_;

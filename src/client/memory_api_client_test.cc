@@ -318,6 +318,20 @@ TEST_F(AssumeCacheTest, ConfirmedAfterTheObjectWasDeletedIsDropped) {
   EXPECT_EQ(cache_.Get("ns/c"), nullptr);
 }
 
+TEST_F(AssumeCacheTest, ACreatedObjectStaysAssumedUntilTheInformerHasIt) {
+  api::Object fresh = MakeClaim("new");
+  cache_.Assume("ns/new", std::make_shared<const api::Object>(fresh));
+  auto created = api_.Create(fresh);
+  ASSERT_TRUE(created.ok());
+  // Confirmed before the informer saw the creation: not taken for a
+  // deletion.
+  cache_.Confirm("ns/new", AssumeCache::RevisionOf(**created));
+  EXPECT_TRUE(cache_.IsAssumed("ns/new"));
+  ASSERT_TRUE(informer_.Pump(std::chrono::milliseconds(0)).ok());
+  EXPECT_TRUE(cache_.Observe("ns/new", informer_.Get("ns/new")));
+  EXPECT_FALSE(cache_.IsAssumed("ns/new"));
+}
+
 TEST(WorkQueueTest, DeduplicatesAndRequeuesWhatChangedWhileProcessing) {
   WorkQueue queue;
   queue.Add("a");

@@ -68,6 +68,10 @@ std::vector<std::string> ClaimNamesOf(const api::Pod& pod) {
       names.emplace_back(name.name);
     }
   }
+  // KEP-5004: the claim the scheduler made for the pod's extended resources.
+  if (const auto& extended = pod.status.extended_resource_claim_status) {
+    names.push_back(extended->resource_claim_name);
+  }
   return names;
 }
 
@@ -111,7 +115,10 @@ ClaimController::~ClaimController() { Stop(); }
 void ClaimController::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
   const api::Pod* pod = As<api::Pod>(now ? now : old);
   if (pod == nullptr) return;
-  if (pod->spec.resource_claims.empty()) return;
+  if (pod->spec.resource_claims.empty() &&
+      !pod->status.extended_resource_claim_status.has_value()) {
+    return;
+  }
   if (!now || PodIsDone(*pod)) {
     // Its claims may have to drop the reservation, deallocate or go.
     for (const std::string& name : ClaimNamesOf(*pod)) {

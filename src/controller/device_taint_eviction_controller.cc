@@ -140,6 +140,10 @@ std::vector<std::string> PodClaimNames(const api::Pod& pod) {
       }
     }
   }
+  // KEP-5004: the claim the scheduler made for the pod's extended resources.
+  if (const auto& extended = pod.status.extended_resource_claim_status) {
+    names.push_back(extended->resource_claim_name);
+  }
   return names;
 }
 

@@ -84,6 +84,17 @@ std::vector<PodPlacement> WhatIf::Placements() {
             fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
       }
     }
+    if (const auto& extended = pod->status.extended_resource_claim_status) {
+      placement.claims.push_back(extended->resource_claim_name);
+      const auto* claim = client::As<api::ResourceClaim>(plane_.claims().Get(
+          pod->metadata.namespace_, extended->resource_claim_name));
+      if (claim != nullptr && claim->status.allocation) {
+        for (const auto& r : claim->status.allocation->devices.results) {
+          placement.devices.push_back(
+              fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
+        }
+      }
+    }
     if (placement.node.empty()) {
       placement.reason = PendingReason(*pod, plane_.templates());
     }

@@ -28,6 +28,18 @@ bool Finished(const api::Pod& pod) {
   return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
 }
 
+// The claim of `claims` that status.extendedResourceClaimStatus names, or
+// null.
+const api::ResourceClaim* ExtendedClaimOf(
+    const api::Pod& pod, const std::vector<const api::ResourceClaim*>& claims) {
+  const auto& extended = pod.status.extended_resource_claim_status;
+  if (!extended.has_value()) return nullptr;
+  for (const api::ResourceClaim* claim : claims) {
+    if (claim->metadata.name == extended->resource_claim_name) return claim;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 PodManager::PodManager(client::ApiClient& api, DraManager& dra, CdiResolver cdi,
@@ -371,7 +383,43 @@ StatusOr<std::vector<const api::ResourceClaim*>> PodManager::PodClaims(
     holders.push_back(*got);
     claims.push_back(claim);
   }
+  if (const auto& extended = pod.status.extended_resource_claim_status) {
+    ASSIGN_OR_RETURN(const api::ResourceClaim* claim,
+                     ExtendedResourceClaim(pod, *extended, holders));
+    claims.push_back(claim);
+  }
   return claims;
+}
+
+StatusOr<const api::ResourceClaim*> PodManager::ExtendedResourceClaim(
+    const api::Pod& pod, const api::PodExtendedResourceClaimStatus& extended,
+    std::vector<client::ObjectPtr>& holders) const {
+  const std::string& ns = pod.metadata.namespace_;
+  const std::string& name = extended.resource_claim_name;
+  const std::string field =
+      "status.extendedResourceClaimStatus: resourceclaim " + ns + "/" + name;
+  auto got = api_.Get(client::ResourceClaimsResource(), ns, name);
+  if (!got.ok() && got.status().code() != StatusCode::kNotFound) {
+    return got.status().WithPrefix(field);
+  }
+  const auto* claim = got.ok() ? client::As<api::ResourceClaim>(*got) : nullptr;
+  if (claim == nullptr) {
+    return FailedPreconditionError(field + " does not exist");
+  }
+  if (!api::IsForPod(*claim, pod.metadata.uid)) {
+    return FailedPreconditionError(field + " was not created for this pod");
+  }
+  if (!claim->status.allocation) {
+    return FailedPreconditionError(field + " is not allocated");
+  }
+  if (!api::IsReservedForPod(*claim, pod.metadata.uid)) {
+    return FailedPreconditionError(field +
+                                   " is not reserved for this pod: "
+                                   "status.reservedFor does not list pod uid " +
+                                   pod.metadata.uid);
+  }
+  holders.push_back(*got);
+  return claim;
 }
 
 StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
@@ -387,16 +435,31 @@ StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
       }
     }
   }
+  const api::ResourceClaim* extended = ExtendedClaimOf(pod, claims);
   std::vector<ContainerDevices> out;
   auto add = [&](const api::Container& container) -> Status {
     ContainerDevices devices{container.name, {}, {}};
+    auto append = [&](const std::string& uid,
+                      const std::string& request) -> Status {
+      ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                       dra_.CdiDeviceIds(uid, request));
+      devices.cdi_device_ids.insert(devices.cdi_device_ids.end(), ids.begin(),
+                                    ids.end());
+      return OkStatus();
+    };
     for (const api::ContainerResourceClaim& ref : container.resources.claims) {
       auto uid = uid_of.find(ref.name);
       if (uid == uid_of.end()) continue;  // no claim needed (template said so)
-      ASSIGN_OR_RETURN(std::vector<std::string> ids,
-                       dra_.CdiDeviceIds(uid->second, ref.request));
-      devices.cdi_device_ids.insert(devices.cdi_device_ids.end(), ids.begin(),
-                                    ids.end());
+      RETURN_IF_ERROR(append(uid->second, ref.request));
+    }
+    // KEP-5004: the container's extended resources served through the
+    // scheduler's claim, by the request each maps to.
+    if (extended != nullptr) {
+      for (const auto& mapping :
+           pod.status.extended_resource_claim_status->request_mappings) {
+        if (mapping.container_name != container.name) continue;
+        RETURN_IF_ERROR(append(extended->metadata.uid, mapping.request_name));
+      }
     }
     if (cdi_ && !devices.cdi_device_ids.empty()) {
       auto edits = cdi_(devices.cdi_device_ids);
@@ -417,8 +480,17 @@ StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
 RunningPod PodManager::RunningPodOf(
     const api::Pod& pod, const std::vector<const api::ResourceClaim*>& claims) {
   RunningPod out{pod.metadata.name, pod.metadata.namespace_, {}};
+  const api::ResourceClaim* extended = ExtendedClaimOf(pod, claims);
   auto add = [&](const api::Container& container) {
     std::vector<ContainerClaim> used;
+    if (extended != nullptr) {
+      for (const auto& mapping :
+           pod.status.extended_resource_claim_status->request_mappings) {
+        if (mapping.container_name != container.name) continue;
+        used.push_back({extended->metadata.uid, extended->metadata.name,
+                        extended->metadata.namespace_, mapping.request_name});
+      }
+    }
     for (const api::ContainerResourceClaim& ref : container.resources.claims) {
       for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
         if (entry.name != ref.name) continue;

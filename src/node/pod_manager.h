@@ -157,8 +157,15 @@ class PodManager {
                     const api::Pod* pod) EXCLUDES(mu_);
   // The claims of `pod`, each read from the API (a get per claim) and
   // existing, allocated and reserved for it; `holders` keeps them alive.
+  // With KEP-5004, the claim named by status.extendedResourceClaimStatus is
+  // last.
   StatusOr<std::vector<const api::ResourceClaim*>> PodClaims(
       const api::Pod& pod, std::vector<client::ObjectPtr>& holders) const;
+  // The scheduler's claim for the pod's extended resources, checked as
+  // PodClaims checks the others.
+  StatusOr<const api::ResourceClaim*> ExtendedResourceClaim(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& extended,
+      std::vector<client::ObjectPtr>& holders) const;
   StatusOr<std::vector<ContainerDevices>> ContainerDevicesOf(
       const api::Pod& pod,
       const std::vector<const api::ResourceClaim*>& claims) const;

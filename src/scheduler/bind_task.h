@@ -4,6 +4,7 @@
 #define DRALLOC_SCHEDULER_BIND_TASK_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,15 @@ struct ClaimWrite {
   bool allocate = false;      // base had no allocation
 };
 
+// KEP-5004: the special claim for the pod's DRA-served extended resources,
+// which PreBind creates under the name Reserve chose.
+struct ExtendedClaimWrite {
+  std::string key;
+  client::ObjectPtr create;   // the claim to create (no status)
+  client::ObjectPtr assumed;  // with allocation and reservation
+  api::PodExtendedResourceClaimStatus pod_status;
+};
+
 struct BindTask {
   client::ObjectPtr pod;
   std::string node;
@@ -29,6 +39,7 @@ struct BindTask {
   // there, for pod.status.nodeAllocatableResourceClaimStatuses (empty when
   // nothing).
   std::vector<api::NodeAllocatableResourceClaimStatus> node_allocatable;
+  std::optional<ExtendedClaimWrite> extended_claim;
 };
 
 // Claim writes that succeeded: claim key and the revision written.

@@ -94,6 +94,7 @@ void ClusterSnapshot::Refresh() {
     for (const ObjectPtr& o : sources_.classes.List()) {
       if (const auto* c = As<api::DeviceClass>(o)) classes.push_back(*c);
     }
+    extended_resource_classes_ = MapExtendedResourceClasses(classes);
     inventory_.Update(std::move(slices), std::move(patches), std::move(rules),
                       std::move(classes));
     inventory_dirty_ = false;
@@ -171,6 +172,7 @@ std::optional<size_t> ClusterSnapshot::NodeIndex(std::string_view name) const {
 ClusterView ClusterSnapshot::View() {
   ClusterView view;
   view.nodes = nodes_;
+  view.extended_resource_classes = &extended_resource_classes_;
   if (affinity_lists_dirty_) {
     nodes_with_affinity_pods_.clear();
     nodes_with_required_anti_affinity_pods_.clear();

@@ -21,6 +21,7 @@
 #include "client/assume_cache.h"
 #include "client/informer.h"
 #include "common/string_hash.h"
+#include "scheduler/extended_resource_claim.h"
 #include "scheduler/node_entry.h"
 #include "scheduler/node_plugin.h"
 
@@ -91,6 +92,11 @@ class ClusterSnapshot {
   // The view the node plugins get (valid until the snapshot changes).
   ClusterView View();
   const allocator::DeviceInventory& inventory() const { return inventory_; }
+  // KEP-5004: the extended resource names the DeviceClasses serve, rebuilt
+  // with the inventory.
+  const ExtendedResourceClasses& extended_resource_classes() const {
+    return extended_resource_classes_;
+  }
   const allocator::AllocatedState& allocated() const { return allocated_; }
   // Percentage (0-100) of the node's devices in use; 0 without devices.
   int64_t DeviceFillPercent(const allocator::NodeInfo& node) const;
@@ -123,6 +129,7 @@ class ClusterSnapshot {
   SnapshotSources sources_;
   client::AssumeCache claims_;
   allocator::DeviceInventory inventory_;
+  ExtendedResourceClasses extended_resource_classes_;
   allocator::AllocatedState allocated_;
   // The claim version whose allocation allocated_ counts, by claim key.
   StringKeyedMap<client::ObjectPtr> counted_;

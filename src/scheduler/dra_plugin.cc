@@ -124,6 +124,11 @@ void DraPlugin::PreFilter(DraCycleState& state) const {
     state.to_allocate_index.push_back(i);
     state.wants_scores = state.wants_scores || HasPrioritizedList(claim);
   }
+  const ExtendedResourceClasses& classes =
+      snapshot_.extended_resource_classes();
+  if (RequestsMappedExtendedResource(state.pod, classes)) {
+    state.extended_classes = &classes;
+  }
   allocator::AllocatorOptions allocator_options;
   allocator_options.max_steps = options_.max_steps;
   state.allocator.emplace(snapshot_.inventory(), snapshot_.allocated(),
@@ -163,14 +168,31 @@ bool DraPlugin::AllocatedClaimsAvailable(DraCycleState& state,
   return available && !needs_optional_node_operations;
 }
 
-FilterCode DraPlugin::Filter(
-    DraCycleState& state, const NodeEntry& node, UnschedulableReasons& reasons,
-    std::vector<api::AllocationResult>& results) const {
+FilterCode DraPlugin::Filter(DraCycleState& state, const NodeEntry& node,
+                             UnschedulableReasons& reasons,
+                             std::vector<api::AllocationResult>& results,
+                             ExtendedResourceClaimPlan* extended) const {
   if (!AllocatedClaimsAvailable(state, node, reasons))
     return FilterCode::kUnfit;
-  if (state.to_allocate.empty()) return FilterCode::kFits;
+  ExtendedResourceClaimPlan plan;
+  if (state.extended_classes != nullptr) {
+    plan = PlanExtendedResourceClaim(state.pod, node.node,
+                                     *state.extended_classes);
+  }
+  if (state.to_allocate.empty() && plan.empty()) return FilterCode::kFits;
+  // The special claim exists only in memory until PreBind creates it.
+  std::optional<api::ResourceClaim> special;
+  std::vector<const api::ResourceClaim*> with_special;
+  if (!plan.empty()) {
+    special = BuildExtendedResourceClaim(state.pod, plan);
+    special->metadata.name = std::string(kInMemoryExtendedClaimName);
+    special->metadata.uid = "extended-resources-" + state.pod.metadata.uid;
+    with_special = state.to_allocate;
+    with_special.push_back(&*special);
+  }
   ++state.allocator_calls;
-  auto allocation = state.allocator->Allocate(node.info, state.to_allocate);
+  auto allocation = state.allocator->Allocate(
+      node.info, special.has_value() ? with_special : state.to_allocate);
   if (!allocation.ok()) {
     if (allocation.status().code() == StatusCode::kInvalidArgument) {
       state.error = allocation.status().message();
@@ -184,6 +206,9 @@ FilterCode DraPlugin::Filter(
   if (!allocation->allocated) {
     reasons.AddAllocatorExplanation(
         *allocation, node.info.name, [&](std::string_view claim_name) {
+          if (claim_name == kInMemoryExtendedClaimName) {
+            return std::string("extended resources");
+          }
           for (const PodClaim& pc : state.claims) {
             if (pc.claim->metadata.name == claim_name) return pc.name;
           }
@@ -192,6 +217,7 @@ FilterCode DraPlugin::Filter(
     return FilterCode::kUnfit;
   }
   results = std::move(allocation->results);
+  if (extended != nullptr) *extended = std::move(plan);
   return FilterCode::kFits;
 }
 
@@ -287,6 +313,7 @@ BindTask DraPlugin::Reserve(const DraCycleState& state,
     snapshot_.AssumeClaim(pc.key, assumed_object);
     task.claims.push_back({pc.key, pc.object, assumed_object, allocate});
   }
+  if (!chosen.extended.empty()) ReserveExtendedClaim(state, chosen, now, task);
   return task;
 }
 
@@ -354,7 +381,10 @@ Status DraPlugin::PreBind(const BindTask& task, WrittenClaims& written) const {
                     fmt::format("claim {} kept changing", name));
     }
   }
-  return WriteNodeAllocatableStatus(task);
+  if (task.extended_claim.has_value()) {
+    RETURN_IF_ERROR(CreateExtendedClaim(task, written));
+  }
+  return WritePodStatus(task);
 }
 
 void DraPlugin::Unreserve(const BindTask& task,
@@ -376,6 +406,7 @@ void DraPlugin::Unreserve(const BindTask& task,
     for (const ClaimWrite& w : task.claims) {
       if (w.key == key) write = &w;
     }
+    if (write == nullptr) continue;  // the extended claim: deleted below
     const auto& base = std::get<api::ResourceClaim>(*write->base);
     for (int attempt = 0; attempt < kWriteAttempts; ++attempt) {
       auto fresh = client_.Get(client::ResourceClaimsResource(),
@@ -394,10 +425,16 @@ void DraPlugin::Unreserve(const BindTask& task,
         break;
     }
   }
+  if (!bound_elsewhere && task.extended_claim.has_value()) {
+    DeleteExtendedClaim(task);
+  }
 }
 
 void DraPlugin::RestoreAssumed(const BindTask& task) {
   for (const ClaimWrite& write : task.claims) snapshot_.RestoreClaim(write.key);
+  if (task.extended_claim.has_value()) {
+    snapshot_.RestoreClaim(task.extended_claim->key);
+  }
 }
 
 }  // namespace dralloc::scheduler

@@ -21,12 +21,14 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "allocator/allocator.h"
 #include "client/api_client.h"
 #include "scheduler/bind_task.h"
 #include "scheduler/cluster_snapshot.h"
+#include "scheduler/extended_resource_claim.h"
 #include "scheduler/filter_code.h"
 #include "scheduler/unschedulable_message.h"
 
@@ -38,6 +40,11 @@ enum class Placement {
   kPack,     // prefer nodes whose devices are already most in use
   kSpread,   // prefer nodes whose devices are least in use
 };
+
+// The name the special claim for extended resources carries while it
+// exists only in a cycle (not a valid object name, as upstream's).
+inline constexpr std::string_view kInMemoryExtendedClaimName =
+    "<extended-resources>";
 
 struct DraPluginOptions {
   Placement placement = Placement::kDefault;
@@ -54,10 +61,14 @@ struct PodClaim {
 };
 
 // A node that passed Filter, with the allocations for the pod's
-// unallocated claims there (in DraCycleState::to_allocate order).
+// unallocated claims there (in DraCycleState::to_allocate order), followed
+// by the allocation of the special claim for extended resources when
+// `extended` is not empty.
 struct Candidate {
   size_t node = 0;  // index into ClusterSnapshot::nodes()
   std::vector<api::AllocationResult> results;
+  // KEP-5004: the special claim's requests and mappings on this node.
+  ExtendedResourceClaimPlan extended;
   // Set instead of `results` when the allocations came from the
   // SchedulingFramework's FilterCache (shared with it, read-only).
   std::shared_ptr<const std::vector<api::AllocationResult>> shared_results;
@@ -81,6 +92,9 @@ struct DraCycleState {
   // Node scores can differ (placement or a prioritized list), so Filter
   // should look at more than the first feasible node.
   bool wants_scores = false;
+  // KEP-5004: the classes serving extended resources, when the pod asks for
+  // one of them (null otherwise); Filter then plans a special claim per node.
+  const ExtendedResourceClasses* extended_classes = nullptr;
   std::optional<allocator::Allocator> allocator;
   // Filter: allocated claims whose node selector excluded some node.
   std::set<std::string> unavailable_claims;
@@ -125,9 +139,12 @@ class DraPlugin final {
   // the allocator must find devices for the unallocated ones, which are
   // moved into `results`. kError (with state.error) when the allocator
   // rejects the claims themselves (kInvalidArgument): no node can help.
+  // With state.extended_classes, the special claim the node needs
+  // (`extended`, which must then be given) is allocated with them, last.
   FilterCode Filter(DraCycleState& state, const NodeEntry& node,
                     UnschedulableReasons& reasons,
-                    std::vector<api::AllocationResult>& results) const;
+                    std::vector<api::AllocationResult>& results,
+                    ExtendedResourceClaimPlan* extended = nullptr) const;
   // Filter's first half: whether every allocated claim's node selector
   // matches `node` (else the reason is recorded, the claim noted in
   // state.unavailable_claims, and false returned).
@@ -198,12 +215,24 @@ class DraPlugin final {
 
  private:
   // PreBind's last step: pod.status.nodeAllocatableResourceClaimStatuses
-  // as Reserve computed it (nothing when empty).
-  Status WriteNodeAllocatableStatus(const BindTask& task) const;
+  // and extendedResourceClaimStatus as Reserve computed them (nothing when
+  // there are none).
+  Status WritePodStatus(const BindTask& task) const;
+  // KEP-5004, Reserve: names the special claim, assumes its allocation and
+  // the pod's reservation in the snapshot, and records it in `task`.
+  void ReserveExtendedClaim(const DraCycleState& state, Candidate& chosen,
+                            const std::string& now, BindTask& task);
+  // PreBind: creates the special claim and writes its allocation and
+  // reservation (appended to `written`).
+  Status CreateExtendedClaim(const BindTask& task,
+                             WrittenClaims& written) const;
+  // Unreserve: deletes the special claim (its finalizer first), if created.
+  void DeleteExtendedClaim(const BindTask& task) const;
 
   client::ApiClient& client_;
   ClusterSnapshot& snapshot_;
   DraPluginOptions options_;
+  uint64_t extended_claims_named_ = 0;  // by Reserve, under the lock
 };
 
 }  // namespace dralloc::scheduler

@@ -1,6 +1,6 @@
 // DraPlugin, node allocatable resources through claims (KEP-5517): the fit
 // check after Filter, the status entries Reserve computes, and PreBind's
-// pod status write.
+// pod status write (which also records the extended resource claim).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -119,8 +119,10 @@ bool DraPlugin::NodeAllocatableFits(
   return short_of.empty();
 }
 
-Status DraPlugin::WriteNodeAllocatableStatus(const BindTask& task) const {
-  if (task.node_allocatable.empty()) return OkStatus();
+Status DraPlugin::WritePodStatus(const BindTask& task) const {
+  if (task.node_allocatable.empty() && !task.extended_claim.has_value()) {
+    return OkStatus();
+  }
   const api::Pod& scheduled = std::get<api::Pod>(*task.pod);
   const std::string& ns = scheduled.metadata.namespace_;
   const std::string& name = scheduled.metadata.name;
@@ -132,8 +134,14 @@ Status DraPlugin::WriteNodeAllocatableStatus(const BindTask& task) const {
       return Status(StatusCode::kAborted,
                     fmt::format("pod {} was replaced", name));
     }
-    next.status.node_allocatable_resource_claim_statuses =
-        task.node_allocatable;
+    if (!task.node_allocatable.empty()) {
+      next.status.node_allocatable_resource_claim_statuses =
+          task.node_allocatable;
+    }
+    if (task.extended_claim.has_value()) {
+      next.status.extended_resource_claim_status =
+          task.extended_claim->pod_status;
+    }
     auto written = client_.UpdateStatus(api::Object(std::move(next)));
     if (written.ok()) return OkStatus();
     if (written.status().code() != StatusCode::kAborted) {

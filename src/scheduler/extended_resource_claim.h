@@ -4,8 +4,9 @@
 //
 // A DeviceClass serves the resource named by its spec.extendedResourceName
 // and, always, the implicit "deviceclass.resource.kubernetes.io/<class>". A
-// node whose status.allocatable lists the resource is served by a device
-// plugin instead, so no request is mapped there.
+// node whose status.allocatable lists the resource with a positive amount is
+// served by a device plugin instead, so no request is mapped there (upstream's
+// ShouldDelegateResourceToDRA).
 #ifndef DRALLOC_SCHEDULER_EXTENDED_RESOURCE_CLAIM_H_
 #define DRALLOC_SCHEDULER_EXTENDED_RESOURCE_CLAIM_H_
 
@@ -30,43 +31,55 @@ inline constexpr std::string_view kImplicitExtendedResourcePrefix =
 // Extended resource name -> DeviceClass name. When several classes name the
 // same resource, the most recently created wins (ties: the smaller name),
 // as upstream's DeviceClass mapping does.
-using ExtendedResourceClasses = std::map<std::string, std::string>;
+using ExtendedResourceClasses = std::map<std::string, std::string, std::less<>>;
+ExtendedResourceClasses MapExtendedResourceClasses(
+    const std::vector<const api::DeviceClass*>& classes);
 ExtendedResourceClasses MapExtendedResourceClasses(
     const std::vector<api::DeviceClass>& classes);
 
-// One DRA-backed request of one container, in container order (init
-// containers first, then regular ones).
-struct ExtendedResourceRequest {
-  api::ContainerExtendedResourceRequest mapping;
-  std::string device_class_name;
-  int64_t count = 0;
-};
-
-// The requests of `pod` served by DRA on `node`: positive container requests
-// whose resource a class serves and the node does not list in allocatable.
-// Request names are "container-<i>-request-<j>": i over init then regular
-// containers, j the resource's index among all of that container's requests
-// in name order.
-std::vector<ExtendedResourceRequest> DraBackedExtendedResources(
-    const api::Pod& pod, const api::Node& node,
-    const ExtendedResourceClasses& classes);
-
-// True when some container of `pod` requests a resource a class serves (on
-// some node it may be DRA-backed).
+// True when some container of `pod` requests a positive amount of a resource
+// a class serves (on a node without a device plugin for it, DRA serves it).
 bool RequestsMappedExtendedResource(const api::Pod& pod,
                                     const ExtendedResourceClasses& classes);
 
-// The claim to create for `requests`: generateName "<pod>-extended-
-// resources-", the annotation, the pod as controlling owner, one ExactCount
-// request per entry, ordered by request name.
-api::ResourceClaim BuildExtendedResourceClaim(
-    const api::Pod& pod, const std::vector<ExtendedResourceRequest>& requests);
+// Whether `node` leaves `resource` to DRA: it lists no positive allocatable
+// amount of it and a class serves it.
+bool DelegatedToDra(std::string_view resource, const api::Node* node,
+                    const ExtendedResourceClasses& classes);
 
-// The pod status entry recording `claim_name` and the mappings of
-// `requests`.
+// The requests and container mappings of the special claim for one node, as
+// upstream's createRequestsAndMappings builds them: per DRA-served resource
+// (in name order), one ExactCount request "container-<i>-request-<j>" per
+// long-lived container asking for it (regular containers and restartable
+// init containers; i counts init then regular containers, j is the
+// resource's place among the container's requests in name order). A
+// non-restartable init container first reuses the requests of long-lived
+// containers at or after its index, and asks only for what they lack; of
+// those init requests only the largest is kept and every init mapping points
+// at it. Requests are in name order. Empty when the node serves everything
+// through device plugins (or the pod asks for nothing DRA serves).
+struct ExtendedResourceClaimPlan {
+  std::vector<api::DeviceRequest> requests;
+  std::vector<api::ContainerExtendedResourceRequest> mappings;
+  bool empty() const { return requests.empty(); }
+};
+ExtendedResourceClaimPlan PlanExtendedResourceClaim(
+    const api::Pod& pod, const api::Node* node,
+    const ExtendedResourceClasses& classes);
+
+// The claim to create for `plan`: generateName "<pod>-extended-resources-",
+// the annotation, the pod as controlling owner, the plan's requests.
+api::ResourceClaim BuildExtendedResourceClaim(
+    const api::Pod& pod, const ExtendedResourceClaimPlan& plan);
+
+// The pod status entry recording `claim_name` and the plan's mappings.
 api::PodExtendedResourceClaimStatus ExtendedResourceClaimStatusFor(
-    std::string claim_name,
-    const std::vector<ExtendedResourceRequest>& requests);
+    std::string claim_name, const ExtendedResourceClaimPlan& plan);
+
+// Whether `claim` is the special claim the scheduler created for the pod
+// with `pod_uid` (the annotation, and the pod as controlling owner).
+bool IsExtendedResourceClaimOf(const api::ResourceClaim& claim,
+                               std::string_view pod_uid);
 
 }  // namespace dralloc::scheduler
 

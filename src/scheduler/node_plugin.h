@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "api/types/core.h"
+#include "scheduler/extended_resource_claim.h"
 #include "scheduler/filter_code.h"
 #include "scheduler/node_entry.h"
 #include "scheduler/unschedulable_message.h"
@@ -45,6 +46,9 @@ struct ClusterView {
   // The labels of a namespace; null when the namespace is unknown.
   std::function<const std::map<std::string, std::string>*(std::string_view)>
       namespace_labels;
+  // KEP-5004: the extended resources DeviceClasses serve (null: none), which
+  // NodeResourcesFit leaves to DRA on nodes without a device plugin for them.
+  const ExtendedResourceClasses* extended_resource_classes = nullptr;
 };
 
 // The node lists of a ClusterView, for callers without a ClusterSnapshot

@@ -1,12 +1,16 @@
 #include "scheduler/node_resources_fit.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace dralloc::scheduler {
 namespace {
 
 struct FitState {
-  std::optional<ResourceAmounts> requests;           // from PreFilter
+  std::optional<ResourceAmounts> requests;  // from PreFilter
+  // From PreFilter: the pod's extended resources some DeviceClass serves
+  // (KEP-5004); a node without a device plugin for them leaves them to DRA.
+  std::vector<std::string> dra_served;
   std::optional<ResourceAmounts> non_zero_requests;  // from PreScore
 };
 
@@ -39,8 +43,9 @@ const ResourceAmounts& StoredOr(const std::optional<ResourceAmounts>* stored,
 
 }  // namespace
 
-std::vector<std::string> InsufficientResources(const ResourceAmounts& pod,
-                                               const NodeUsage& node) {
+std::vector<std::string> InsufficientResources(
+    const ResourceAmounts& pod, const NodeUsage& node,
+    std::span<const std::string> dra_served) {
   std::vector<std::string> reasons;
   const ResourceAmounts& allocatable = node.allocatable();
   const ResourceAmounts& requested = node.requested();
@@ -59,6 +64,12 @@ std::vector<std::string> InsufficientResources(const ResourceAmounts& pod,
   for (const auto& [name, wanted] : pod.scalar) {
     auto has = allocatable.scalar.find(name);
     auto used = requested.scalar.find(name);
+    const bool device_plugin =
+        has != allocatable.scalar.end() && has->second > 0;
+    if (!device_plugin &&
+        std::ranges::find(dra_served, name) != dra_served.end()) {
+      continue;  // upstream's ShouldDelegateResourceToDRA
+    }
     if (Exceeds(wanted, has == allocatable.scalar.end() ? 0 : has->second,
                 used == requested.scalar.end() ? 0 : used->second)) {
       reasons.push_back("Insufficient " + name);
@@ -70,8 +81,16 @@ std::vector<std::string> InsufficientResources(const ResourceAmounts& pod,
 FilterCode NodeResourcesFit::PreFilter(CycleState& state,
                                        const ClusterView& cluster,
                                        std::string& message) const {
-  (void)cluster, (void)message;
-  state.Data<FitState>(this).requests = PodRequests(state.pod());
+  (void)message;
+  FitState& fit = state.Data<FitState>(this);
+  fit.requests = PodRequests(state.pod());
+  if (cluster.extended_resource_classes != nullptr) {
+    for (const auto& [name, amount] : fit.requests->scalar) {
+      if (amount > 0 && cluster.extended_resource_classes->contains(name)) {
+        fit.dra_served.push_back(name);
+      }
+    }
+  }
   return FilterCode::kFits;
 }
 
@@ -86,7 +105,9 @@ FilterCode NodeResourcesFit::Filter(const CycleState& state,
   const std::vector<std::string> insufficient = InsufficientResources(
       StoredOr(computed != nullptr ? &computed->requests : nullptr,
                &PodRequests, state.pod(), fallback),
-      node.usage);
+      node.usage,
+      computed != nullptr ? std::span<const std::string>(computed->dra_served)
+                          : std::span<const std::string>());
   for (const std::string& reason : insufficient) reasons.Add(reason);
   return insufficient.empty() ? FilterCode::kFits : FilterCode::kUnfit;
 }

@@ -22,9 +22,12 @@ namespace dralloc::scheduler {
 // upstream's reasons, in the order Filter reports them: "Too many pods",
 // "Insufficient cpu", "Insufficient memory", "Insufficient
 // ephemeral-storage", then "Insufficient <name>" for each other resource in
-// name order. Empty when the pod fits.
-std::vector<std::string> InsufficientResources(const ResourceAmounts& pod,
-                                               const NodeUsage& node);
+// name order. Empty when the pod fits. A resource in `dra_served` that the
+// node lists with no positive allocatable amount is left to DRA (KEP-5004)
+// and not checked.
+std::vector<std::string> InsufficientResources(
+    const ResourceAmounts& pod, const NodeUsage& node,
+    std::span<const std::string> dra_served = {});
 
 class NodeResourcesFit final : public NodePlugin {
  public:

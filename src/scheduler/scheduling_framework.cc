@@ -186,8 +186,11 @@ FilterCode SchedulingFramework::DraFilterDevices(DraCycleState& state,
   const size_t index = candidate.node;
   const NodeEntry& node = snapshot_.nodes()[index];
   std::vector<api::AllocationResult>& results = candidate.results;
-  if (filter_cache_ == nullptr || bypass_cache_ || state.to_allocate.empty()) {
-    return dra_.Filter(state, node, reasons, results);
+  // The special claim for extended resources differs per node (device
+  // plugins), so such pods are never cached.
+  if (filter_cache_ == nullptr || bypass_cache_ || state.to_allocate.empty() ||
+      state.extended_classes != nullptr) {
+    return dra_.Filter(state, node, reasons, results, &candidate.extended);
   }
   if (!dra_.AllocatedClaimsAvailable(state, node, reasons)) {
     return FilterCode::kUnfit;

@@ -407,6 +407,12 @@ void ClusterSimulation::BookReserve(DraCycleState& state, const ObjectPtr& pod,
     assumed_claims_[write.key] = write.assumed;
   }
   api::Pod bound = std::get<api::Pod>(*pod);
+  if (task.extended_claim.has_value()) {
+    const scheduler::ExtendedClaimWrite& write = *task.extended_claim;
+    journal_.push_back({JournalEntry::Kind::kClaim, write.key, nullptr});
+    assumed_claims_[write.key] = write.assumed;
+    bound.status.extended_resource_claim_status = write.pod_status;
+  }
   bound.spec.node_name = task.node;
   const std::string key =
       client::ObjectKey(bound.metadata.namespace_, bound.metadata.name);
@@ -473,8 +479,8 @@ Status ClusterSimulation::FilterOneNode(DraCycleState& state, size_t node,
   }
   dra_->PreFilter(state);
   candidate.node = node;
-  if (dra_->Filter(state, entry, reasons, candidate.results) !=
-      scheduler::FilterCode::kFits) {
+  if (dra_->Filter(state, entry, reasons, candidate.results,
+                   &candidate.extended) != scheduler::FilterCode::kFits) {
     return FailedPreconditionError(state.error.empty() ? reasons.Message(1)
                                                        : state.error);
   }
