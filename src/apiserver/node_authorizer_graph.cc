@@ -79,13 +79,22 @@ using UseFn = std::function<void(std::string_view, std::string_view)>;
 
 void AddClaims(simdjson::dom::element root, const UseFn& use) {
   simdjson::dom::array entries;
-  if (root["spec"]["resourceClaims"].get(entries) != simdjson::SUCCESS) return;
-  for (simdjson::dom::element entry : entries) {
-    if (HasString(entry, "resourceClaimName")) {
-      use("resourceclaims", StringAt(entry, "resourceClaimName"));
-    } else if (HasString(entry, "resourceClaimTemplateName")) {
-      use("resourceclaims", GeneratedClaimName(root, StringAt(entry, "name")));
+  if (root["spec"]["resourceClaims"].get(entries) == simdjson::SUCCESS) {
+    for (simdjson::dom::element entry : entries) {
+      if (HasString(entry, "resourceClaimName")) {
+        use("resourceclaims", StringAt(entry, "resourceClaimName"));
+      } else if (HasString(entry, "resourceClaimTemplateName")) {
+        use("resourceclaims",
+            GeneratedClaimName(root, StringAt(entry, "name")));
+      }
     }
+  }
+  // KEP-5004: the claim the scheduler made for the pod's extended
+  // resources, which the node agent prepares too.
+  simdjson::dom::element extended;
+  if (root["status"]["extendedResourceClaimStatus"].get(extended) ==
+      simdjson::SUCCESS) {
+    use("resourceclaims", StringAt(extended, "resourceClaimName"));
   }
 }
 

@@ -310,6 +310,25 @@ TEST_F(NodeAuthorizerGraphTest, TemplateClaimsResolveThroughStatus) {
   EXPECT_FALSE(graph_.ClaimUsedOnNode("default", "t", "node-a"));
 }
 
+TEST_F(NodeAuthorizerGraphTest, ExtendedResourceClaimResolvesThroughStatus) {
+  graph_.Start();
+  json pod = PodOn("node-a", json::array());
+  Put("/pods/default/p", pod);
+  CatchUp();
+  EXPECT_FALSE(graph_.ClaimUsedOnNode("default", "p-extended-resources-x1",
+                                      "node-a"));
+  pod["status"]["extendedResourceClaimStatus"] = {
+      {"resourceClaimName", "p-extended-resources-x1"},
+      {"requestMappings",
+       json::array({{{"containerName", "c"},
+                     {"resourceName", "example.com/gpu"},
+                     {"requestName", "container-0-request-0"}}})}};
+  Put("/pods/default/p", pod);
+  CatchUp();
+  EXPECT_TRUE(graph_.ClaimUsedOnNode("default", "p-extended-resources-x1",
+                                     "node-a"));
+}
+
 TEST(NodeAuthorizerGraphRelist, RecoversAfterFallingBehindTheWindow) {
   // A window of two events: a burst of writes pushes the watch out of it,
   // and the graph must relist to see the last pod.

@@ -63,7 +63,10 @@ std::optional<ApiError> ResourceQuotaAdmission::Admit(
   }
   PendingCharge mine;
   mine.claim_name = claim->metadata.name;
-  mine.usage = quota::ResourceClaimEvaluator::Usage(*claim);
+  mine.usage = quota::ResourceClaimEvaluator::Usage(
+      *claim, [this](std::string_view device_class) {
+        return ExtendedResourceNameOf(device_class);
+      });
   mine.dry_run = request.dry_run;
   mu_.Lock();
   queues_[namespace_].waiting.push_back(&mine);
@@ -92,6 +95,23 @@ std::optional<ApiError> ResourceQuotaAdmission::Admit(
   }
   mu_.Unlock();
   return std::move(mine.outcome);
+}
+
+std::optional<std::string> ResourceQuotaAdmission::ExtendedResourceNameOf(
+    std::string_view device_class) const {
+  static const api::ResourceInfo& info =
+      *api::FindResourceByKind("DeviceClass");
+  std::optional<store::KeyValue> kv =
+      storage_.store().Get(ResourceStorage::Key(info, "", device_class));
+  if (!kv.has_value()) return std::nullopt;
+  StatusOr<SharedObject> object = storage_.ObjectOf(*kv, /*cache=*/true);
+  if (!object.ok()) return std::nullopt;
+  const auto* found = std::get_if<api::DeviceClass>(object->get());
+  if (found == nullptr || !found->spec.extended_resource_name ||
+      found->spec.extended_resource_name->empty()) {
+    return std::nullopt;
+  }
+  return *found->spec.extended_resource_name;
 }
 
 ApiOr<std::vector<api::ResourceQuota>> ResourceQuotaAdmission::QuotasIn(

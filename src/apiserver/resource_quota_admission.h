@@ -70,6 +70,10 @@ class ResourceQuotaAdmission : public AdmissionPlugin {
     bool charging = false;
   };
 
+  // The stored DeviceClass's spec.extendedResourceName (KEP-5004); nullopt
+  // when the class is not stored or names none.
+  std::optional<std::string> ExtendedResourceNameOf(
+      std::string_view device_class) const;
   // The quotas stored in `namespace_`, with their resourceVersions.
   ApiOr<std::vector<api::ResourceQuota>> QuotasIn(
       const std::string& namespace_) const;

@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "api/types/device_class.h"
 #include "common/log.h"
 #include "quota/resource_claim_evaluator.h"
 #include "quota/usage_math.h"
@@ -32,11 +33,22 @@ bool HasScopes(const api::ResourceQuota& quota) {
 
 ResourceQuotaController::ResourceQuotaController(
     client::ApiClient& client, client::Informer& quotas,
-    client::Informer& claims, ResourceQuotaControllerOptions options)
-    : client_(client), quotas_(quotas), claims_(claims), options_(options) {
+    client::Informer& claims, ResourceQuotaControllerOptions options,
+    client::Informer* classes)
+    : client_(client),
+      quotas_(quotas),
+      claims_(claims),
+      classes_(classes),
+      options_(options) {
   quotas_.AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {
     OnQuota(old, now);
   });
+  if (classes_ != nullptr) {
+    // A class naming another extended resource changes every namespace's
+    // charges (rare).
+    classes_->AddHandler(
+        [this](const ObjectPtr&, const ObjectPtr&) { ResyncAll(); });
+  }
   claims_.AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {
     OnClaim(old, now);
   });
@@ -76,7 +88,8 @@ void ResourceQuotaController::ResyncAll() {
 
 api::ResourceQuotaStatus ResourceQuotaController::DesiredStatus(
     const api::ResourceQuota& quota,
-    const std::vector<const api::ResourceClaim*>& claims) {
+    const std::vector<const api::ResourceClaim*>& claims,
+    const quota::ResourceClaimEvaluator::ExtendedNameOf& extended_name_of) {
   api::ResourceQuotaStatus status;
   status.hard = quota.spec.hard;
   const std::vector<std::string> hard_names = quota::ResourceNames(status.hard);
@@ -88,9 +101,9 @@ api::ResourceQuotaStatus ResourceQuotaController::DesiredStatus(
   }
   if (!HasScopes(quota)) {
     for (const api::ResourceClaim* claim : claims) {
-      used = quota::Add(
-          used,
-          quota::Mask(quota::ResourceClaimEvaluator::Usage(*claim), evaluated));
+      used = quota::Add(used, quota::Mask(quota::ResourceClaimEvaluator::Usage(
+                                              *claim, extended_name_of),
+                                          evaluated));
     }
   }
   // Resources this server does not evaluate keep what was recorded.
@@ -113,7 +126,20 @@ Status ResourceQuotaController::Sync(const std::string& key) {
     }
   }
   api::ResourceQuota quota = *cached;
-  api::ResourceQuotaStatus status = DesiredStatus(quota, claims);
+  quota::ResourceClaimEvaluator::ExtendedNameOf extended_name_of;
+  if (classes_ != nullptr) {
+    extended_name_of =
+        [this](std::string_view device_class) -> std::optional<std::string> {
+      const auto* found = As<api::DeviceClass>(classes_->Get("", device_class));
+      if (found == nullptr || !found->spec.extended_resource_name ||
+          found->spec.extended_resource_name->empty()) {
+        return std::nullopt;
+      }
+      return *found->spec.extended_resource_name;
+    };
+  }
+  api::ResourceQuotaStatus status =
+      DesiredStatus(quota, claims, extended_name_of);
   if (quota::Equals(status.hard, quota.status.hard) &&
       quota::Equals(status.used, quota.status.used)) {
     return OkStatus();

@@ -27,6 +27,7 @@
 #include "client/work_queue.h"
 #include "common/mutex.h"
 #include "common/string_hash.h"
+#include "quota/resource_claim_evaluator.h"
 
 namespace dralloc::controller {
 
@@ -49,11 +50,14 @@ struct ResourceQuotaControllerMetrics {
 class ResourceQuotaController {
  public:
   // `quotas` and `claims` inform on ResourceQuotas and ResourceClaims (all
-  // namespaces); they must not be pumped before the controller is
-  // constructed (it registers handlers).
+  // namespaces); `classes`, when given, on DeviceClasses, whose
+  // extendedResourceName claims are charged under too (KEP-5004). They
+  // must not be pumped before the controller is constructed (it registers
+  // handlers).
   ResourceQuotaController(client::ApiClient& client, client::Informer& quotas,
                           client::Informer& claims,
-                          ResourceQuotaControllerOptions options = {});
+                          ResourceQuotaControllerOptions options = {},
+                          client::Informer* classes = nullptr);
   ~ResourceQuotaController();
 
   // Processes one queued quota, waiting up to `wait` for one; false when
@@ -71,7 +75,9 @@ class ResourceQuotaController {
   // The status `quota` should have given the claims of its namespace.
   static api::ResourceQuotaStatus DesiredStatus(
       const api::ResourceQuota& quota,
-      const std::vector<const api::ResourceClaim*>& claims);
+      const std::vector<const api::ResourceClaim*>& claims,
+      const quota::ResourceClaimEvaluator::ExtendedNameOf& extended_name_of =
+          {});
 
  private:
   void OnQuota(const client::ObjectPtr& old, const client::ObjectPtr& now);
@@ -84,6 +90,7 @@ class ResourceQuotaController {
   client::ApiClient& client_;
   client::Informer& quotas_;
   client::Informer& claims_;
+  client::Informer* classes_;  // null: no class names an extended resource
   ResourceQuotaControllerOptions options_;
   client::WorkQueue queue_;
 

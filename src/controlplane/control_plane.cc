@@ -42,8 +42,10 @@ ControlPlane::ControlPlane(client::ApiClient& client,
     if (options.run_quota_controller) {
       quotas_ = make(client::ResourceFor<api::ResourceQuota>());
       quota_claims_ = make(client::ResourceClaimsResource());
+      quota_classes_ = make(client::DeviceClassesResource());
       quota_controller_ = std::make_unique<controller::ResourceQuotaController>(
-          client, *quotas_, *quota_claims_, options.quota);
+          client, *quotas_, *quota_claims_, options.quota,
+          quota_classes_.get());
     }
     if (options.run_service_accounts_controller) {
       account_namespaces_ = make(client::ResourceFor<api::Namespace>());
@@ -116,6 +118,7 @@ void ControlPlane::Start() {
   if (quota_controller_) {
     quotas_->Start();
     quota_claims_->Start();
+    quota_classes_->Start();
     quota_controller_->Start();
   }
   if (service_accounts_controller_) {
@@ -146,6 +149,7 @@ void ControlPlane::Stop() {
     quota_controller_->Stop();
     quotas_->Stop();
     quota_claims_->Stop();
+    quota_classes_->Stop();
   }
   if (service_accounts_controller_) {
     service_accounts_controller_->Stop();

@@ -288,6 +288,56 @@ TEST_F(PodManagerTest, WaitingPodStartsOnceItsClaimIsReadyWithoutClaimWatch) {
                 "list pods?fieldSelector=spec.nodeName=node-b"}));
 }
 
+// KEP-5004: the scheduler's claim for the pod's extended resources, named
+// by status.extendedResourceClaimStatus, is prepared with the pod, and each
+// container gets the devices of the requests its mappings name.
+TEST_F(PodManagerTest, ExtendedResourceClaimIsPreparedForTheMappedContainer) {
+  api::Pod pod;
+  pod.metadata.name = "p1";
+  pod.metadata.namespace_ = "default";
+  pod.spec.node_name = "node-a";
+  for (const char* name : {"ctr", "other"}) {
+    api::Container container;
+    container.name = name;
+    container.image = "busybox";
+    pod.spec.containers.push_back(container);
+  }
+  pod.status.phase = "Pending";
+  pod.status.conditions.push_back(
+      {"PodScheduled", "True", std::nullopt, "2026-11-27T00:00:00Z", "", ""});
+  api::PodExtendedResourceClaimStatus extended;
+  extended.resource_claim_name = "p1-extended-resources-bcdfg";
+  extended.request_mappings.push_back({"ctr", "example.com/gpu", "gpu"});
+  pod.status.extended_resource_claim_status = extended;
+  ASSERT_TRUE(api_.Create(pod).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    return HasEvent("p1",
+                    "status.extendedResourceClaimStatus: resourceclaim "
+                    "default/p1-extended-resources-bcdfg does not exist");
+  }));
+
+  api::ResourceClaim claim;
+  claim.metadata.name = "p1-extended-resources-bcdfg";
+  claim.metadata.namespace_ = "default";
+  claim.metadata.owner_references.push_back({.api_version = "v1",
+                                             .kind = "Pod",
+                                             .name = "p1",
+                                             .uid = PodUid("p1"),
+                                             .controller = true});
+  auto created = api_.Create(claim);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string claim_uid =
+      std::get<api::ResourceClaim>(**created).metadata.uid;
+  AllocateAndReserve("p1-extended-resources-bcdfg", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  std::vector<ContainerDevices> devices = {
+      {"ctr", {"k8s.gpu.example.com/gpu=" + claim_uid + "-gpu-0"}, {}},
+      {"other", {}, {}}};
+  devices[0].edits.env = {"GPU_DEVICE_0=gpu-0"};
+  EXPECT_EQ(pods_->DevicesOf("default/p1"), devices);
+  EXPECT_EQ(PrepareCalls(), 1u);
+}
+
 TEST_F(PodManagerTest, PodsOfOtherNodesAreIgnored) {
   CreateClaim("gpu");
   CreatePod("elsewhere", {"gpu"}, "node-b");

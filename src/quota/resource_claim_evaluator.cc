@@ -44,7 +44,7 @@ void ChargeFirstAvailable(const api::DeviceRequest& request,
 }  // namespace
 
 api::ResourceList ResourceClaimEvaluator::Usage(
-    const api::ResourceClaim& claim) {
+    const api::ResourceClaim& claim, const ExtendedNameOf& extended_name_of) {
   std::map<std::string, int64_t> devices;
   for (const api::DeviceRequest& request : claim.spec.devices.requests) {
     if (!request.first_available.empty()) {
@@ -56,6 +56,8 @@ api::ResourceList ResourceClaimEvaluator::Usage(
     }
     // Any other request shape is from a newer version: not charged.
   }
+  // Two classes may name the same extended resource: their devices add up.
+  std::map<std::string, int64_t> extended;
   api::ResourceList usage;
   usage.emplace(std::string(kClaimObjectCount), Quantity::FromInt64(1));
   for (const auto& [name, count] : devices) {
@@ -65,6 +67,14 @@ api::ResourceList ResourceClaimEvaluator::Usage(
         0, name.size() - kDevicesPerClassSuffix.size());
     usage.emplace(ImplicitExtendedOfClass(device_class),
                   Quantity::FromInt64(count));
+    if (!extended_name_of) continue;
+    if (std::optional<std::string> explicit_name =
+            extended_name_of(device_class)) {
+      extended[std::string(kRequestsPrefix) + *explicit_name] += count;
+    }
+  }
+  for (const auto& [name, count] : extended) {
+    usage.emplace(name, Quantity::FromInt64(count));
   }
   return usage;
 }
@@ -78,7 +88,8 @@ std::vector<std::string> ResourceClaimEvaluator::MatchingResources(
     const bool implicit_extended =
         name.starts_with(kImplicitExtendedPerClassPrefix) &&
         name.size() > kImplicitExtendedPerClassPrefix.size();
-    if (name == kClaimObjectCount || per_class || implicit_extended) {
+    if (name == kClaimObjectCount || per_class || implicit_extended ||
+        IsExtendedRequestName(name)) {
       result.push_back(name);
     }
   }

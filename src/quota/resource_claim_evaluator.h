@@ -6,6 +6,15 @@
 //                                                 class, summed over requests
 //   requests.deviceclass.resource.kubernetes.io/<class>
 //                                                 the same, when > 0
+//   requests.<extendedResourceName>               the same, when > 0 and
+//                                                 the class names one
+//                                                 (KEP-5004)
+//
+// Upstream's evaluator leaves out of the scheduler's claim for a pod's
+// extended resources the name the pod itself requests, because its pod
+// evaluator charges the pod's requests. dralloc has no pod evaluator, so
+// that claim is charged under both names: the totals of pods served by DRA
+// are upstream's.
 //
 // A request for ExactCount devices costs its count; an `All` request the
 // worst case, AllocationResultsMaxSize (32); a request of an unknown mode
@@ -19,7 +28,10 @@
 #ifndef DRALLOC_QUOTA_RESOURCE_CLAIM_EVALUATOR_H_
 #define DRALLOC_QUOTA_RESOURCE_CLAIM_EVALUATOR_H_
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/types/resource_claim.h"
@@ -29,8 +41,14 @@ namespace dralloc::quota {
 
 class ResourceClaimEvaluator {
  public:
-  // The usage of one claim (its spec; status plays no part).
-  static api::ResourceList Usage(const api::ResourceClaim& claim);
+  // A DeviceClass's spec.extendedResourceName; nullopt when the class is
+  // unknown or names none.
+  using ExtendedNameOf =
+      std::function<std::optional<std::string>(std::string_view)>;
+  // The usage of one claim (its spec; status plays no part). Without
+  // `extended_name_of`, no class names an extended resource.
+  static api::ResourceList Usage(const api::ResourceClaim& claim,
+                                 const ExtendedNameOf& extended_name_of = {});
   // The names among `names` that this evaluator charges, in input order.
   static std::vector<std::string> MatchingResources(
       const std::vector<std::string>& names);

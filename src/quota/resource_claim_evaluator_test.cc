@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -32,6 +33,8 @@ struct UsageCase {
   api::ResourceList usage;
   std::vector<std::string> matching;
   std::vector<std::string> not_matching;
+  // "# extended-name: <class>=<name>": the classes naming extended resources.
+  std::map<std::string, std::string, std::less<>> extended_names;
 };
 
 std::vector<std::string> SplitCommas(std::string_view text) {
@@ -60,6 +63,13 @@ UsageCase ReadCase(const fs::path& path) {
       c.matching = SplitCommas(*names);
     } else if (auto names = golden::HeaderValue(comment, "not-matching")) {
       c.not_matching = SplitCommas(*names);
+    } else if (auto mapping = golden::HeaderValue(comment, "extended-name")) {
+      const size_t eq = mapping->find('=');
+      EXPECT_NE(eq, std::string_view::npos) << comment;
+      if (eq != std::string_view::npos) {
+        c.extended_names.emplace(golden::Trim(mapping->substr(0, eq)),
+                                 golden::Trim(mapping->substr(eq + 1)));
+      }
     }
   }
   return c;
@@ -86,7 +96,12 @@ TEST_P(ClaimUsageCaseTest, MatchesUpstreamUsage) {
   ASSERT_FALSE(c.usage.empty()) << "a case needs '# usage:' lines";
   std::optional<api::ResourceClaim> claim = DecodeClaim(GetParam(), c.text);
   ASSERT_TRUE(claim.has_value()) << "not one decodable ResourceClaim";
-  const api::ResourceList usage = ResourceClaimEvaluator::Usage(*claim);
+  const api::ResourceList usage = ResourceClaimEvaluator::Usage(
+      *claim, [&](std::string_view device_class) -> std::optional<std::string> {
+        auto it = c.extended_names.find(device_class);
+        if (it == c.extended_names.end()) return std::nullopt;
+        return it->second;
+      });
   EXPECT_TRUE(Equals(usage, c.usage))
       << "got " << PrettyPrint(usage) << "\nwant " << PrettyPrint(c.usage);
   if (!c.matching.empty()) {

@@ -19,6 +19,18 @@ inline constexpr std::string_view kDevicesPerClassSuffix =
 inline constexpr std::string_view kImplicitExtendedPerClassPrefix =
     "requests.deviceclass.resource.kubernetes.io/";
 
+// The prefix of quota names for requests ("requests.example.com/gpu").
+inline constexpr std::string_view kRequestsPrefix = "requests.";
+
+// Whether `name` is "requests." and a resource name outside kubernetes.io
+// (upstream's isExtendedResourceNameForQuota; the implicit
+// "requests.deviceclass.resource.kubernetes.io/<class>" is matched apart).
+inline bool IsExtendedRequestName(std::string_view name) {
+  return name.starts_with(kRequestsPrefix) &&
+         name.find('/') != std::string_view::npos &&
+         name.find("kubernetes.io/") == std::string_view::npos;
+}
+
 // "gpu" → "gpu.deviceclass.resource.k8s.io/devices".
 inline std::string DevicesOfClass(std::string_view device_class) {
   return std::string(device_class) + std::string(kDevicesPerClassSuffix);

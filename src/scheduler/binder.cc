@@ -1,11 +1,24 @@
 #include "scheduler/binder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 #include "common/log.h"
 #include "scheduler/binding_conditions.h"
 
 namespace dralloc::scheduler {
+namespace {
+
+// Upstream's words for an error of the DynamicResources PreBind.
+std::string PreBindError(std::string_view message) {
+  return fmt::format("running PreBind plugin \"DynamicResources\": {}",
+                     message);
+}
+
+}  // namespace
 
 Binder::Binder(client::ApiClient& client, const DraPlugin& dra, int threads,
                FailureHandler on_failure, SuccessHandler on_success,
@@ -69,7 +82,7 @@ void Binder::Run(BindTask task) {
   BoundPod done{client::ObjectKey(*task.pod), {}};
   Status status = dra_.PreBind(task, done.written);
   if (!status.ok()) {
-    Fail(task, done, status.message());
+    Fail(task, done, PreBindError(status.message()));
     return;
   }
   const bool wait_for_devices =
@@ -91,7 +104,10 @@ void Binder::BindAndFinish(const BindTask& task, BoundPod done) {
   Status status = client_.Bind(pod.metadata.namespace_, pod.metadata.name,
                                pod.metadata.uid, task.node);
   if (!status.ok()) {
-    Fail(task, done, status.message());
+    Fail(task, done,
+         fmt::format("binding rejected: running Bind plugin \"DefaultBinder\": "
+                     "{}",
+                     status.message()));
     return;
   }
   if (on_success_) on_success_(task);
@@ -103,17 +119,18 @@ void Binder::BindAndFinish(const BindTask& task, BoundPod done) {
 }
 
 void Binder::Fail(const BindTask& task, const BoundPod& done,
-                  const std::string& why) {
+                  const std::string& why, bool record_event) {
   log::Debug("scheduler", "binding pod {} to {} failed: {}", done.pod_key,
              task.node, why);
   dra_.Unreserve(task, done.written);
-  on_failure_(task);
+  on_failure_(task, why, record_event);
   EndTask();
 }
 
 void Binder::FailWaiting(const WaitingTask& entry, const std::string& why) {
-  if (on_binding_failed_) on_binding_failed_(entry.task, why);
-  Fail(entry.task, entry.done, why);
+  const bool reported = on_binding_failed_ != nullptr;
+  if (reported) on_binding_failed_(entry.task, why);
+  Fail(entry.task, entry.done, PreBindError(why), !reported);
 }
 
 void Binder::EndTask() {

@@ -51,7 +51,8 @@ class BinderTest : public testing::Test {
   ClusterSnapshot snapshot_{cluster_.sources()};
   DraPlugin dra_{cluster_.api, snapshot_, DraPluginOptions{}};
   std::vector<std::string> failed_;
-  Binder::FailureHandler on_failure_ = [this](const BindTask& task) {
+  Binder::FailureHandler on_failure_ = [this](const BindTask& task,
+                                              const std::string&, bool) {
     failed_.push_back(client::ObjectKey(*task.pod));
   };
 };

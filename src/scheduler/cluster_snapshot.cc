@@ -13,7 +13,32 @@ ClusterSnapshot::ClusterSnapshot(SnapshotSources sources)
 void ClusterSnapshot::ObserveClaim(const std::string& key,
                                    const ObjectPtr& now) {
   claims_.Observe(key, now);
+  IndexExtendedResourceClaim(key, now);
   Recount(key);
+}
+
+void ClusterSnapshot::IndexExtendedResourceClaim(const std::string& key,
+                                                 const ObjectPtr& now) {
+  if (auto it = pod_of_extended_claim_.find(key);
+      it != pod_of_extended_claim_.end()) {
+    extended_claim_of_pod_.erase(it->second);
+    pod_of_extended_claim_.erase(it);
+  }
+  const auto* claim = As<api::ResourceClaim>(now);
+  if (claim == nullptr) return;
+  for (const api::OwnerReference& owner : claim->metadata.owner_references) {
+    if (owner.kind == "Pod" && IsExtendedResourceClaimOf(*claim, owner.uid)) {
+      extended_claim_of_pod_[owner.uid] = key;
+      pod_of_extended_claim_[key] = owner.uid;
+      return;
+    }
+  }
+}
+
+const std::string* ClusterSnapshot::ExtendedResourceClaimKey(
+    std::string_view pod_uid) const {
+  auto it = extended_claim_of_pod_.find(pod_uid);
+  return it == extended_claim_of_pod_.end() ? nullptr : &it->second;
 }
 
 void ClusterSnapshot::AssumeClaim(const std::string& key, ObjectPtr assumed) {

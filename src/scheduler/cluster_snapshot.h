@@ -76,6 +76,10 @@ class ClusterSnapshot {
   void ConfirmClaim(const std::string& key, int64_t revision);
   // The write failed: back to the informer's version.
   void RestoreClaim(const std::string& key);
+  // KEP-5004: the key of a special claim for extended resources that the
+  // informer holds for the pod with `pod_uid` (annotated, the pod its
+  // controlling owner); null when there is none.
+  const std::string* ExtendedResourceClaimKey(std::string_view pod_uid) const;
 
   // Pods: the informer delivered `now` for `key` (null: deleted). A pod
   // counts on its node while spec.nodeName is set and it has not finished.
@@ -116,6 +120,9 @@ class ClusterSnapshot {
  private:
   // Makes allocated_ count the allocation of the claim's current view.
   void Recount(const std::string& claim_key);
+  // Keeps the index of special claims by pod uid current with `now`.
+  void IndexExtendedResourceClaim(const std::string& key,
+                                  const client::ObjectPtr& now);
   // Bumps the PoolGeneration of every pool `allocation` holds devices of.
   void BumpPoolGenerations(const api::AllocationResult& allocation);
   // Moves the pod counted under `key` to `now` (null or unbound: off its
@@ -133,6 +140,9 @@ class ClusterSnapshot {
   allocator::AllocatedState allocated_;
   // The claim version whose allocation allocated_ counts, by claim key.
   StringKeyedMap<client::ObjectPtr> counted_;
+  // Special claims for extended resources: pod uid -> claim key, and back.
+  StringKeyedMap<std::string> extended_claim_of_pod_;
+  StringKeyedMap<std::string> pod_of_extended_claim_;
   bool inventory_dirty_ = true;
   bool nodes_dirty_ = true;
   std::vector<NodeEntry> nodes_;

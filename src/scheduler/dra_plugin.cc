@@ -128,6 +128,10 @@ void DraPlugin::PreFilter(DraCycleState& state) const {
       snapshot_.extended_resource_classes();
   if (RequestsMappedExtendedResource(state.pod, classes)) {
     state.extended_classes = &classes;
+    if (const std::string* key =
+            snapshot_.ExtendedResourceClaimKey(state.pod.metadata.uid)) {
+      state.stale_extended_claim = snapshot_.Claim(*key);
+    }
   }
   allocator::AllocatorOptions allocator_options;
   allocator_options.max_steps = options_.max_steps;

@@ -95,6 +95,11 @@ struct DraCycleState {
   // KEP-5004: the classes serving extended resources, when the pod asks for
   // one of them (null otherwise); Filter then plans a special claim per node.
   const ExtendedResourceClasses* extended_classes = nullptr;
+  // KEP-5004, PreFilter: a special claim an earlier cycle created for the
+  // pod whose binding never completed (a scheduler stopped between PreBind
+  // and Bind). It holds devices that may not suit any node now: the cycle
+  // deletes it and the pod waits for the deletion, as upstream's PostFilter.
+  client::ObjectPtr stale_extended_claim;
   std::optional<allocator::Allocator> allocator;
   // Filter: allocated claims whose node selector excluded some node.
   std::set<std::string> unavailable_claims;
@@ -173,6 +178,8 @@ class DraPlugin final {
   client::ObjectPtr PostFilter(const DraCycleState& state) const;
   // PostFilter's write: clears the claim's allocation and reservations.
   Status Deallocate(const client::ObjectPtr& claim) const;
+  // Deletes DraCycleState::stale_extended_claim (its finalizer first).
+  void DeleteStaleExtendedClaim(const client::ObjectPtr& claim) const;
 
   // Upstream's score range and this plugin's weight in the weighted sum of
   // the default profile.
@@ -228,6 +235,8 @@ class DraPlugin final {
                              WrittenClaims& written) const;
   // Unreserve: deletes the special claim (its finalizer first), if created.
   void DeleteExtendedClaim(const BindTask& task) const;
+  void DeleteClaimAndFinalizer(const std::string& namespace_,
+                               const std::string& name) const;
 
   client::ApiClient& client_;
   ClusterSnapshot& snapshot_;

@@ -113,8 +113,17 @@ Status DraPlugin::CreateExtendedClaim(const BindTask& task,
 void DraPlugin::DeleteExtendedClaim(const BindTask& task) const {
   const auto& claim =
       std::get<api::ResourceClaim>(*task.extended_claim->create);
-  const std::string& ns = claim.metadata.namespace_;
-  const std::string& name = claim.metadata.name;
+  DeleteClaimAndFinalizer(claim.metadata.namespace_, claim.metadata.name);
+}
+
+void DraPlugin::DeleteStaleExtendedClaim(const ObjectPtr& claim) const {
+  const auto* stale = As<api::ResourceClaim>(claim);
+  if (stale == nullptr) return;
+  DeleteClaimAndFinalizer(stale->metadata.namespace_, stale->metadata.name);
+}
+
+void DraPlugin::DeleteClaimAndFinalizer(const std::string& ns,
+                                        const std::string& name) const {
   // The finalizer first, so that the delete removes the claim at once.
   for (int attempt = 0; attempt < kWriteAttempts; ++attempt) {
     auto current = client_.Get(client::ResourceClaimsResource(), ns, name);

@@ -183,5 +183,37 @@ TEST_F(DraPluginExtendedResourcesTest, PreBindCreatesTheClaimUnreserveDeletes) {
   EXPECT_EQ(snapshot_.Claim(key), nullptr);
 }
 
+TEST_F(DraPluginExtendedResourcesTest, AStaleClaimIsFoundAndDeleted) {
+  client::ObjectPtr pod_object = CreatePod("example.com/gpu");
+  const api::Pod& pod = std::get<api::Pod>(*pod_object);
+  // An earlier cycle's claim, created before its scheduler stopped.
+  ExtendedResourceClaimPlan plan = PlanExtendedResourceClaim(
+      pod, nullptr, snapshot_.extended_resource_classes());
+  api::ResourceClaim left = BuildExtendedResourceClaim(pod, plan);
+  left.metadata.name = "pod-extended-resources-bcdfg";
+  left.metadata.finalizers.emplace_back(api::kDeleteProtectionFinalizer);
+  auto created = cluster_.api.Create(api::Object(left));
+  ASSERT_TRUE(created.ok()) << created.status();
+  cluster_.Pump();
+  snapshot_.ObserveClaim("ns/pod-extended-resources-bcdfg", *created);
+
+  DraCycleState state(pod);
+  ASSERT_EQ(plugin_.PreEnqueue(state).code, PreEnqueueResult::Code::kReady);
+  plugin_.PreFilter(state);
+  ASSERT_NE(state.stale_extended_claim, nullptr);
+  plugin_.DeleteStaleExtendedClaim(state.stale_extended_claim);
+  EXPECT_FALSE(cluster_.api
+                   .Get(client::ResourceClaimsResource(), "ns",
+                        "pod-extended-resources-bcdfg")
+                   .ok());
+
+  // Once the deletion is observed, the pod is scheduled anew.
+  snapshot_.ObserveClaim("ns/pod-extended-resources-bcdfg", nullptr);
+  DraCycleState again(pod);
+  ASSERT_EQ(plugin_.PreEnqueue(again).code, PreEnqueueResult::Code::kReady);
+  plugin_.PreFilter(again);
+  EXPECT_EQ(again.stale_extended_claim, nullptr);
+}
+
 }  // namespace
 }  // namespace dralloc::scheduler

@@ -29,6 +29,8 @@ struct Scheduler::Outcome {
   std::optional<BindTask> task;
   // PostFilter: an allocated claim to release so the pod can go elsewhere.
   ObjectPtr deallocate;
+  // PostFilter: a stale special claim for extended resources to delete.
+  ObjectPtr delete_claim;
 };
 
 Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
@@ -46,7 +48,8 @@ Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
           FrameworkOptions{options_.evaluate_all_nodes, options_.placement}),
       binder_(
           client, dra_, options_.binders,
-          [this](const BindTask& task) { OnBindFailed(task); },
+          [this](const BindTask& task, const std::string& why,
+                 bool record_event) { OnBindFailed(task, why, record_event); },
           [this](const BindTask& task) { ReportScheduled(task); },
           options_.binding_wait,
           [this](const BindTask& task) {
@@ -188,6 +191,7 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
       out.kind = Outcome::Kind::kUnschedulable;
       out.message = std::move(verdict.message);
       out.deallocate = std::move(verdict.deallocate);
+      out.delete_claim = std::move(verdict.delete_claim);
       return out;
     case CycleVerdict::Kind::kFeasible:
       break;
@@ -235,6 +239,8 @@ bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
         ++stats_.deallocations;
         outcome.message += " deallocation of ResourceClaim completed";
       }
+      if (outcome.delete_claim)
+        dra_.DeleteStaleExtendedClaim(outcome.delete_claim);
       ReportUnschedulable(*pod, outcome.message, changed);
       return true;
     }
@@ -263,12 +269,46 @@ void Scheduler::BookBound() {
   }
 }
 
-void Scheduler::OnBindFailed(const BindTask& task) {
-  MutexLock lock(mu_);
-  dra_.RestoreAssumed(task);
-  snapshot_.ForgetPod(client::ObjectKey(*task.pod));
-  ++stats_.bind_failures;
-  queue_.BindFailed(client::ObjectKey(*task.pod));
+void Scheduler::OnBindFailed(const BindTask& task, const std::string& why,
+                             bool record_event) {
+  {
+    MutexLock lock(mu_);
+    dra_.RestoreAssumed(task);
+    snapshot_.ForgetPod(client::ObjectKey(*task.pod));
+    ++stats_.bind_failures;
+    queue_.BindFailed(client::ObjectKey(*task.pod));
+  }
+  ReportSchedulerError(std::get<api::Pod>(*task.pod), why, record_event);
+}
+
+void Scheduler::ReportSchedulerError(const api::Pod& pod,
+                                     const std::string& why,
+                                     bool record_event) {
+  if (record_event) {
+    api::Event event = client::PodWarningEvent(pod, "FailedScheduling", why,
+                                               options_.scheduler_name);
+    event.action = "Scheduling";
+    if (Status created = events_.Record(std::move(event)); !created.ok()) {
+      log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
+                pod.metadata.name, created.message());
+    }
+  }
+  // On the pod as it is now: PreBind may have written its status.
+  auto current = client_.Get(client::PodsResource(), pod.metadata.namespace_,
+                             pod.metadata.name);
+  if (!current.ok()) return;
+  api::Pod updated = std::get<api::Pod>(**current);
+  if (updated.metadata.uid != pod.metadata.uid ||
+      !updated.spec.node_name.empty()) {
+    return;  // replaced, or bound after all
+  }
+  api::PodCondition& condition = api::ConditionOf(updated, "PodScheduled");
+  if (condition.status != "False")
+    condition.last_transition_time = NowRfc3339();
+  condition.status = "False";
+  condition.reason = "SchedulerError";
+  condition.message = why;
+  (void)client_.UpdateStatus(api::Object(std::move(updated)));
 }
 
 void Scheduler::WaitForBinds() { binder_.WaitForBinds(); }

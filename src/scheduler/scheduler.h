@@ -118,7 +118,13 @@ class Scheduler {
   // Confirms the claims the finished bindings wrote and counts their pods.
   void BookBound() REQUIRES(mu_);
   // The binder's failure handler (binder thread).
-  void OnBindFailed(const BindTask& task) EXCLUDES(mu_);
+  // A binding failed with `why`: the assumptions go, the pod is queued
+  // again with backoff, and it gets PodScheduled=False (SchedulerError)
+  // and, when `record_event`, a FailedScheduling event with `why`.
+  void OnBindFailed(const BindTask& task, const std::string& why,
+                    bool record_event) EXCLUDES(mu_);
+  void ReportSchedulerError(const api::Pod& pod, const std::string& why,
+                            bool record_event);
   // A FailedScheduling event (every attempt, as upstream; the recorder
   // counts repeats) and, when the message `changed`, PodScheduled=False.
   void ReportUnschedulable(const api::Pod& pod, const std::string& message,

@@ -84,6 +84,10 @@ CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
     if (code != FilterCode::kFits) return reject(message);
   }
   dra_.PreFilter(state);
+  if (state.stale_extended_claim != nullptr) {
+    verdict.delete_claim = state.stale_extended_claim;
+    return reject("cannot schedule extended resource claim");
+  }
   if (filter_cache_ != nullptr && !state.to_allocate.empty()) {
     filter_cache_->BeginCycle(state.to_allocate);
   }

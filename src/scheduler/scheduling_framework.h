@@ -65,6 +65,8 @@ struct CycleVerdict {
   std::string missing_claim;
   // PostFilter: an allocated claim to release so the pod can go elsewhere.
   client::ObjectPtr deallocate;
+  // PostFilter (KEP-5004): a stale special claim to delete.
+  client::ObjectPtr delete_claim;
   std::optional<Candidate> chosen;
   // Nodes that passed Filter, and the weighted score of the chosen one.
   size_t feasible_nodes = 0;

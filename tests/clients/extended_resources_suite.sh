@@ -14,6 +14,8 @@
 #  - a third such pod stays unschedulable while both GPUs are in use, and
 #    lands when the first pod is deleted (its claim goes with it);
 #  - on node-plugin the device plugin serves the resource: no claim;
+#  - a ResourceQuota charges the claims under example.com/gpu and the
+#    implicit name;
 #  - kubectl explain shows DeviceClass spec.extendedResourceName.
 # Every wait is bounded by EXTENDED_TIMEOUT seconds (default 30). Prints
 # PASS/FAIL per check and "N passed, M failed"; exits non-zero on any failure
@@ -50,6 +52,11 @@ claim_field_of() {  # claim_field_of POD JSONPATH: a field of the pod's claim
 }
 claim_field() {  # claim_field POD JSONPATH WANT
   equals "$3" claim_field_of "$1" "$2"
+}
+quota_used() {  # quota_used RESOURCE WANT: status.used of the quota "gpus"
+  equals "$2" bash -c '"$0" get resourcequota gpus -o json "${@:2}" |
+    python3 -c "import json,sys; print(json.load(sys.stdin)[\"status\"][\"used\"].get(sys.argv[1], \"\"))" "$1"' \
+    "$kubectl_bin" "$1" --cache-dir "$work/cache" --request-timeout=20s -n "$ns"
 }
 no_claim_for() {  # no_claim_for POD: no claim is named after the pod
   ! k get resourceclaims -o name | grep -q "/$1-extended-resources-"
@@ -93,6 +100,10 @@ different_devices() {  # different_devices POD POD: their claims hold different 
   [[ -n "$a" && -n "$b" && "$a" != "$b" ]] || { echo "devices: '$a' '$b'"; return 1; }
 }
 check "the two pods hold different GPUs" different_devices gpu-user implicit-user
+check "the quota charges both claims under example.com/gpu" within "$wait_s" \
+  quota_used requests.example.com/gpu 2
+check "and under the implicit name" within "$wait_s" \
+  quota_used requests.deviceclass.resource.kubernetes.io/gpu 2
 
 check "apply a third GPU pod" k apply -f "$manifests/waiting-user.yaml"
 check "it stays unschedulable" unschedulable waiting-user
