@@ -73,4 +73,19 @@ skip_copied() { [[ $(k get resourceclaim virtual-claim -o jsonpath='{.status.all
 check "the allocation result carries the slice's skipNodeOperations" skip_copied
 check "deleting it completes without a driver to unprepare" k delete pod virtual-pod --wait=true --timeout=30s
 
+# KEP-5004: extended resources backed by DRA. Every GPU is in use: free one.
+k delete pod gpu-pod-2 --wait=true --timeout=60s >/dev/null
+k apply -f "$manifests/extended-pod.yaml" >/dev/null
+check "a pod asking for deviceclass.resource.kubernetes.io/gpu.example.com: 1 reaches Running" \
+  wait_for 60 phase_is extended-pod Running
+extended_claim() { k get pod extended-pod -o jsonpath='{.status.extendedResourceClaimStatus.resourceClaimName}'; }
+extended_uid() { k get resourceclaim "$(extended_claim)" -o jsonpath='{.metadata.uid}'; }
+extended_prepared() { cdi_spec_of "$(extended_uid)"; }
+check "the node agent prepared the scheduler's claim (its CDI spec exists)" wait_for 30 extended_prepared
+uid_extended=$(extended_uid)
+claim_extended=$(extended_claim)
+k delete pod extended-pod --wait=true --timeout=60s >/dev/null
+extended_released() { ! cdi_spec_of "$uid_extended" && ! k get resourceclaim "$claim_extended" >/dev/null 2>&1; }
+check "deleting the pod unprepares and deletes that claim" wait_for 30 extended_released
+
 finish
