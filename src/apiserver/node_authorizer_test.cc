@@ -315,8 +315,8 @@ TEST_F(NodeAuthorizerGraphTest, ExtendedResourceClaimResolvesThroughStatus) {
   json pod = PodOn("node-a", json::array());
   Put("/pods/default/p", pod);
   CatchUp();
-  EXPECT_FALSE(graph_.ClaimUsedOnNode("default", "p-extended-resources-x1",
-                                      "node-a"));
+  EXPECT_FALSE(
+      graph_.ClaimUsedOnNode("default", "p-extended-resources-x1", "node-a"));
   pod["status"]["extendedResourceClaimStatus"] = {
       {"resourceClaimName", "p-extended-resources-x1"},
       {"requestMappings",
@@ -325,8 +325,8 @@ TEST_F(NodeAuthorizerGraphTest, ExtendedResourceClaimResolvesThroughStatus) {
                      {"requestName", "container-0-request-0"}}})}};
   Put("/pods/default/p", pod);
   CatchUp();
-  EXPECT_TRUE(graph_.ClaimUsedOnNode("default", "p-extended-resources-x1",
-                                     "node-a"));
+  EXPECT_TRUE(
+      graph_.ClaimUsedOnNode("default", "p-extended-resources-x1", "node-a"));
 }
 
 TEST(NodeAuthorizerGraphRelist, RecoversAfterFallingBehindTheWindow) {
