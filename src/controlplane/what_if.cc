@@ -67,6 +67,17 @@ std::vector<PodPlacement> WhatIf::Placements() {
     PodPlacement placement;
     placement.pod = pod;
     placement.node = pod->spec.node_name;
+    // The claim `name` and the devices allocated to it.
+    auto add_claim = [&](const std::string& name) {
+      placement.claims.push_back(name);
+      const auto* claim = client::As<api::ResourceClaim>(
+          plane_.claims().Get(pod->metadata.namespace_, name));
+      if (claim == nullptr || !claim->status.allocation) return;
+      for (const auto& r : claim->status.allocation->devices.results) {
+        placement.devices.push_back(
+            fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
+      }
+    };
     for (const auto& entry : pod->spec.resource_claims) {
       std::string name = entry.resource_claim_name.value_or("");
       for (const auto& s : pod->status.resource_claim_statuses) {
@@ -74,26 +85,10 @@ std::vector<PodPlacement> WhatIf::Placements() {
           name = *s.resource_claim_name;
         }
       }
-      if (name.empty()) continue;
-      placement.claims.push_back(name);
-      const auto* claim = client::As<api::ResourceClaim>(
-          plane_.claims().Get(pod->metadata.namespace_, name));
-      if (claim == nullptr || !claim->status.allocation) continue;
-      for (const auto& r : claim->status.allocation->devices.results) {
-        placement.devices.push_back(
-            fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
-      }
+      if (!name.empty()) add_claim(name);
     }
     if (const auto& extended = pod->status.extended_resource_claim_status) {
-      placement.claims.push_back(extended->resource_claim_name);
-      const auto* claim = client::As<api::ResourceClaim>(plane_.claims().Get(
-          pod->metadata.namespace_, extended->resource_claim_name));
-      if (claim != nullptr && claim->status.allocation) {
-        for (const auto& r : claim->status.allocation->devices.results) {
-          placement.devices.push_back(
-              fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
-        }
-      }
+      add_claim(extended->resource_claim_name);
     }
     if (placement.node.empty()) {
       placement.reason = PendingReason(*pod, plane_.templates());

@@ -119,18 +119,17 @@ void Binder::BindAndFinish(const BindTask& task, BoundPod done) {
 }
 
 void Binder::Fail(const BindTask& task, const BoundPod& done,
-                  const std::string& why, bool record_event) {
+                  const std::string& why) {
   log::Debug("scheduler", "binding pod {} to {} failed: {}", done.pod_key,
              task.node, why);
   dra_.Unreserve(task, done.written);
-  on_failure_(task, why, record_event);
+  on_failure_(task, why);
   EndTask();
 }
 
 void Binder::FailWaiting(const WaitingTask& entry, const std::string& why) {
-  const bool reported = on_binding_failed_ != nullptr;
-  if (reported) on_binding_failed_(entry.task, why);
-  Fail(entry.task, entry.done, PreBindError(why), !reported);
+  if (on_binding_failed_) on_binding_failed_(entry.task, why);
+  Fail(entry.task, entry.done, PreBindError(why));
 }
 
 void Binder::EndTask() {

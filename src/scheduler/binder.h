@@ -53,10 +53,9 @@ class Binder {
  public:
   // Called on the binding thread after a failed binding was unreserved.
   // `why` is the scheduling error as upstream words it ("running PreBind
-  // plugin \"DynamicResources\": ...", "binding rejected: ..."); `record_event`
-  // is false when the BindingFailedHandler already recorded the event.
-  using FailureHandler = std::function<void(
-      const BindTask& task, const std::string& why, bool record_event)>;
+  // plugin \"DynamicResources\": ...", "binding rejected: ...").
+  using FailureHandler =
+      std::function<void(const BindTask& task, const std::string& why)>;
   // Called on the binding thread after a pod was bound.
   using SuccessHandler = std::function<void(const BindTask& task)>;
   // Called once when a task starts waiting for binding conditions.
@@ -112,8 +111,8 @@ class Binder {
   // the result or unreserve; ends the task.
   void BindAndFinish(const BindTask& task, BoundPod done)
       EXCLUDES(mu_, bound_mu_);
-  void Fail(const BindTask& task, const BoundPod& done, const std::string& why,
-            bool record_event = true) EXCLUDES(mu_);
+  void Fail(const BindTask& task, const BoundPod& done, const std::string& why)
+      EXCLUDES(mu_);
   // A binding failure condition or the timeout ended the wait.
   void FailWaiting(const WaitingTask& entry, const std::string& why)
       EXCLUDES(mu_);

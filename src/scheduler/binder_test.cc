@@ -52,7 +52,7 @@ class BinderTest : public testing::Test {
   DraPlugin dra_{cluster_.api, snapshot_, DraPluginOptions{}};
   std::vector<std::string> failed_;
   Binder::FailureHandler on_failure_ = [this](const BindTask& task,
-                                              const std::string&, bool) {
+                                              const std::string&) {
     failed_.push_back(client::ObjectKey(*task.pod));
   };
 };

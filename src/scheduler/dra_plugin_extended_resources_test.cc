@@ -66,6 +66,19 @@ class DraPluginExtendedResourcesTest : public testing::Test {
   const NodeEntry& Node(std::string_view name) {
     return snapshot_.nodes()[*snapshot_.NodeIndex(name)];
   }
+  // PreEnqueue (the pod's claims must be usable) and PreFilter.
+  void PreFilter(DraCycleState& state) {
+    ASSERT_EQ(plugin_.PreEnqueue(state).code, PreEnqueueResult::Code::kReady);
+    plugin_.PreFilter(state);
+  }
+  // Filter on `node`, into `candidate` (made for that node).
+  FilterCode FilterOn(DraCycleState& state, std::string_view node,
+                      Candidate& candidate) {
+    candidate.node = *snapshot_.NodeIndex(node);
+    UnschedulableReasons reasons;
+    return plugin_.Filter(state, Node(node), reasons, candidate.results,
+                          &candidate.extended);
+  }
 
   TestCluster cluster_;
   ClusterSnapshot snapshot_{cluster_.sources()};
@@ -75,25 +88,19 @@ class DraPluginExtendedResourcesTest : public testing::Test {
 TEST_F(DraPluginExtendedResourcesTest, FilterPlansTheClaimPerNode) {
   client::ObjectPtr pod = CreatePod("example.com/gpu");
   DraCycleState state(std::get<api::Pod>(*pod));
-  ASSERT_EQ(plugin_.PreEnqueue(state).code, PreEnqueueResult::Code::kReady);
-  plugin_.PreFilter(state);
+  PreFilter(state);
   ASSERT_NE(state.extended_classes, nullptr);
 
-  UnschedulableReasons reasons;
-  Candidate on_a{*snapshot_.NodeIndex("node-a"), {}};
-  ASSERT_EQ(plugin_.Filter(state, Node("node-a"), reasons, on_a.results,
-                           &on_a.extended),
-            FilterCode::kFits);
+  Candidate on_a;
+  ASSERT_EQ(FilterOn(state, "node-a", on_a), FilterCode::kFits);
   ASSERT_EQ(on_a.extended.requests.size(), 1u);
   EXPECT_EQ(on_a.extended.requests[0].name, "container-0-request-0");
   ASSERT_EQ(on_a.results.size(), 1u);
   EXPECT_EQ(on_a.results[0].devices.results.at(0).device, "gpu-0");
 
   // The device plugin serves it on node-p: nothing for DRA to do.
-  Candidate on_p{*snapshot_.NodeIndex("node-p"), {}};
-  ASSERT_EQ(plugin_.Filter(state, Node("node-p"), reasons, on_p.results,
-                           &on_p.extended),
-            FilterCode::kFits);
+  Candidate on_p;
+  ASSERT_EQ(FilterOn(state, "node-p", on_p), FilterCode::kFits);
   EXPECT_TRUE(on_p.extended.empty());
   EXPECT_TRUE(on_p.results.empty());
 }
@@ -101,8 +108,7 @@ TEST_F(DraPluginExtendedResourcesTest, FilterPlansTheClaimPerNode) {
 TEST_F(DraPluginExtendedResourcesTest, AnUnservedResourceIsNotDra) {
   client::ObjectPtr pod = CreatePod("example.com/other");
   DraCycleState state(std::get<api::Pod>(*pod));
-  ASSERT_EQ(plugin_.PreEnqueue(state).code, PreEnqueueResult::Code::kReady);
-  plugin_.PreFilter(state);
+  PreFilter(state);
   EXPECT_EQ(state.extended_classes, nullptr);
 }
 
@@ -121,26 +127,18 @@ TEST_F(DraPluginExtendedResourcesTest, NoDeviceLeftIsUnfit) {
   snapshot_.AssumeClaim("ns/taken",
                         std::make_shared<const api::Object>(std::move(taken)));
   DraCycleState state(std::get<api::Pod>(*pod));
-  ASSERT_EQ(plugin_.PreEnqueue(state).code, PreEnqueueResult::Code::kReady);
-  plugin_.PreFilter(state);
-  UnschedulableReasons reasons;
-  Candidate on_a{*snapshot_.NodeIndex("node-a"), {}};
-  EXPECT_EQ(plugin_.Filter(state, Node("node-a"), reasons, on_a.results,
-                           &on_a.extended),
-            FilterCode::kUnfit);
+  PreFilter(state);
+  Candidate on_a;
+  EXPECT_EQ(FilterOn(state, "node-a", on_a), FilterCode::kUnfit);
 }
 
 TEST_F(DraPluginExtendedResourcesTest, PreBindCreatesTheClaimUnreserveDeletes) {
   client::ObjectPtr pod_object = CreatePod("example.com/gpu");
   const api::Pod& pod = std::get<api::Pod>(*pod_object);
   DraCycleState state(pod);
-  ASSERT_EQ(plugin_.PreEnqueue(state).code, PreEnqueueResult::Code::kReady);
-  plugin_.PreFilter(state);
-  UnschedulableReasons reasons;
-  Candidate chosen{*snapshot_.NodeIndex("node-a"), {}};
-  ASSERT_EQ(plugin_.Filter(state, Node("node-a"), reasons, chosen.results,
-                           &chosen.extended),
-            FilterCode::kFits);
+  PreFilter(state);
+  Candidate chosen;
+  ASSERT_EQ(FilterOn(state, "node-a", chosen), FilterCode::kFits);
 
   const BindTask task = plugin_.Reserve(state, pod_object, chosen);
   ASSERT_TRUE(task.extended_claim.has_value());
@@ -198,8 +196,7 @@ TEST_F(DraPluginExtendedResourcesTest, AStaleClaimIsFoundAndDeleted) {
   snapshot_.ObserveClaim("ns/pod-extended-resources-bcdfg", *created);
 
   DraCycleState state(pod);
-  ASSERT_EQ(plugin_.PreEnqueue(state).code, PreEnqueueResult::Code::kReady);
-  plugin_.PreFilter(state);
+  PreFilter(state);
   ASSERT_NE(state.stale_extended_claim, nullptr);
   plugin_.DeleteStaleExtendedClaim(state.stale_extended_claim);
   EXPECT_FALSE(cluster_.api
@@ -210,8 +207,7 @@ TEST_F(DraPluginExtendedResourcesTest, AStaleClaimIsFoundAndDeleted) {
   // Once the deletion is observed, the pod is scheduled anew.
   snapshot_.ObserveClaim("ns/pod-extended-resources-bcdfg", nullptr);
   DraCycleState again(pod);
-  ASSERT_EQ(plugin_.PreEnqueue(again).code, PreEnqueueResult::Code::kReady);
-  plugin_.PreFilter(again);
+  PreFilter(again);
   EXPECT_EQ(again.stale_extended_claim, nullptr);
 }
 

@@ -48,15 +48,13 @@ Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
           FrameworkOptions{options_.evaluate_all_nodes, options_.placement}),
       binder_(
           client, dra_, options_.binders,
-          [this](const BindTask& task, const std::string& why,
-                 bool record_event) { OnBindFailed(task, why, record_event); },
+          [this](const BindTask& task, const std::string& why) {
+            OnBindFailed(task, why);
+          },
           [this](const BindTask& task) { ReportScheduled(task); },
           options_.binding_wait,
           [this](const BindTask& task) {
             ReportBindingConditionsPending(task);
-          },
-          [this](const BindTask& task, const std::string& why) {
-            ReportBindingConditionsFailed(task, why);
           }) {
   informers_.pods.AddHandler(
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnPod(o, n); });
@@ -269,8 +267,7 @@ void Scheduler::BookBound() {
   }
 }
 
-void Scheduler::OnBindFailed(const BindTask& task, const std::string& why,
-                             bool record_event) {
+void Scheduler::OnBindFailed(const BindTask& task, const std::string& why) {
   {
     MutexLock lock(mu_);
     dra_.RestoreAssumed(task);
@@ -278,21 +275,23 @@ void Scheduler::OnBindFailed(const BindTask& task, const std::string& why,
     ++stats_.bind_failures;
     queue_.BindFailed(client::ObjectKey(*task.pod));
   }
-  ReportSchedulerError(std::get<api::Pod>(*task.pod), why, record_event);
+  ReportSchedulerError(std::get<api::Pod>(*task.pod), why);
+}
+
+void Scheduler::RecordFailedScheduling(const api::Pod& pod,
+                                       const std::string& message) {
+  api::Event event = client::PodWarningEvent(pod, "FailedScheduling", message,
+                                             options_.scheduler_name);
+  event.action = "Scheduling";
+  if (Status created = events_.Record(std::move(event)); !created.ok()) {
+    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
+              pod.metadata.name, created.message());
+  }
 }
 
 void Scheduler::ReportSchedulerError(const api::Pod& pod,
-                                     const std::string& why,
-                                     bool record_event) {
-  if (record_event) {
-    api::Event event = client::PodWarningEvent(pod, "FailedScheduling", why,
-                                               options_.scheduler_name);
-    event.action = "Scheduling";
-    if (Status created = events_.Record(std::move(event)); !created.ok()) {
-      log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
-                pod.metadata.name, created.message());
-    }
-  }
+                                     const std::string& why) {
+  RecordFailedScheduling(pod, why);
   // On the pod as it is now: PreBind may have written its status.
   auto current = client_.Get(client::PodsResource(), pod.metadata.namespace_,
                              pod.metadata.name);
@@ -315,13 +314,7 @@ void Scheduler::WaitForBinds() { binder_.WaitForBinds(); }
 
 void Scheduler::ReportUnschedulable(const api::Pod& pod,
                                     const std::string& message, bool changed) {
-  api::Event event = client::PodWarningEvent(pod, "FailedScheduling", message,
-                                             options_.scheduler_name);
-  event.action = "Scheduling";
-  if (Status created = events_.Record(std::move(event)); !created.ok()) {
-    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
-              pod.metadata.name, created.message());
-  }
+  RecordFailedScheduling(pod, message);
   if (!changed) return;
   api::Pod updated = pod;
   api::PodCondition& condition = api::ConditionOf(updated, "PodScheduled");
@@ -358,20 +351,6 @@ void Scheduler::ReportBindingConditionsPending(const BindTask& task) {
                   task.node),
       options_.scheduler_name);
   event.type = "Normal";
-  event.action = "Scheduling";
-  if (Status created = events_.Record(std::move(event)); !created.ok()) {
-    log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,
-              pod.metadata.name, created.message());
-  }
-}
-
-void Scheduler::ReportBindingConditionsFailed(const BindTask& task,
-                                              const std::string& why) {
-  const api::Pod& pod = std::get<api::Pod>(*task.pod);
-  api::Event event = client::PodWarningEvent(
-      pod, "FailedScheduling",
-      fmt::format("running PreBind plugin \"DynamicResources\": {}", why),
-      options_.scheduler_name);
   event.action = "Scheduling";
   if (Status created = events_.Record(std::move(event)); !created.ok()) {
     log::Warn("scheduler", "event for pod {}/{}: {}", pod.metadata.namespace_,

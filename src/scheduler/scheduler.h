@@ -117,14 +117,13 @@ class Scheduler {
   Outcome Cycle(const client::ObjectPtr& pod_object) REQUIRES(mu_);
   // Confirms the claims the finished bindings wrote and counts their pods.
   void BookBound() REQUIRES(mu_);
-  // The binder's failure handler (binder thread).
-  // A binding failed with `why`: the assumptions go, the pod is queued
-  // again with backoff, and it gets PodScheduled=False (SchedulerError)
-  // and, when `record_event`, a FailedScheduling event with `why`.
-  void OnBindFailed(const BindTask& task, const std::string& why,
-                    bool record_event) EXCLUDES(mu_);
-  void ReportSchedulerError(const api::Pod& pod, const std::string& why,
-                            bool record_event);
+  // The binder's failure handler (binder thread). A binding failed with
+  // `why`: the assumptions go, the pod is queued again with backoff, and it
+  // gets a FailedScheduling event and PodScheduled=False (SchedulerError).
+  void OnBindFailed(const BindTask& task, const std::string& why) EXCLUDES(mu_);
+  void ReportSchedulerError(const api::Pod& pod, const std::string& why);
+  // Records the FailedScheduling event `message` for `pod`.
+  void RecordFailedScheduling(const api::Pod& pod, const std::string& message);
   // A FailedScheduling event (every attempt, as upstream; the recorder
   // counts repeats) and, when the message `changed`, PodScheduled=False.
   void ReportUnschedulable(const api::Pod& pod, const std::string& message,
@@ -134,10 +133,6 @@ class Scheduler {
   // The binder's pending handler (binder thread): upstream's
   // BindingConditionsPending event.
   void ReportBindingConditionsPending(const BindTask& task);
-  // The binder's binding-failed handler (binder thread): FailedScheduling
-  // with upstream's PreBind error, as upstream's failure handler records.
-  void ReportBindingConditionsFailed(const BindTask& task,
-                                     const std::string& why);
 
   client::ApiClient& client_;
   client::EventRecorder events_;
