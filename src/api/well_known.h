@@ -25,6 +25,11 @@ inline constexpr std::string_view kAdminAccessLabel =
 inline constexpr std::string_view kPodClaimNameAnnotation =
     "resource.kubernetes.io/pod-claim-name";
 
+// "true" on the claim the scheduler creates for a pod's extended resources
+// backed by DRA (KEP-5004), whose controlling owner is the pod.
+inline constexpr std::string_view kExtendedResourceClaimAnnotation =
+    "resource.kubernetes.io/extended-resource-claim";
+
 // KEP-5945: the feature a node declares in status.declaredFeatures when its
 // kubelet (node agent) honours skipNodeOperations, and the operations.
 inline constexpr std::string_view kDeclaredFeatureOptionalNodeOps =

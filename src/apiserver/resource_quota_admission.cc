@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "api/object.h"
-#include "quota/claim_quota_check.h"
+#include "quota/extended_resource_claim_owner.h"
+#include "quota/pod_evaluator.h"
+#include "quota/quota_check.h"
 #include "quota/resource_claim_evaluator.h"
 
 namespace dralloc::apiserver {
@@ -22,6 +25,11 @@ const api::ResourceInfo& QuotaInfo() {
 const api::ResourceInfo& ClaimInfo() {
   static const api::ResourceInfo& info =
       *api::FindResourceByKind("ResourceClaim");
+  return info;
+}
+
+const api::ResourceInfo& PodInfo() {
+  static const api::ResourceInfo& info = *api::FindResourceByKind("Pod");
   return info;
 }
 
@@ -54,20 +62,37 @@ std::optional<ApiError> ResourceQuotaAdmission::Admit(
     return std::nullopt;
   }
   const auto* claim = std::get_if<api::ResourceClaim>(request.object);
-  if (claim == nullptr) return std::nullopt;
-  const std::string& namespace_ = claim->metadata.namespace_;
+  const auto* pod = std::get_if<api::Pod>(request.object);
+  if (claim == nullptr && pod == nullptr) return std::nullopt;
+  const api::ObjectMeta& meta =
+      claim != nullptr ? claim->metadata : pod->metadata;
   // Namespaces without quotas (the common case) take no lock.
   if (storage_.store().Count(
-          ResourceStorage::Prefix(QuotaInfo(), namespace_)) == 0) {
+          ResourceStorage::Prefix(QuotaInfo(), meta.namespace_)) == 0) {
     return std::nullopt;
   }
   PendingCharge mine;
-  mine.claim_name = claim->metadata.name;
-  mine.usage = quota::ResourceClaimEvaluator::Usage(
-      *claim, [this](std::string_view device_class) {
-        return ExtendedResourceNameOf(device_class);
-      });
+  mine.name = meta.name;
   mine.dry_run = request.dry_run;
+  if (claim != nullptr) {
+    mine.info = &ClaimInfo();
+    mine.usage = ClaimUsage(*claim);
+    mine.check = [&mine](const api::ResourceQuota& quota) {
+      return quota::CheckClaimAgainstQuota(quota, mine.usage);
+    };
+  } else {
+    mine.info = &PodInfo();
+    mine.usage =
+        quota::PodEvaluator::Usage(*pod, std::chrono::system_clock::now());
+    mine.check = [&mine, pod](const api::ResourceQuota& quota) {
+      return quota::CheckPodAgainstQuota(quota, *pod, mine.usage);
+    };
+  }
+  return Charge(meta.namespace_, mine);
+}
+
+std::optional<ApiError> ResourceQuotaAdmission::Charge(
+    const std::string& namespace_, PendingCharge& mine) {
   mu_.Lock();
   queues_[namespace_].waiting.push_back(&mine);
   while (!mine.done) {
@@ -97,16 +122,63 @@ std::optional<ApiError> ResourceQuotaAdmission::Admit(
   return std::move(mine.outcome);
 }
 
+api::ResourceList ResourceQuotaAdmission::ClaimUsage(
+    const api::ResourceClaim& claim) const {
+  const auto extended_name_of = [this](std::string_view device_class) {
+    return ExtendedResourceNameOf(device_class);
+  };
+  const api::OwnerReference* owner = quota::ExtendedResourceClaimOwner(claim);
+  if (owner == nullptr) {
+    return quota::ResourceClaimEvaluator::Usage(claim, extended_name_of);
+  }
+  const std::string& namespace_ = claim.metadata.namespace_;
+  SharedObject stored = StoredObject(PodInfo(), namespace_, owner->name);
+  const auto* pod = stored ? std::get_if<api::Pod>(stored.get()) : nullptr;
+  if (pod == nullptr) {
+    return quota::ResourceClaimEvaluator::Usage(claim, extended_name_of);
+  }
+  // The pod's other special claims, from the store.
+  std::vector<SharedObject> held;
+  std::vector<const api::ResourceClaim*> pod_claims;
+  const store::ListResult listed = storage_.store().List(
+      ResourceStorage::Prefix(ClaimInfo(), namespace_), "", 0);
+  for (const store::KeyValue& kv : listed.items) {
+    StatusOr<SharedObject> object = storage_.ObjectOf(kv, /*cache=*/true);
+    if (!object.ok()) continue;
+    const auto* other = std::get_if<api::ResourceClaim>(object->get());
+    const api::OwnerReference* other_owner =
+        other != nullptr ? quota::ExtendedResourceClaimOwner(*other) : nullptr;
+    if (other_owner == nullptr || other_owner->uid != owner->uid) continue;
+    held.push_back(*object);
+    pod_claims.push_back(other);
+  }
+  if (!quota::IsVerifiedExtendedResourceClaim(claim, *pod, pod_claims)) {
+    return quota::ResourceClaimEvaluator::Usage(claim, extended_name_of);
+  }
+  const api::ResourceList pod_usage =
+      quota::PodEvaluator::Usage(*pod, std::chrono::system_clock::now());
+  return quota::ResourceClaimEvaluator::Usage(claim, extended_name_of,
+                                              &pod_usage);
+}
+
+SharedObject ResourceQuotaAdmission::StoredObject(const api::ResourceInfo& info,
+                                                  std::string_view namespace_,
+                                                  std::string_view name) const {
+  std::optional<store::KeyValue> kv =
+      storage_.store().Get(ResourceStorage::Key(info, namespace_, name));
+  if (!kv.has_value()) return nullptr;
+  StatusOr<SharedObject> object = storage_.ObjectOf(*kv, /*cache=*/true);
+  if (!object.ok()) return nullptr;
+  return *std::move(object);
+}
+
 std::optional<std::string> ResourceQuotaAdmission::ExtendedResourceNameOf(
     std::string_view device_class) const {
   static const api::ResourceInfo& info =
       *api::FindResourceByKind("DeviceClass");
-  std::optional<store::KeyValue> kv =
-      storage_.store().Get(ResourceStorage::Key(info, "", device_class));
-  if (!kv.has_value()) return std::nullopt;
-  StatusOr<SharedObject> object = storage_.ObjectOf(*kv, /*cache=*/true);
-  if (!object.ok()) return std::nullopt;
-  const auto* found = std::get_if<api::DeviceClass>(object->get());
+  SharedObject stored = StoredObject(info, "", device_class);
+  const auto* found =
+      stored ? std::get_if<api::DeviceClass>(stored.get()) : nullptr;
   if (found == nullptr || !found->spec.extended_resource_name ||
       found->spec.extended_resource_name->empty()) {
     return std::nullopt;
@@ -153,17 +225,17 @@ std::optional<ApiError> ResourceQuotaAdmission::ChargeOnce(
     return charged.contains(quota.metadata.name);
   });
   std::vector<bool> changed(quotas.size(), false);
-  using Outcome = quota::ClaimQuotaCheck::Outcome;
+  using Outcome = quota::QuotaCheck::Outcome;
   for (PendingCharge* charge : batch) {
     if (charge->outcome) continue;  // refused in an earlier attempt
     // Every quota is checked before any is charged: a refusal charges none.
-    std::vector<quota::ClaimQuotaCheck> checks;
+    std::vector<quota::QuotaCheck> checks;
     checks.reserve(quotas.size());
     for (const api::ResourceQuota& quota : quotas) {
-      checks.push_back(quota::CheckClaimAgainstQuota(quota, charge->usage));
+      checks.push_back(charge->check(quota));
       if (checks.back().outcome == Outcome::kRefused) {
-        charge->outcome = QuotaForbidden(ClaimInfo(), charge->claim_name,
-                                         checks.back().refusal);
+        charge->outcome =
+            QuotaForbidden(*charge->info, charge->name, checks.back().refusal);
         break;
       }
     }

@@ -1,19 +1,27 @@
-// ResourceQuotaAdmission: upstream's ResourceQuota admission for
-// ResourceClaims (k8s.io/apiserver/pkg/admission/plugin/resourcequota with
-// the claim evaluator of quota/resource_claim_evaluator.h).
+// ResourceQuotaAdmission: upstream's ResourceQuota admission
+// (k8s.io/apiserver/pkg/admission/plugin/resourcequota) for the objects this
+// server evaluates: ResourceClaims (quota/resource_claim_evaluator.h) and
+// Pods (quota/pod_evaluator.h).
 //
-// On the create of a claim, every quota of its namespace that constrains a
-// resource the claim uses (quota::CheckClaimAgainstQuota) must have room:
-// otherwise the create is refused with 403
-//   resourceclaims.resource.k8s.io "NAME" is forbidden: exceeded quota: Q,
-//   requested: R=1, used: R=2, limited: R=2
+// On the create of a claim or pod, every quota of its namespace that
+// constrains a resource the object uses (quota::CheckClaimAgainstQuota,
+// quota::CheckPodAgainstQuota) must have room: otherwise the create is
+// refused with 403
+//   pods "NAME" is forbidden: exceeded quota: Q, requested: R=1, used: R=2,
+//   limited: R=2
 // (or "status unknown for quota: Q, resources: R" while the quota
-// controller has not computed the quota's usage yet). When every quota has
-// room, the claim's usage is charged into each quota's status.used BEFORE
-// the claim is stored, by a compare-and-swap write of the quota at the
+// controller has not computed the quota's usage yet, or "failed quota: Q:
+// must specify requests.cpu for: c" for a pod whose containers do not state
+// the cpu or memory the quota constrains). When every quota has room, the
+// object's usage is charged into each quota's status.used BEFORE the object
+// is stored, by a compare-and-swap write of the quota at the
 // resourceVersion read: a racing charge makes the write conflict, and the
 // quota is read and checked again, so concurrent creates at the limit never
 // admit more than fits (also across API servers sharing a store).
+//
+// The claim the scheduler creates for a pod's extended resources (KEP-5004)
+// is charged for its requests.* names only beyond the stored pod's own
+// usage (quota/extended_resource_claim_owner.h).
 //
 // As upstream's admission does, the creates of one namespace are charged in
 // batches: the creates that arrive while a batch is being charged wait and
@@ -21,12 +29,12 @@
 // quotas read once, and charged by one write per quota. Under load this
 // turns N quota writes into one, and a create never waits for more than the
 // batch in flight. A dry run is checked with its batch and charges
-// nothing. Updates (a claim's spec is immutable) and deletes charge and
-// release nothing here: the quota controller recomputes usage from the
-// stored claims.
+// nothing. Updates and deletes charge and release nothing here: the quota
+// controller recomputes usage from the stored objects.
 #ifndef DRALLOC_APISERVER_RESOURCE_QUOTA_ADMISSION_H_
 #define DRALLOC_APISERVER_RESOURCE_QUOTA_ADMISSION_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -38,6 +46,7 @@
 #include "apiserver/admission_plugin.h"
 #include "apiserver/resource_storage.h"
 #include "common/mutex.h"
+#include "quota/quota_check.h"
 
 namespace dralloc::apiserver {
 
@@ -55,10 +64,13 @@ class ResourceQuotaAdmission : public AdmissionPlugin {
       EXCLUDES(mu_);
 
  private:
-  // One claim create waiting for its namespace's batch to be charged.
+  // One create waiting for its namespace's batch to be charged.
   struct PendingCharge {
-    std::string claim_name;
+    const api::ResourceInfo* info = nullptr;  // pods or resourceclaims
+    std::string name;
     api::ResourceList usage;
+    // The object's check against one quota with `usage`.
+    std::function<quota::QuotaCheck(const api::ResourceQuota&)> check;
     bool dry_run = false;
     std::optional<ApiError> outcome;  // set by the batch's charger
     bool done = false;
@@ -70,6 +82,16 @@ class ResourceQuotaAdmission : public AdmissionPlugin {
     bool charging = false;
   };
 
+  // Queues `charge` in `namespace_`'s next batch and waits for its outcome.
+  std::optional<ApiError> Charge(const std::string& namespace_,
+                                 PendingCharge& charge) EXCLUDES(mu_);
+  // The usage of a new claim, with its owning pod's usage taken off when
+  // it is a pod's verified special claim (KEP-5004).
+  api::ResourceList ClaimUsage(const api::ResourceClaim& claim) const;
+  // The stored `info` object `name` of `namespace_`, or null.
+  SharedObject StoredObject(const api::ResourceInfo& info,
+                            std::string_view namespace_,
+                            std::string_view name) const;
   // The stored DeviceClass's spec.extendedResourceName (KEP-5004); nullopt
   // when the class is not stored or names none.
   std::optional<std::string> ExtendedResourceNameOf(

@@ -98,6 +98,26 @@ class ResourceQuotaAdmissionTest : public testing::Test {
         Scope("ResourceClaim", claim.metadata.namespace_), claim, options);
   }
 
+  static api::Pod Pod(const std::string& name,
+                      std::vector<std::pair<std::string, int64_t>> requests) {
+    api::Pod pod;
+    pod.metadata.name = name;
+    pod.metadata.namespace_ = "ns";
+    api::Container& container = pod.spec.containers.emplace_back();
+    container.name = "main";
+    container.image = "busybox";
+    for (const auto& [resource, value] : requests) {
+      container.resources.requests.emplace(resource,
+                                           Quantity::FromInt64(value));
+    }
+    return pod;
+  }
+
+  ApiOr<WriteResult> CreatePod(const api::Pod& pod) {
+    return storage_.CreateObject(Scope("Pod", pod.metadata.namespace_), pod,
+                                 {.want_object = true});
+  }
+
   static api::ResourceList List(
       std::vector<std::pair<std::string, int64_t>> entries) {
     api::ResourceList list;
@@ -182,6 +202,76 @@ TEST_F(ResourceQuotaAdmissionTest, IgnoresOtherNamespacesAndResources) {
   CreateQuota("elsewhere", List({{kGpus, 0}}), List({{kGpus, 0}}), "other");
   ASSERT_TRUE(CreateClaim(Claim("a", 8)).ok());
   EXPECT_EQ(GetQuota("pods-only").status.used.at("pods").ToString(), "1");
+}
+
+TEST_F(ResourceQuotaAdmissionTest, PodsAreChargedAndRefusedLikeUpstream) {
+  CreateQuota("compute", List({{"pods", 2}, {"requests.example.com/gpu", 2}}),
+              List({{"pods", 0}, {"requests.example.com/gpu", 0}}));
+  ASSERT_TRUE(CreatePod(Pod("a", {{"example.com/gpu", 2}})).ok());
+  EXPECT_EQ(
+      GetQuota("compute").status.used.at("requests.example.com/gpu").ToString(),
+      "2");
+  auto refused = CreatePod(Pod("b", {{"example.com/gpu", 1}}));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, 403);
+  EXPECT_EQ(refused.error().message,
+            "pods \"b\" is forbidden: exceeded quota: compute, requested: "
+            "requests.example.com/gpu=1, used: requests.example.com/gpu=2, "
+            "limited: requests.example.com/gpu=2");
+  ASSERT_TRUE(CreatePod(Pod("c", {})).ok());
+  EXPECT_EQ(GetQuota("compute").status.used.at("pods").ToString(), "2");
+}
+
+TEST_F(ResourceQuotaAdmissionTest, PodsMustStateConstrainedCpu) {
+  CreateQuota("cpu", List({{"requests.cpu", 4}}), List({{"requests.cpu", 0}}));
+  auto refused = CreatePod(Pod("a", {}));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "pods \"a\" is forbidden: failed quota: cpu: must specify "
+            "requests.cpu for: main");
+  ASSERT_TRUE(CreatePod(Pod("b", {{"cpu", 1}})).ok());
+}
+
+TEST_F(ResourceQuotaAdmissionTest, ScopedQuotaChargesOnlyMatchingPods) {
+  CreateQuota("best-effort", List({{"pods", 1}}), List({{"pods", 0}}));
+  api::ResourceQuota quota = GetQuota("best-effort");
+  quota.spec.scopes = {"BestEffort"};
+  ASSERT_TRUE(
+      storage_
+          .UpdateObject(Scope("ResourceQuota", "ns", "best-effort"), quota, {})
+          .ok());
+  ASSERT_TRUE(CreatePod(Pod("burstable-1", {{"cpu", 1}})).ok());
+  ASSERT_TRUE(CreatePod(Pod("burstable-2", {{"cpu", 1}})).ok());
+  ASSERT_TRUE(CreatePod(Pod("idle-1", {})).ok());
+  EXPECT_FALSE(CreatePod(Pod("idle-2", {})).ok());
+}
+
+// KEP-5004: the claim the scheduler creates for a stored pod's
+// `example.com/gpu: 1` is charged beyond the pod's own usage only.
+TEST_F(ResourceQuotaAdmissionTest, SpecialClaimIsChargedBeyondItsPod) {
+  api::DeviceClass gpu;
+  gpu.metadata.name = "gpu";
+  gpu.spec.extended_resource_name = "example.com/gpu";
+  ASSERT_TRUE(storage_.CreateObject(Scope("DeviceClass", ""), gpu, {}).ok());
+  CreateQuota("gpus", List({{"requests.example.com/gpu", 1}}),
+              List({{"requests.example.com/gpu", 0}}));
+  auto pod = CreatePod(Pod("trainer", {{"example.com/gpu", 1}}));
+  ASSERT_TRUE(pod.ok());
+  const auto& stored = std::get<api::Pod>(*pod->object);
+  api::ResourceClaim claim = Claim("trainer-extended-resources-x", 1);
+  claim.metadata.annotations.emplace(
+      "resource.kubernetes.io/extended-resource-claim", "true");
+  claim.metadata.owner_references.push_back({.api_version = "v1",
+                                             .kind = "Pod",
+                                             .name = "trainer",
+                                             .uid = stored.metadata.uid,
+                                             .controller = true});
+  ASSERT_TRUE(CreateClaim(claim).ok());
+  EXPECT_EQ(
+      GetQuota("gpus").status.used.at("requests.example.com/gpu").ToString(),
+      "1");
+  // A claim of the same shape that no pod owns is charged in full.
+  EXPECT_FALSE(CreateClaim(Claim("plain", 1)).ok());
 }
 
 TEST_F(ResourceQuotaAdmissionTest, SeveralQuotasAllChargedOrNone) {

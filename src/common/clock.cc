@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <random>
 
@@ -25,6 +26,28 @@ std::string NowRfc3339() {
     cached_second = now;
   }
   return cached;
+}
+
+std::optional<SystemTime> ParseUtcTime(std::string_view text) {
+  std::tm parts{};
+  int consumed = 0;
+  const std::string copy(text);
+  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &parts.tm_year,
+                  &parts.tm_mon, &parts.tm_mday, &parts.tm_hour, &parts.tm_min,
+                  &parts.tm_sec, &consumed) != 6) {
+    return std::nullopt;
+  }
+  std::string_view rest = text.substr(consumed);
+  if (!rest.empty() && rest.front() == '.') {
+    rest.remove_prefix(1);
+    while (!rest.empty() && rest.front() >= '0' && rest.front() <= '9') {
+      rest.remove_prefix(1);
+    }
+  }
+  if (rest != "Z") return std::nullopt;
+  parts.tm_year -= 1900;
+  parts.tm_mon -= 1;
+  return std::chrono::system_clock::from_time_t(timegm(&parts));
 }
 
 std::string NewUid() {

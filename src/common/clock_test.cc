@@ -25,5 +25,17 @@ TEST(ClockTest, UidsAreVersion4AndDistinct) {
   EXPECT_EQ(seen.size(), 100u);
 }
 
+TEST(ClockTest, ParsesRfc3339Utc) {
+  const std::optional<SystemTime> base = ParseUtcTime("2026-09-23T12:00:00Z");
+  ASSERT_TRUE(base.has_value());
+  ASSERT_TRUE(ParseUtcTime("2026-09-23T12:00:30Z").has_value());
+  EXPECT_EQ(*ParseUtcTime("2026-09-23T12:00:30Z") - *base,
+            std::chrono::seconds(30));
+  EXPECT_EQ(*ParseUtcTime("2026-09-23T12:00:30.250Z") - *base,
+            std::chrono::seconds(30));
+  EXPECT_FALSE(ParseUtcTime("2026-09-23 12:00:30").has_value());
+  EXPECT_FALSE(ParseUtcTime("2026-09-23T12:00:30+02:00").has_value());
+}
+
 }  // namespace
 }  // namespace dralloc

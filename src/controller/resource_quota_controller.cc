@@ -1,10 +1,15 @@
 #include "controller/resource_quota_controller.h"
 
+#include <map>
 #include <optional>
+#include <string_view>
 #include <utility>
 
+#include "api/types/core.h"
 #include "api/types/device_class.h"
 #include "common/log.h"
+#include "quota/extended_resource_claim_owner.h"
+#include "quota/pod_evaluator.h"
 #include "quota/resource_claim_evaluator.h"
 #include "quota/usage_math.h"
 
@@ -29,16 +34,46 @@ bool HasScopes(const api::ResourceQuota& quota) {
           !quota.spec.scope_selector->match_expressions.empty());
 }
 
+// Per claim, the usage of the pod whose verified special claim it is
+// (KEP-5004); claims of no verified pod are absent.
+std::map<const api::ResourceClaim*, api::ResourceList> OwnerPodUsages(
+    const std::vector<const api::ResourceClaim*>& claims,
+    const std::vector<const api::Pod*>& pods, SystemTime now) {
+  std::map<std::string_view, const api::Pod*> pods_by_name;
+  for (const api::Pod* pod : pods) pods_by_name[pod->metadata.name] = pod;
+  std::map<std::string_view, std::vector<const api::ResourceClaim*>>
+      special_by_owner;
+  for (const api::ResourceClaim* claim : claims) {
+    if (const auto* owner = quota::ExtendedResourceClaimOwner(*claim)) {
+      special_by_owner[owner->uid].push_back(claim);
+    }
+  }
+  std::map<const api::ResourceClaim*, api::ResourceList> usages;
+  for (const auto& [uid, owned] : special_by_owner) {
+    for (const api::ResourceClaim* claim : owned) {
+      auto pod =
+          pods_by_name.find(quota::ExtendedResourceClaimOwner(*claim)->name);
+      if (pod == pods_by_name.end() || !quota::IsVerifiedExtendedResourceClaim(
+                                           *claim, *pod->second, owned)) {
+        continue;
+      }
+      usages.emplace(claim, quota::PodEvaluator::Usage(*pod->second, now));
+    }
+  }
+  return usages;
+}
+
 }  // namespace
 
 ResourceQuotaController::ResourceQuotaController(
     client::ApiClient& client, client::Informer& quotas,
     client::Informer& claims, ResourceQuotaControllerOptions options,
-    client::Informer* classes)
+    client::Informer* classes, client::Informer* pods)
     : client_(client),
       quotas_(quotas),
       claims_(claims),
       classes_(classes),
+      pods_(pods),
       options_(options) {
   quotas_.AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {
     OnQuota(old, now);
@@ -52,6 +87,11 @@ ResourceQuotaController::ResourceQuotaController(
   claims_.AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {
     OnClaim(old, now);
   });
+  if (pods_ != nullptr) {
+    pods_->AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {
+      OnPod(old, now);
+    });
+  }
 }
 
 ResourceQuotaController::~ResourceQuotaController() { Stop(); }
@@ -72,6 +112,21 @@ void ResourceQuotaController::OnClaim(const ObjectPtr& old,
   QueueNamespace(api::MetaOf(*old).namespace_);
 }
 
+void ResourceQuotaController::OnPod(const ObjectPtr& old,
+                                    const ObjectPtr& now) {
+  if (old == nullptr) return;  // creates are charged by the admission
+  const auto* before = As<api::Pod>(old);
+  const auto* after = As<api::Pod>(now);
+  if (before == nullptr) return;
+  // Deleted, or no longer charged for its compute resources (terminal).
+  const SystemTime time = std::chrono::system_clock::now();
+  if (after == nullptr ||
+      (quota::PodEvaluator::ChargesCompute(*before, time) &&
+       !quota::PodEvaluator::ChargesCompute(*after, time))) {
+    QueueNamespace(before->metadata.namespace_);
+  }
+}
+
 void ResourceQuotaController::QueueNamespace(const std::string& namespace_) {
   for (const ObjectPtr& object : quotas_.List()) {
     if (api::MetaOf(*object).namespace_ == namespace_) {
@@ -87,23 +142,42 @@ void ResourceQuotaController::ResyncAll() {
 }
 
 api::ResourceQuotaStatus ResourceQuotaController::DesiredStatus(
-    const api::ResourceQuota& quota,
-    const std::vector<const api::ResourceClaim*>& claims,
-    const quota::ResourceClaimEvaluator::ExtendedNameOf& extended_name_of) {
+    const api::ResourceQuota& quota, const NamespaceObjects& objects) {
   api::ResourceQuotaStatus status;
   status.hard = quota.spec.hard;
   const std::vector<std::string> hard_names = quota::ResourceNames(status.hard);
-  const std::vector<std::string> evaluated =
+  const std::vector<std::string> by_claims =
       quota::ResourceClaimEvaluator::MatchingResources(hard_names);
+  std::vector<std::string> by_pods;
+  if (objects.pods != nullptr) {
+    by_pods = quota::PodEvaluator::MatchingResources(hard_names);
+  }
   api::ResourceList used;
-  for (const std::string& name : evaluated) {
+  for (const std::string& name : by_claims) {
     used.emplace(name, Quantity::FromInt64(0));
   }
-  if (!HasScopes(quota)) {
-    for (const api::ResourceClaim* claim : claims) {
-      used = quota::Add(used, quota::Mask(quota::ResourceClaimEvaluator::Usage(
-                                              *claim, extended_name_of),
-                                          evaluated));
+  for (const std::string& name : by_pods) {
+    used.emplace(name, Quantity::FromInt64(0));
+  }
+  const std::vector<const api::Pod*> no_pods;
+  const std::vector<const api::Pod*>& pods =
+      objects.pods != nullptr ? *objects.pods : no_pods;
+  if (!HasScopes(quota) && !by_claims.empty()) {
+    const auto owner_usages = OwnerPodUsages(objects.claims, pods, objects.now);
+    for (const api::ResourceClaim* claim : objects.claims) {
+      auto owner = owner_usages.find(claim);
+      const api::ResourceList usage = quota::ResourceClaimEvaluator::Usage(
+          *claim, objects.extended_name_of,
+          owner == owner_usages.end() ? nullptr : &owner->second);
+      used = quota::Add(used, quota::Mask(usage, by_claims));
+    }
+  }
+  if (!by_pods.empty()) {
+    for (const api::Pod* pod : pods) {
+      if (!quota::PodEvaluator::MatchesScopes(quota, *pod)) continue;
+      used = quota::Add(
+          used,
+          quota::Mask(quota::PodEvaluator::Usage(*pod, objects.now), by_pods));
     }
   }
   // Resources this server does not evaluate keep what was recorded.
@@ -112,34 +186,47 @@ api::ResourceQuotaStatus ResourceQuotaController::DesiredStatus(
   return status;
 }
 
+quota::ResourceClaimEvaluator::ExtendedNameOf
+ResourceQuotaController::ExtendedNameOf() const {
+  if (classes_ == nullptr) return {};
+  return [this](std::string_view device_class) -> std::optional<std::string> {
+    const auto* found = As<api::DeviceClass>(classes_->Get("", device_class));
+    if (found == nullptr || !found->spec.extended_resource_name ||
+        found->spec.extended_resource_name->empty()) {
+      return std::nullopt;
+    }
+    return *found->spec.extended_resource_name;
+  };
+}
+
 Status ResourceQuotaController::Sync(const std::string& key) {
   ObjectPtr object = quotas_.Get(key);
   const auto* cached = As<api::ResourceQuota>(object);
   if (cached == nullptr) return OkStatus();  // deleted
-  std::vector<const api::ResourceClaim*> claims;
+  const std::string& namespace_ = cached->metadata.namespace_;
+  NamespaceObjects objects;
   std::vector<ObjectPtr> held = claims_.List();
   for (const ObjectPtr& claim_object : held) {
     const auto* claim = As<api::ResourceClaim>(claim_object);
-    if (claim != nullptr &&
-        claim->metadata.namespace_ == cached->metadata.namespace_) {
-      claims.push_back(claim);
+    if (claim != nullptr && claim->metadata.namespace_ == namespace_) {
+      objects.claims.push_back(claim);
     }
   }
-  api::ResourceQuota quota = *cached;
-  quota::ResourceClaimEvaluator::ExtendedNameOf extended_name_of;
-  if (classes_ != nullptr) {
-    extended_name_of =
-        [this](std::string_view device_class) -> std::optional<std::string> {
-      const auto* found = As<api::DeviceClass>(classes_->Get("", device_class));
-      if (found == nullptr || !found->spec.extended_resource_name ||
-          found->spec.extended_resource_name->empty()) {
-        return std::nullopt;
+  std::vector<ObjectPtr> held_pods;
+  std::vector<const api::Pod*> pods;
+  if (pods_ != nullptr) {
+    held_pods = pods_->List();
+    for (const ObjectPtr& pod_object : held_pods) {
+      const auto* pod = As<api::Pod>(pod_object);
+      if (pod != nullptr && pod->metadata.namespace_ == namespace_) {
+        pods.push_back(pod);
       }
-      return *found->spec.extended_resource_name;
-    };
+    }
+    objects.pods = &pods;
   }
-  api::ResourceQuotaStatus status =
-      DesiredStatus(quota, claims, extended_name_of);
+  objects.extended_name_of = ExtendedNameOf();
+  api::ResourceQuota quota = *cached;
+  api::ResourceQuotaStatus status = DesiredStatus(quota, objects);
   if (quota::Equals(status.hard, quota.status.hard) &&
       quota::Equals(status.used, quota.status.used)) {
     return OkStatus();

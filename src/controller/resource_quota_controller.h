@@ -1,16 +1,20 @@
 // ResourceQuotaController: keeps the status of every ResourceQuota current,
 // as upstream's pkg/controller/resourcequota does for the resources this
-// server evaluates (ResourceClaims, quota/resource_claim_evaluator.h):
-// status.hard = spec.hard, and status.used recomputed from the claims of
-// the quota's namespace for every claim resource in hard (0 when none;
-// scoped quotas never match claims). Used values of other resources are
-// kept as they are.
+// server evaluates (ResourceClaims, quota/resource_claim_evaluator.h, and
+// Pods, quota/pod_evaluator.h): status.hard = spec.hard, and status.used
+// recomputed from the claims and pods of the quota's namespace for every
+// resource in hard either evaluator charges (0 when none; a resource both
+// charge is the sum). Claims match only quotas without scopes; pods match
+// when every scope does. Used values of other resources are kept as they
+// are.
 //
 // A quota is synced when it is created, when its spec.hard differs from
-// status.hard (an edit), when a claim of its namespace is deleted (which
-// releases usage the admission charged), and on every full resync
-// (ResyncAll, run every `resync_period` by Start). Claim creates are charged
-// by the admission (apiserver/resource_quota_admission.h), not here.
+// status.hard (an edit), when a claim or pod of its namespace is deleted or
+// a pod stops being charged (it succeeded or failed), which releases usage
+// the admission charged, and on every full resync (ResyncAll, run every
+// `resync_period` by Start; it also catches pods whose deletion grace period
+// ran out). Creates are charged by the admission
+// (apiserver/resource_quota_admission.h), not here.
 #ifndef DRALLOC_CONTROLLER_RESOURCE_QUOTA_CONTROLLER_H_
 #define DRALLOC_CONTROLLER_RESOURCE_QUOTA_CONTROLLER_H_
 
@@ -25,6 +29,7 @@
 #include "client/api_client.h"
 #include "client/informer.h"
 #include "client/work_queue.h"
+#include "common/clock.h"
 #include "common/mutex.h"
 #include "common/string_hash.h"
 #include "quota/resource_claim_evaluator.h"
@@ -51,13 +56,15 @@ class ResourceQuotaController {
  public:
   // `quotas` and `claims` inform on ResourceQuotas and ResourceClaims (all
   // namespaces); `classes`, when given, on DeviceClasses, whose
-  // extendedResourceName claims are charged under too (KEP-5004). They
-  // must not be pumped before the controller is constructed (it registers
-  // handlers).
+  // extendedResourceName claims are charged under too (KEP-5004); `pods`,
+  // when given, on Pods (without it, pod resources keep what was recorded).
+  // They must not be pumped before the controller is constructed (it
+  // registers handlers).
   ResourceQuotaController(client::ApiClient& client, client::Informer& quotas,
                           client::Informer& claims,
                           ResourceQuotaControllerOptions options = {},
-                          client::Informer* classes = nullptr);
+                          client::Informer* classes = nullptr,
+                          client::Informer* pods = nullptr);
   ~ResourceQuotaController();
 
   // Processes one queued quota, waiting up to `wait` for one; false when
@@ -72,16 +79,24 @@ class ResourceQuotaController {
   bool Idle() const { return queue_.Idle(); }
   ResourceQuotaControllerMetrics metrics() const EXCLUDES(mu_);
 
-  // The status `quota` should have given the claims of its namespace.
+  // What a quota's usage is computed from: the objects of its namespace.
+  struct NamespaceObjects {
+    std::vector<const api::ResourceClaim*> claims;
+    // Null: pods are not evaluated (their resources keep what was recorded).
+    const std::vector<const api::Pod*>* pods = nullptr;
+    quota::ResourceClaimEvaluator::ExtendedNameOf extended_name_of;
+    SystemTime now = std::chrono::system_clock::now();
+  };
+  // The status `quota` should have given the objects of its namespace.
   static api::ResourceQuotaStatus DesiredStatus(
-      const api::ResourceQuota& quota,
-      const std::vector<const api::ResourceClaim*>& claims,
-      const quota::ResourceClaimEvaluator::ExtendedNameOf& extended_name_of =
-          {});
+      const api::ResourceQuota& quota, const NamespaceObjects& objects);
 
  private:
   void OnQuota(const client::ObjectPtr& old, const client::ObjectPtr& now);
   void OnClaim(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  // DeviceClass → spec.extendedResourceName, from `classes_`.
+  quota::ResourceClaimEvaluator::ExtendedNameOf ExtendedNameOf() const;
   // Queues every quota of `namespace_`.
   void QueueNamespace(const std::string& namespace_);
   Status Sync(const std::string& key);
@@ -91,6 +106,7 @@ class ResourceQuotaController {
   client::Informer& quotas_;
   client::Informer& claims_;
   client::Informer* classes_;  // null: no class names an extended resource
+  client::Informer* pods_;     // null: pods are not evaluated
   ResourceQuotaControllerOptions options_;
   client::WorkQueue queue_;
 

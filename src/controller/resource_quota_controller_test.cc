@@ -1,6 +1,7 @@
 // ResourceQuotaController against the in-memory API: status.hard follows
-// spec.hard and status.used is recomputed from the namespace's claims on
-// quota changes, claim deletions and full resyncs.
+// spec.hard and status.used is recomputed from the namespace's claims and
+// pods on quota changes, claim and pod deletions, pods ending, and full
+// resyncs.
 #include "controller/resource_quota_controller.h"
 
 #include <gtest/gtest.h>
@@ -55,7 +56,8 @@ class ResourceQuotaControllerTest : public ::testing::Test {
   void Settle() {
     for (int round = 0; round < 100; ++round) {
       size_t changes = *quotas_.Pump(std::chrono::milliseconds(0)) +
-                       *claims_.Pump(std::chrono::milliseconds(0));
+                       *claims_.Pump(std::chrono::milliseconds(0)) +
+                       *pods_.Pump(std::chrono::milliseconds(0));
       bool worked = false;
       while (controller_.ProcessOne()) worked = true;
       if (changes == 0 && !worked) return;
@@ -97,8 +99,39 @@ class ResourceQuotaControllerTest : public ::testing::Test {
   client::MemoryApiClient api_;
   client::Informer quotas_{api_, client::ResourceFor<api::ResourceQuota>()};
   client::Informer claims_{api_, client::ResourceFor<api::ResourceClaim>()};
-  ResourceQuotaController controller_{api_, quotas_, claims_};
+  client::Informer pods_{api_, client::ResourceFor<api::Pod>()};
+  ResourceQuotaController controller_{api_, quotas_, claims_,
+                                      {},   nullptr, &pods_};
 };
+
+api::Pod CpuPod(const std::string& name, const std::string& cpu) {
+  api::Pod pod;
+  pod.metadata.name = name;
+  pod.metadata.namespace_ = "ns";
+  api::Container& container = pod.spec.containers.emplace_back();
+  container.name = "main";
+  container.resources.requests.emplace("cpu", *Quantity::Parse(cpu));
+  return pod;
+}
+
+TEST_F(ResourceQuotaControllerTest, PodsAreChargedUntilTheyEndOrGo) {
+  for (const char* name : {"a", "b"}) {
+    ASSERT_TRUE(api_.Create(CpuPod(name, "500m")).ok());
+  }
+  CreateQuota("compute", List({{"pods", 10}, {"requests.cpu", 4}}));
+  Settle();
+  EXPECT_EQ(Used("compute"), "pods=2,requests.cpu=1");
+  auto got = api_.Get(client::ResourceFor<api::Pod>(), "ns", "a");
+  ASSERT_TRUE(got.ok());
+  api::Pod finished = std::get<api::Pod>(**got);
+  finished.status.phase = "Succeeded";
+  ASSERT_TRUE(api_.UpdateStatus(finished).ok());
+  Settle();
+  EXPECT_EQ(Used("compute"), "pods=1,requests.cpu=500m");
+  ASSERT_TRUE(api_.Delete(client::ResourceFor<api::Pod>(), "ns", "b", "").ok());
+  Settle();
+  EXPECT_EQ(Used("compute"), "pods=0,requests.cpu=0");
+}
 
 TEST_F(ResourceQuotaControllerTest, NewQuotaGetsHardAndUsageFromClaims) {
   CreateClaim(Claim("a", 2));
@@ -162,16 +195,66 @@ TEST_F(ResourceQuotaControllerTest, ResyncCorrectsAnOvercharge) {
 
 TEST(ResourceQuotaDesiredStatusTest, KeepsOtherResourcesAndSkipsScopedQuotas) {
   api::ResourceQuota quota;
-  quota.spec.hard = List({{"pods", 5}, {kGpus, 4}});
-  quota.status.used = List({{"pods", 3}, {"gone", 1}});
+  quota.spec.hard = List({{"services", 5}, {kGpus, 4}});
+  quota.status.used = List({{"services", 3}, {"gone", 1}});
   const api::ResourceClaim claim = Claim("a", 2);
-  const std::vector<const api::ResourceClaim*> claims = {&claim};
+  ResourceQuotaController::NamespaceObjects objects;
+  objects.claims = {&claim};
   api::ResourceQuotaStatus status =
-      ResourceQuotaController::DesiredStatus(quota, claims);
-  EXPECT_EQ(status.used, List({{"pods", 3}, {kGpus, 2}}));
+      ResourceQuotaController::DesiredStatus(quota, objects);
+  EXPECT_EQ(status.used, List({{"services", 3}, {kGpus, 2}}));
   quota.spec.scopes = {"BestEffort"};
-  status = ResourceQuotaController::DesiredStatus(quota, claims);
-  EXPECT_EQ(status.used, List({{"pods", 3}, {kGpus, 0}}));
+  status = ResourceQuotaController::DesiredStatus(quota, objects);
+  EXPECT_EQ(status.used, List({{"services", 3}, {kGpus, 0}}));
+}
+
+TEST(ResourceQuotaDesiredStatusTest, PodsCountWhereEveryScopeMatches) {
+  api::ResourceQuota quota;
+  quota.spec.hard = List({{"pods", 5}});
+  quota.spec.scopes = {"NotBestEffort"};
+  const api::Pod burstable = CpuPod("burstable", "1");
+  api::Pod best_effort = CpuPod("best-effort", "1");
+  best_effort.spec.containers[0].resources.requests.clear();
+  const std::vector<const api::Pod*> pods = {&burstable, &best_effort};
+  ResourceQuotaController::NamespaceObjects objects;
+  objects.pods = &pods;
+  EXPECT_EQ(ResourceQuotaController::DesiredStatus(quota, objects).used,
+            List({{"pods", 1}}));
+  quota.spec.scopes = {"BestEffort", "Terminating"};
+  EXPECT_EQ(ResourceQuotaController::DesiredStatus(quota, objects).used,
+            List({{"pods", 0}}));
+}
+
+// KEP-5004: the pod's own request and the claim the scheduler made for it
+// are one GPU, not two.
+TEST(ResourceQuotaDesiredStatusTest, SpecialClaimIsNotChargedTwice) {
+  api::ResourceQuota quota;
+  quota.spec.hard =
+      List({{"requests.example.com/gpu", 4},
+            {"requests.deviceclass.resource.kubernetes.io/gpu", 4}});
+  api::Pod pod = CpuPod("trainer", "1");
+  pod.metadata.uid = "pod-uid";
+  pod.spec.containers[0].resources.requests.emplace("example.com/gpu",
+                                                    Quantity::FromInt64(1));
+  api::ResourceClaim claim = Claim("trainer-extended-resources-abcde", 1);
+  claim.metadata.annotations.emplace(
+      "resource.kubernetes.io/extended-resource-claim", "true");
+  claim.metadata.owner_references.push_back({.api_version = "v1",
+                                             .kind = "Pod",
+                                             .name = "trainer",
+                                             .uid = "pod-uid",
+                                             .controller = true});
+  const std::vector<const api::Pod*> pods = {&pod};
+  ResourceQuotaController::NamespaceObjects objects;
+  objects.claims = {&claim};
+  objects.pods = &pods;
+  objects.extended_name_of =
+      [](std::string_view) -> std::optional<std::string> {
+    return "example.com/gpu";
+  };
+  EXPECT_EQ(ResourceQuotaController::DesiredStatus(quota, objects).used,
+            List({{"requests.example.com/gpu", 1},
+                  {"requests.deviceclass.resource.kubernetes.io/gpu", 1}}));
 }
 
 }  // namespace

@@ -43,9 +43,10 @@ ControlPlane::ControlPlane(client::ApiClient& client,
       quotas_ = make(client::ResourceFor<api::ResourceQuota>());
       quota_claims_ = make(client::ResourceClaimsResource());
       quota_classes_ = make(client::DeviceClassesResource());
+      quota_pods_ = make(client::PodsResource());
       quota_controller_ = std::make_unique<controller::ResourceQuotaController>(
-          client, *quotas_, *quota_claims_, options.quota,
-          quota_classes_.get());
+          client, *quotas_, *quota_claims_, options.quota, quota_classes_.get(),
+          quota_pods_.get());
     }
     if (options.run_service_accounts_controller) {
       account_namespaces_ = make(client::ResourceFor<api::Namespace>());
@@ -119,6 +120,7 @@ void ControlPlane::Start() {
     quotas_->Start();
     quota_claims_->Start();
     quota_classes_->Start();
+    quota_pods_->Start();
     quota_controller_->Start();
   }
   if (service_accounts_controller_) {
@@ -150,6 +152,7 @@ void ControlPlane::Stop() {
     quotas_->Stop();
     quota_claims_->Stop();
     quota_classes_->Stop();
+    quota_pods_->Stop();
   }
   if (service_accounts_controller_) {
     service_accounts_controller_->Stop();

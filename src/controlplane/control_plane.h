@@ -120,7 +120,8 @@ class ControlPlane {
   // Reads pods_ and nodes_ (the scheduling side's caches).
   std::unique_ptr<controller::PodGcController> pod_gc_;
   // Its own caches: started and stopped with it, never pumped in rounds.
-  std::unique_ptr<client::Informer> quotas_, quota_claims_, quota_classes_;
+  std::unique_ptr<client::Informer> quotas_, quota_claims_, quota_classes_,
+      quota_pods_;
   std::unique_ptr<controller::ResourceQuotaController> quota_controller_;
   std::unique_ptr<client::Informer> account_namespaces_, service_accounts_;
   std::unique_ptr<controller::ServiceAccountsController>

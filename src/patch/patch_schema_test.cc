@@ -130,18 +130,19 @@ TEST(PatchSchemaTest, RulesPerKind) {
                 item + ".volumeDevices 2 devicePath merge",
                 item + ".volumeMounts 2 mountPath merge"});
   }
-  pod.insert(pod.end(),
-             {"spec.imagePullSecrets 2 name merge",
-              "spec.resourceClaims 2 name merge", "spec.tolerations 0 replace",
-              "spec.volumes 2 name merge", "status.conditions 2 type merge",
-              "status.extendedResourceClaimStatus.requestMappings 0 replace",
-              "status.nodeAllocatableResourceClaimStatuses 2 "
-              "resourceClaimName merge",
-              "status.nodeAllocatableResourceClaimStatuses[].mapping 2 name "
-              "merge",
-              "status.nodeAllocatableResourceClaimStatuses[].overhead 2 name "
-              "merge",
-              "status.resourceClaimStatuses 2 name merge"});
+  pod.insert(
+      pod.end(),
+      {"spec.imagePullSecrets 2 name merge", "spec.resourceClaims 2 name merge",
+       "spec.resources.claims 2 name replace", "spec.tolerations 0 replace",
+       "spec.volumes 2 name merge", "status.conditions 2 type merge",
+       "status.extendedResourceClaimStatus.requestMappings 0 replace",
+       "status.nodeAllocatableResourceClaimStatuses 2 "
+       "resourceClaimName merge",
+       "status.nodeAllocatableResourceClaimStatuses[].mapping 2 name "
+       "merge",
+       "status.nodeAllocatableResourceClaimStatuses[].overhead 2 name "
+       "merge",
+       "status.resourceClaimStatuses 2 name merge"});
   std::sort(pod.begin(), pod.end());
   // The scheduling constraints (affinity terms, label selectors, spread
   // constraints) bring many atomic lists: checked apart, by example.

@@ -44,7 +44,8 @@ void ChargeFirstAvailable(const api::DeviceRequest& request,
 }  // namespace
 
 api::ResourceList ResourceClaimEvaluator::Usage(
-    const api::ResourceClaim& claim, const ExtendedNameOf& extended_name_of) {
+    const api::ResourceClaim& claim, const ExtendedNameOf& extended_name_of,
+    const api::ResourceList* owner_pod_usage) {
   std::map<std::string, int64_t> devices;
   for (const api::DeviceRequest& request : claim.spec.devices.requests) {
     if (!request.first_available.empty()) {
@@ -65,8 +66,7 @@ api::ResourceList ResourceClaimEvaluator::Usage(
     if (count <= 0) continue;
     const std::string_view device_class = std::string_view(name).substr(
         0, name.size() - kDevicesPerClassSuffix.size());
-    usage.emplace(ImplicitExtendedOfClass(device_class),
-                  Quantity::FromInt64(count));
+    extended[ImplicitExtendedOfClass(device_class)] += count;
     if (!extended_name_of) continue;
     if (std::optional<std::string> explicit_name =
             extended_name_of(device_class)) {
@@ -74,7 +74,14 @@ api::ResourceList ResourceClaimEvaluator::Usage(
     }
   }
   for (const auto& [name, count] : extended) {
-    usage.emplace(name, Quantity::FromInt64(count));
+    Quantity left = Quantity::FromInt64(count);
+    if (owner_pod_usage != nullptr) {
+      if (auto it = owner_pod_usage->find(name); it != owner_pod_usage->end()) {
+        StatusOr<Quantity> difference = left.Sub(it->second);
+        left = difference.ok() ? *std::move(difference) : Quantity();
+      }
+    }
+    if (left.Sign() > 0) usage.emplace(name, left);
   }
   return usage;
 }

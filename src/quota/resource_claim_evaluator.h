@@ -10,11 +10,14 @@
 //                                                 the class names one
 //                                                 (KEP-5004)
 //
-// Upstream's evaluator leaves out of the scheduler's claim for a pod's
-// extended resources the name the pod itself requests, because its pod
-// evaluator charges the pod's requests. dralloc has no pod evaluator, so
-// that claim is charged under both names: the totals of pods served by DRA
-// are upstream's.
+// The claim the scheduler creates for a pod's extended resources
+// (quota/extended_resource_claim_owner.h) is charged under the two
+// requests.* names only for what exceeds the owning pod's own usage of
+// them: the pod evaluator already charges the pod's requests, so a pod
+// asking for `example.com/gpu: 1` costs requests.example.com/gpu=1, not 2.
+// Where two classes name the same extended resource their devices add up
+// (upstream's newest evaluator keeps one class's count, whichever its map
+// iteration visits last).
 //
 // A request for ExactCount devices costs its count; an `All` request the
 // worst case, AllocationResultsMaxSize (32); a request of an unknown mode
@@ -47,8 +50,12 @@ class ResourceClaimEvaluator {
       std::function<std::optional<std::string>(std::string_view)>;
   // The usage of one claim (its spec; status plays no part). Without
   // `extended_name_of`, no class names an extended resource.
-  static api::ResourceList Usage(const api::ResourceClaim& claim,
-                                 const ExtendedNameOf& extended_name_of = {});
+  // `owner_pod_usage` is PodEvaluator::Usage of the pod whose verified
+  // special claim this is, or null for any other claim.
+  static api::ResourceList Usage(
+      const api::ResourceClaim& claim,
+      const ExtendedNameOf& extended_name_of = {},
+      const api::ResourceList* owner_pod_usage = nullptr);
   // The names among `names` that this evaluator charges, in input order.
   static std::vector<std::string> MatchingResources(
       const std::vector<std::string>& names);

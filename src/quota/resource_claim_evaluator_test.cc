@@ -1,4 +1,4 @@
-// Runs the claim usage cases under tests/quota: each file holds one
+// Runs the claim usage cases under tests/quota/claims: each file holds one
 // ResourceClaim, preceded by header lines
 //   # usage: <resource>=<quantity>
 // naming exactly the usage upstream's evaluator computes for it, and
@@ -115,7 +115,7 @@ TEST_P(ClaimUsageCaseTest, MatchesUpstreamUsage) {
 }
 
 std::vector<fs::path> CaseFiles() {
-  return golden::CaseFiles("tests/quota", {".yaml"});
+  return golden::CaseFiles("tests/quota/claims", {".yaml"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ClaimUsageCaseTest,

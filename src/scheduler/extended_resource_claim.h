@@ -18,12 +18,11 @@
 #include "api/types/core.h"
 #include "api/types/device_class.h"
 #include "api/types/resource_claim.h"
+#include "api/well_known.h"
 
 namespace dralloc::scheduler {
 
-// The annotation that marks the claim the scheduler generated for a pod.
-inline constexpr std::string_view kExtendedResourceClaimAnnotation =
-    "resource.kubernetes.io/extended-resource-claim";
+using api::kExtendedResourceClaimAnnotation;
 // Prefix of the implicit extended resource name of every DeviceClass.
 inline constexpr std::string_view kImplicitExtendedResourcePrefix =
     "deviceclass.resource.kubernetes.io/";

@@ -14,8 +14,10 @@
 #  - a third such pod stays unschedulable while both GPUs are in use, and
 #    lands when the first pod is deleted (its claim goes with it);
 #  - on node-plugin the device plugin serves the resource: no claim;
-#  - a ResourceQuota charges the claims under example.com/gpu and the
-#    implicit name;
+#  - a ResourceQuota charges each pod's GPU once under example.com/gpu and
+#    the implicit name (the pod its own request, the claim the other name),
+#    refuses a pod over the limit with upstream's message, and releases a
+#    deleted pod's usage;
 #  - kubectl explain shows DeviceClass spec.extendedResourceName.
 # Every wait is bounded by EXTENDED_TIMEOUT seconds (default 30). Prints
 # PASS/FAIL per check and "N passed, M failed"; exits non-zero on any failure
@@ -100,19 +102,28 @@ different_devices() {  # different_devices POD POD: their claims hold different 
   [[ -n "$a" && -n "$b" && "$a" != "$b" ]] || { echo "devices: '$a' '$b'"; return 1; }
 }
 check "the two pods hold different GPUs" different_devices gpu-user implicit-user
-check "the quota charges both claims under example.com/gpu" within "$wait_s" \
+check "the quota charges one GPU per pod under example.com/gpu" within "$wait_s" \
   quota_used requests.example.com/gpu 2
 check "and under the implicit name" within "$wait_s" \
   quota_used requests.deviceclass.resource.kubernetes.io/gpu 2
 
 check "apply a third GPU pod" k apply -f "$manifests/waiting-user.yaml"
 check "it stays unschedulable" unschedulable waiting-user
+check "the quota is full" within "$wait_s" quota_used requests.example.com/gpu 3
+check "a fourth GPU pod is refused by the quota" fails_with \
+  'pods "over-quota" is forbidden: exceeded quota: gpus, requested: requests.example.com/gpu=1, used: requests.example.com/gpu=3, limited: requests.example.com/gpu=3' \
+  bash -c 'sed "s/name: waiting-user/name: over-quota/" "$0" | "$1" --cache-dir "$2" -n "$3" apply -f -' \
+  "$manifests/waiting-user.yaml" "$kubectl_bin" "$work/cache" "$ns"
 check "and no claim is left behind for it" no_claim_for waiting-user
 first_claim=$(claim_of gpu-user)
 check "delete the first pod" k delete pod gpu-user --wait=true
 check "its claim is deleted with it" within "$wait_s" claim_gone "$first_claim"
 check "the waiting pod lands" scheduled waiting-user
 check "with a claim of its own" within "$wait_s" claim_named_for waiting-user
+check "the deleted pod's GPU is released from the quota" within "$wait_s" \
+  quota_used requests.example.com/gpu 2
+check "and the waiting pod's claim is charged under the implicit name" within "$wait_s" \
+  quota_used requests.deviceclass.resource.kubernetes.io/gpu 2
 
 check "apply a pod on the device plugin's node" k apply -f "$manifests/plugin-user.yaml"
 check "it is scheduled" scheduled plugin-user

@@ -270,6 +270,11 @@ struct PodSpec {
   std::string priority_class_name;
   std::map<std::string, Quantity> overhead;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  // A pod with a deadline >= 0 is in quota scope Terminating.
+  std::optional<int64_t> active_deadline_seconds;
+  // Pod-level requests and limits (PodLevelResources): where set for a
+  // resource (cpu, memory, hugepages-*), they replace the containers' sum.
+  std::optional<ResourceRequirements> resources;
   UnknownFields unknown_fields;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
@@ -299,7 +304,9 @@ constexpr auto FieldsOf(const PodSpec*) {
       Field("topologySpreadConstraints", &T::topology_spread_constraints)
           .Proto(33)
           .ListMap("topologyKey", "whenUnsatisfiable")
-          .PatchMerge()};
+          .PatchMerge(),
+      Field("activeDeadlineSeconds", &T::active_deadline_seconds).Proto(5),
+      Field("resources", &T::resources).Proto(40)};
 }
 constexpr auto KeptFieldsOf(const PodSpec*) {
   using Items = std::vector<RawJson>;

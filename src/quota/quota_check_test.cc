@@ -1,4 +1,4 @@
-#include "quota/claim_quota_check.h"
+#include "quota/quota_check.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 namespace dralloc::quota {
 namespace {
 
-using Outcome = ClaimQuotaCheck::Outcome;
+using Outcome = QuotaCheck::Outcome;
 
 constexpr char kClaims[] = "count/resourceclaims.resource.k8s.io";
 constexpr char kGpus[] = "gpu.deviceclass.resource.k8s.io/devices";
@@ -36,8 +36,8 @@ api::ResourceQuota Quota(ResourceList hard, ResourceList used) {
 
 const ResourceList kTwoGpuClaim = List({{kClaims, 1}, {kGpus, 2}});
 
-TEST(ClaimQuotaCheckTest, ChargesWhatFits) {
-  const ClaimQuotaCheck check = CheckClaimAgainstQuota(
+TEST(QuotaCheckTest, ChargesWhatFits) {
+  const QuotaCheck check = CheckClaimAgainstQuota(
       Quota(List({{kClaims, 5}, {kGpus, 4}}), List({{kClaims, 1}, {kGpus, 2}})),
       kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kCharged) << check.refusal;
@@ -45,15 +45,15 @@ TEST(ClaimQuotaCheckTest, ChargesWhatFits) {
       << PrettyPrint(check.new_used);
 }
 
-TEST(ClaimQuotaCheckTest, ChargesOnlyResourcesInHard) {
-  const ClaimQuotaCheck check = CheckClaimAgainstQuota(
+TEST(QuotaCheckTest, ChargesOnlyResourcesInHard) {
+  const QuotaCheck check = CheckClaimAgainstQuota(
       Quota(List({{kClaims, 5}}), List({{kClaims, 0}})), kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kCharged);
   EXPECT_TRUE(Equals(check.new_used, List({{kClaims, 1}})));
 }
 
-TEST(ClaimQuotaCheckTest, RefusesWithUpstreamMessageNamingOnlyExceeded) {
-  const ClaimQuotaCheck check = CheckClaimAgainstQuota(
+TEST(QuotaCheckTest, RefusesWithUpstreamMessageNamingOnlyExceeded) {
+  const QuotaCheck check = CheckClaimAgainstQuota(
       Quota(List({{kClaims, 5}, {kGpus, 3}}), List({{kClaims, 1}, {kGpus, 2}})),
       kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kRefused);
@@ -64,8 +64,8 @@ TEST(ClaimQuotaCheckTest, RefusesWithUpstreamMessageNamingOnlyExceeded) {
             "gpu.deviceclass.resource.k8s.io/devices=3");
 }
 
-TEST(ClaimQuotaCheckTest, RefusalListsSeveralResourcesSorted) {
-  const ClaimQuotaCheck check = CheckClaimAgainstQuota(
+TEST(QuotaCheckTest, RefusalListsSeveralResourcesSorted) {
+  const QuotaCheck check = CheckClaimAgainstQuota(
       Quota(List({{kClaims, 1}, {kGpus, 1}}), List({{kClaims, 1}, {kGpus, 0}})),
       kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kRefused);
@@ -79,8 +79,8 @@ TEST(ClaimQuotaCheckTest, RefusalListsSeveralResourcesSorted) {
             "gpu.deviceclass.resource.k8s.io/devices=1");
 }
 
-TEST(ClaimQuotaCheckTest, RefusesWhileUsageIsUnknown) {
-  const ClaimQuotaCheck check = CheckClaimAgainstQuota(
+TEST(QuotaCheckTest, RefusesWhileUsageIsUnknown) {
+  const QuotaCheck check = CheckClaimAgainstQuota(
       Quota(List({{kClaims, 5}, {kGpus, 4}, {"pods", 3}}), List({})),
       kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kRefused);
@@ -90,7 +90,7 @@ TEST(ClaimQuotaCheckTest, RefusesWhileUsageIsUnknown) {
             "gpu.deviceclass.resource.k8s.io/devices");
 }
 
-TEST(ClaimQuotaCheckTest, IgnoresQuotasOnOtherResources) {
+TEST(QuotaCheckTest, IgnoresQuotasOnOtherResources) {
   EXPECT_EQ(
       CheckClaimAgainstQuota(Quota(List({{"pods", 1}}), List({})), kTwoGpuClaim)
           .outcome,
