@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <ctime>
 #include <set>
 #include <utility>
@@ -19,6 +18,9 @@ using client::As;
 using client::ObjectPtr;
 
 constexpr std::string_view kNoExecute = "NoExecute";
+// tolerationSeconds beyond this (about 100 years) count as this, so that
+// adding them to a time point cannot overflow.
+constexpr int64_t kMaxTolerationSeconds = int64_t{100} * 366 * 24 * 3600;
 
 // A taint on one device and the rule it came from ("" for the slice).
 struct DeviceTaintSource {
@@ -33,6 +35,34 @@ std::string DeviceId(std::string_view driver, std::string_view pool,
 
 std::string TaintKey(const api::DeviceTaint& taint) {
   return fmt::format("{}={}:{}", taint.key, taint.value, taint.effect);
+}
+
+std::string PodKey(const api::Pod& pod) {
+  return fmt::format("{}/{}", pod.metadata.namespace_, pod.metadata.name);
+}
+
+// `time` as Kubernetes writes timestamps (whole seconds, UTC).
+std::string FormatUtcTime(SystemTime time) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return buffer;
+}
+
+void FoldEarliest(std::optional<SystemTime>& earliest, SystemTime time) {
+  if (!earliest.has_value() || time < *earliest) earliest = time;
+}
+
+// A Normal DeviceTaintManagerEviction event about `pod`, as upstream's
+// recorder sends them.
+api::Event EvictionEvent(const api::Pod& pod, std::string message) {
+  api::Event event = client::PodWarningEvent(
+      pod, "DeviceTaintManagerEviction", std::move(message),
+      std::string(kDeviceTaintEvictionComponent));
+  event.type = "Normal";
+  return event;
 }
 
 // The newest generation of each pool (driver/pool): slices of older
@@ -148,22 +178,27 @@ std::vector<std::string> PodClaimNames(const api::Pod& pod) {
 }
 
 // When `source` evicts a pod whose allocated device has `tolerations`;
-// nullopt when never.
+// nullopt when never. As upstream's claimEvictionTime: only matching
+// tolerations with effect NoExecute count (not an empty effect); any of
+// them without tolerationSeconds tolerates for ever, otherwise the
+// smallest tolerationSeconds (negative: 0) wins.
 std::optional<SystemTime> TaintEvictionTime(
     const DeviceTaintSource& source,
     const std::vector<api::DeviceToleration>& tolerations,
     const TaintEvictionInputs& inputs) {
   if (source.taint.effect != kNoExecute) return std::nullopt;
   std::optional<int64_t> seconds;
-  bool tolerated = false;
   for (const api::DeviceToleration& toleration : tolerations) {
-    if (!api::DeviceTolerationMatches(toleration, source.taint)) continue;
-    // The most generous matching toleration wins.
+    if (toleration.effect != kNoExecute ||
+        !api::DeviceTolerationMatches(toleration, source.taint)) {
+      continue;
+    }
     if (!toleration.toleration_seconds.has_value()) return std::nullopt;
-    tolerated = true;
-    seconds = std::max(seconds.value_or(0), *toleration.toleration_seconds);
+    const int64_t these = std::clamp<int64_t>(*toleration.toleration_seconds, 0,
+                                              kMaxTolerationSeconds);
+    seconds = std::min(seconds.value_or(these), these);
   }
-  if (!tolerated) return inputs.now;
+  if (!seconds.has_value()) return inputs.now;
   std::optional<SystemTime> added;
   if (source.taint.time_added.has_value()) {
     added = ParseUtcTime(*source.taint.time_added);
@@ -171,7 +206,7 @@ std::optional<SystemTime> TaintEvictionTime(
   if (!added.has_value()) {
     added = inputs.first_seen ? inputs.first_seen(source.taint) : inputs.now;
   }
-  return *added + std::chrono::seconds(std::max<int64_t>(*seconds, 0));
+  return *added + std::chrono::seconds(*seconds);
 }
 
 const api::ResourceClaim* FindClaim(const TaintEvictionInputs& inputs,
@@ -233,28 +268,6 @@ std::string Plural(int64_t count, std::string_view one, std::string_view many) {
 }
 
 }  // namespace
-
-std::optional<SystemTime> ParseUtcTime(std::string_view text) {
-  std::tm parts{};
-  int consumed = 0;
-  const std::string copy(text);
-  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &parts.tm_year,
-                  &parts.tm_mon, &parts.tm_mday, &parts.tm_hour, &parts.tm_min,
-                  &parts.tm_sec, &consumed) != 6) {
-    return std::nullopt;
-  }
-  std::string_view rest = text.substr(consumed);
-  if (!rest.empty() && rest.front() == '.') {
-    rest.remove_prefix(1);
-    while (!rest.empty() && rest.front() >= '0' && rest.front() <= '9') {
-      rest.remove_prefix(1);
-    }
-  }
-  if (rest != "Z") return std::nullopt;
-  parts.tm_year -= 1900;
-  parts.tm_mon -= 1;
-  return std::chrono::system_clock::from_time_t(timegm(&parts));
-}
 
 std::vector<PlannedEviction> PlanDeviceTaintEvictions(
     const TaintEvictionInputs& inputs) {
@@ -406,11 +419,8 @@ StatusOr<bool> DeviceTaintEvictionController::Evict(const api::Pod& cached) {
       pod->metadata.deletion_timestamp.has_value()) {
     return false;
   }
-  api::Event event = client::PodWarningEvent(
-      *pod, "DeviceTaintManagerEviction", "Marking for deletion",
-      std::string(kDeviceTaintEvictionComponent));
-  event.type = "Normal";
-  (void)client_.CreateEvent(event);  // Best effort, as upstream's recorder.
+  // Best effort, as upstream's recorder.
+  (void)client_.CreateEvent(EvictionEvent(*pod, "Marking for deletion"));
   RETURN_IF_ERROR(MarkDisruptionTarget(*pod));
   Status deleted = client_.Delete(
       client::PodsResource(), pod->metadata.namespace_, pod->metadata.name,
@@ -481,11 +491,13 @@ std::optional<SystemTime> DeviceTaintEvictionController::RunOnce(
     return FirstSeen(t);
   };
 
+  std::vector<PlannedEviction> plans = PlanDeviceTaintEvictions(inputs);
+  CancelDroppedEvictions(inputs, plans);
   std::vector<PlannedEviction> pending;
   std::optional<SystemTime> next;
-  for (PlannedEviction& plan : PlanDeviceTaintEvictions(inputs)) {
+  for (PlannedEviction& plan : plans) {
     if (plan.evict_at > now) {
-      next = next.has_value() ? std::min(*next, plan.evict_at) : plan.evict_at;
+      FoldEarliest(next, plan.evict_at);
       pending.push_back(std::move(plan));
       continue;
     }
@@ -508,14 +520,76 @@ std::optional<SystemTime> DeviceTaintEvictionController::RunOnce(
     ++metrics_.pods_evicted;
     for (const std::string& rule : plan.rules) {
       for (const api::DeviceTaintRule* r : inputs.rules) {
-        if (r->metadata.name == rule) ++evicted_by_rule_[r->metadata.uid];
+        if (r->metadata.name != rule) continue;
+        ++evicted_by_rule_[r->metadata.uid];
+        // As upstream, the status is rechecked one period later rather than
+        // now, when the cache still shows the pod (the earliest request
+        // stands, as in a delaying work queue).
+        const SystemTime recheck = now + options_.rule_status_period;
+        auto [it, inserted] =
+            status_recheck_.try_emplace(r->metadata.uid, recheck);
+        if (!inserted) it->second = std::min(it->second, recheck);
       }
     }
   }
-  UpdateRuleStatuses(inputs, pending);
+  {
+    MutexLock lock(mu_);
+    scheduled_.clear();
+    for (const PlannedEviction& plan : pending) {
+      scheduled_[PodKey(*plan.pod)] = plan.pod->metadata.uid;
+    }
+  }
+  if (std::optional<SystemTime> due =
+          UpdateRuleStatuses(inputs, pending, now)) {
+    FoldEarliest(next, *due);
+  }
   MutexLock lock(mu_);
+  // This round rechecked every rule: drop the rechecks that are due, and
+  // those of rules that are gone.
+  std::set<std::string_view> rules;
+  for (const api::DeviceTaintRule* rule : inputs.rules) {
+    rules.insert(rule->metadata.uid);
+  }
+  std::erase_if(status_recheck_, [&](const auto& entry) {
+    return entry.second <= now || !rules.contains(entry.first);
+  });
+  for (const auto& [uid, at] : status_recheck_) FoldEarliest(next, at);
   ++metrics_.rounds;
   return next;
+}
+
+void DeviceTaintEvictionController::CancelDroppedEvictions(
+    const TaintEvictionInputs& inputs,
+    const std::vector<PlannedEviction>& plans) {
+  std::map<std::string, std::string> dropped;
+  {
+    MutexLock lock(mu_);
+    dropped = scheduled_;
+  }
+  for (const PlannedEviction& plan : plans) {
+    auto found = dropped.find(PodKey(*plan.pod));
+    if (found != dropped.end() && found->second == plan.pod->metadata.uid) {
+      dropped.erase(found);
+    }
+  }
+  if (dropped.empty()) return;
+  for (const api::Pod* pod : inputs.pods) {
+    auto found = dropped.find(PodKey(*pod));
+    if (found == dropped.end() || found->second != pod->metadata.uid) continue;
+    // Upstream re-plans a pod only when its claims, their taints or its
+    // node change: a pod that is going away gets no event.
+    if (pod->metadata.deletion_timestamp.has_value() ||
+        pod->status.phase == "Succeeded" || pod->status.phase == "Failed") {
+      continue;
+    }
+    log::Info(kDeviceTaintEvictionComponent,
+              "cancelling the eviction of pod {}/{}", pod->metadata.namespace_,
+              pod->metadata.name);
+    // Best effort, as upstream's recorder.
+    (void)client_.CreateEvent(EvictionEvent(*pod, "Cancelling deletion"));
+    MutexLock lock(mu_);
+    ++metrics_.evictions_cancelled;
+  }
 }
 
 RuleEvictionCounts DeviceTaintEvictionController::CountsFor(
@@ -542,9 +616,10 @@ RuleEvictionCounts DeviceTaintEvictionController::CountsFor(
   return counts;
 }
 
-void DeviceTaintEvictionController::UpdateRuleStatuses(
+std::optional<SystemTime> DeviceTaintEvictionController::UpdateRuleStatuses(
     const TaintEvictionInputs& inputs,
-    const std::vector<PlannedEviction>& pending) {
+    const std::vector<PlannedEviction>& pending, SystemTime now) {
+  std::optional<SystemTime> due;
   for (const api::DeviceTaintRule* rule : inputs.rules) {
     api::DeviceTaintRule updated = *rule;
     auto& conditions = updated.status.conditions;
@@ -557,13 +632,27 @@ void DeviceTaintEvictionController::UpdateRuleStatuses(
         existing->reason == "NoEffect") {
       continue;
     }
+    // The throttle, checked before counting as upstream does: at one
+    // generation, no write until a period after the last change. A new
+    // generation is reported at once.
+    if (existing != conditions.end() &&
+        existing->observed_generation == rule->metadata.generation) {
+      const std::optional<SystemTime> changed =
+          ParseUtcTime(existing->last_transition_time);
+      if (changed.has_value() && now < *changed + options_.rule_status_period) {
+        FoldEarliest(due, *changed + options_.rule_status_period);
+        continue;
+      }
+    }
     api::Condition wanted =
         RuleEvictionCondition(*rule, CountsFor(inputs, *rule, pending));
     if (existing != conditions.end()) {
       wanted.last_transition_time = existing->last_transition_time;
       if (*existing == wanted) continue;
     }
-    wanted.last_transition_time = NowRfc3339();
+    // Bumped on every change, not only of the status: it is the
+    // throttle's clock.
+    wanted.last_transition_time = FormatUtcTime(now);
     if (existing != conditions.end()) {
       *existing = wanted;
     } else {
@@ -573,6 +662,7 @@ void DeviceTaintEvictionController::UpdateRuleStatuses(
     MutexLock lock(mu_);
     if (written.ok()) ++metrics_.rule_status_updates;
   }
+  return due;
 }
 
 void DeviceTaintEvictionController::Loop() {

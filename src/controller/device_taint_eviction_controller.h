@@ -5,23 +5,39 @@
 //
 // A device's taints are those its ResourceSlice publishes plus the taint of
 // every DeviceTaintRule whose selector matches it (matching as
-// allocator::SlicePatcher does). A taint is tolerated by a toleration of the
-// allocation result that names the device (key/operator/value/effect as
-// upstream's DeviceToleration.ToleratesTaint). An untolerated NoExecute taint
-// evicts at once; a toleration with tolerationSeconds evicts that many
-// seconds after the taint's timeAdded (the controller's first sight of the
-// taint when timeAdded is unset); one without tolerationSeconds never does.
+// allocator::SlicePatcher does). As upstream's claimEvictionTime, only the
+// tolerations of the allocation result with effect NoExecute that match the
+// taint (key/operator/value as upstream's DeviceToleration.ToleratesTaint)
+// count; a toleration with an empty effect, which the allocator accepts for
+// any taint, does not delay eviction. Among the counted tolerations one
+// without tolerationSeconds tolerates for ever; otherwise the smallest
+// tolerationSeconds (negative: 0) evicts that many seconds after the
+// taint's timeAdded (the controller's first sight of the taint when
+// timeAdded is unset). An untolerated NoExecute taint evicts at once.
 //
 // Eviction as upstream: the pod gets the condition DisruptionTarget=True
 // (reason DeletionByDeviceTaintManager, message "Device Taint manager:
 // deleting due to NoExecute taint"), a Normal event DeviceTaintManagerEviction
-// "Marking for deletion" from component device-taint-eviction, then is
-// deleted with a uid precondition.
+// "Marking for deletion" from component device-taint-eviction-controller,
+// then is deleted with a uid precondition. A delayed eviction that is no
+// longer needed while the pod stays (the taint is gone or tolerated, the
+// claim was deallocated) gets the Normal event DeviceTaintManagerEviction
+// "Cancelling deletion"; a pod that is deleted or finishes gets none.
+//
+// Rule status as upstream's maybeUpdateRuleStatus: every change to the
+// condition bumps its lastTransitionTime, and a rule whose condition has the
+// rule's generation is not rewritten until `rule_status_period` after that
+// time (so a burst of evictions costs one write per period, and the final
+// Completed comes at most one period late). Each successful eviction caused
+// by a rule also asks for a status recheck one period later. The write is a
+// full UpdateStatus: the client layer offers no server-side apply or patch
+// of a status subresource (upstream applies just this condition).
 //
 // One worker thread. Informer handlers only mark the state dirty; the worker
 // re-plans from the caches and sleeps until the next change or the earliest
-// pending eviction time (capped by `max_wait`), so delayed evictions need no
-// timer per pod and Stop() ends any wait at once.
+// time a round is due (a pending eviction, the end of a rule's status
+// window, a status recheck), capped by `max_wait`, so delayed work needs no
+// timer and Stop() ends any wait at once.
 #ifndef DRALLOC_CONTROLLER_DEVICE_TAINT_EVICTION_CONTROLLER_H_
 #define DRALLOC_CONTROLLER_DEVICE_TAINT_EVICTION_CONTROLLER_H_
 
@@ -41,19 +57,16 @@
 #include "api/types/resource_slice.h"
 #include "client/api_client.h"
 #include "client/informer.h"
+#include "common/clock.h"
 #include "common/mutex.h"
 
 namespace dralloc::controller {
 
-using SystemTime = std::chrono::system_clock::time_point;
-
+// Event source and log component, upstream's controller name
+// (names.DeviceTaintEvictionController).
 inline constexpr std::string_view kDeviceTaintEvictionComponent =
-    "device-taint-eviction";
+    "device-taint-eviction-controller";
 inline constexpr std::string_view kEvictionInProgress = "EvictionInProgress";
-
-// "2026-09-23T11:00:00Z" (fractional seconds allowed) as a time point;
-// nullopt when it is not RFC 3339 UTC.
-std::optional<SystemTime> ParseUtcTime(std::string_view text);
 
 // The cluster state one plan is made from.
 struct TaintEvictionInputs {
@@ -107,11 +120,16 @@ api::Condition RuleEvictionCondition(const api::DeviceTaintRule& rule,
 struct DeviceTaintEvictionOptions {
   // Longest sleep between re-plans without any change.
   std::chrono::milliseconds max_wait{30'000};
+  // Shortest time between two writes of a rule's EvictionInProgress
+  // condition at one generation (upstream's ruleStatusPeriod), and the delay
+  // of the status recheck after an eviction.
+  std::chrono::milliseconds rule_status_period{10'000};
 };
 
 struct DeviceTaintEvictionMetrics {
   uint64_t pods_evicted = 0;
   uint64_t eviction_errors = 0;
+  uint64_t evictions_cancelled = 0;  // "Cancelling deletion" events
   uint64_t rule_status_updates = 0;
   uint64_t rounds = 0;
 };
@@ -128,8 +146,10 @@ class DeviceTaintEvictionController {
                                 DeviceTaintEvictionOptions options = {});
   ~DeviceTaintEvictionController();
 
-  // One round at `now`: evicts the due pods, updates rule conditions.
-  // Returns when the next eviction is due (nullopt: none pending).
+  // One round at `now`: cancels the delayed evictions no longer needed,
+  // evicts the due pods, updates rule conditions (stamped `now`). Returns
+  // when the next round is due: the earliest pending eviction, end of a
+  // rule's status window or status recheck (nullopt: none).
   std::optional<SystemTime> RunOnce(SystemTime now) EXCLUDES(mu_);
   void Start();
   void Stop();
@@ -144,8 +164,17 @@ class DeviceTaintEvictionController {
   StatusOr<bool> Evict(const api::Pod& cached);
   // Sets DisruptionTarget=True as upstream (no write when already so).
   Status MarkDisruptionTarget(const api::Pod& pod);
-  void UpdateRuleStatuses(const TaintEvictionInputs& inputs,
-                          const std::vector<PlannedEviction>& pending)
+  // Sends "Cancelling deletion" for each pod whose eviction a previous round
+  // left pending and `plans` no longer holds, while the pod (same uid) is
+  // still in the cache, not terminating and not finished.
+  void CancelDroppedEvictions(const TaintEvictionInputs& inputs,
+                              const std::vector<PlannedEviction>& plans)
+      EXCLUDES(mu_);
+  // Writes the rule conditions that changed, except within a rule's status
+  // window; returns when the earliest skipped window ends.
+  std::optional<SystemTime> UpdateRuleStatuses(
+      const TaintEvictionInputs& inputs,
+      const std::vector<PlannedEviction>& pending, SystemTime now)
       EXCLUDES(mu_);
   RuleEvictionCounts CountsFor(const TaintEvictionInputs& inputs,
                                const api::DeviceTaintRule& rule,
@@ -167,6 +196,11 @@ class DeviceTaintEvictionController {
   bool stopping_ GUARDED_BY(mu_) = false;
   // rule uid → pods evicted because of it since the controller started.
   std::map<std::string, int64_t> evicted_by_rule_ GUARDED_BY(mu_);
+  // rule uid → when its status is rechecked after an eviction.
+  std::map<std::string, SystemTime> status_recheck_ GUARDED_BY(mu_);
+  // "namespace/name" → uid of each pod whose eviction the last round left
+  // pending (not yet due, or failed).
+  std::map<std::string, std::string> scheduled_ GUARDED_BY(mu_);
   // "key=value:effect" → when a taint without timeAdded was first seen.
   std::map<std::string, SystemTime> first_seen_ GUARDED_BY(mu_);
   DeviceTaintEvictionMetrics metrics_ GUARDED_BY(mu_);

@@ -25,11 +25,12 @@ api::DeviceTaint Taint(std::string effect,
           .time_added = std::move(added)};
 }
 
-api::DeviceToleration Tolerate(std::optional<int64_t> seconds) {
+api::DeviceToleration Tolerate(std::optional<int64_t> seconds,
+                               std::string effect = "NoExecute") {
   return {.key = "example.com/broken",
           .operator_ = "Exists",
           .value = "",
-          .effect = "NoExecute",
+          .effect = std::move(effect),
           .toleration_seconds = seconds};
 }
 
@@ -120,14 +121,6 @@ TEST(DeviceTolerationMatchesTest, FollowsUpstreamRules) {
   }
 }
 
-TEST(ParseUtcTimeTest, AcceptsRfc3339Utc) {
-  ASSERT_TRUE(ParseUtcTime("2026-09-23T12:00:30Z").has_value());
-  EXPECT_EQ(*ParseUtcTime("2026-09-23T12:00:30Z") - kNow, seconds(30));
-  EXPECT_EQ(*ParseUtcTime("2026-09-23T12:00:30.250Z") - kNow, seconds(30));
-  EXPECT_FALSE(ParseUtcTime("2026-09-23 12:00:30").has_value());
-  EXPECT_FALSE(ParseUtcTime("2026-09-23T12:00:30+02:00").has_value());
-}
-
 TEST(PlanDeviceTaintEvictionsTest, UntoleratedSliceTaintEvictsNow) {
   const Cluster cluster({Taint("NoExecute")});
   const auto plans = cluster.Plan();
@@ -153,6 +146,54 @@ TEST(PlanDeviceTaintEvictionsTest, TolerationSecondsCountFromTimeAdded) {
 TEST(PlanDeviceTaintEvictionsTest, TolerationWithoutSecondsIsForever) {
   EXPECT_TRUE(
       Cluster({Taint("NoExecute")}, {Tolerate(std::nullopt)}).Plan().empty());
+}
+
+// Upstream's claimEvictionTime: among the matching NoExecute tolerations the
+// smallest tolerationSeconds wins.
+TEST(PlanDeviceTaintEvictionsTest, SmallestTolerationSecondsWinsAsUpstream) {
+  const Cluster cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")},
+                        {Tolerate(30), Tolerate(15), Tolerate(60)});
+  const auto plans = cluster.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].evict_at, kNow + seconds(5));
+}
+
+// Upstream: any matching NoExecute toleration without tolerationSeconds
+// tolerates the taint for ever, whatever the others say.
+TEST(PlanDeviceTaintEvictionsTest, ForeverTolerationWinsAsUpstream) {
+  EXPECT_TRUE(Cluster({Taint("NoExecute")}, {Tolerate(30), Tolerate({})})
+                  .Plan()
+                  .empty());
+  EXPECT_TRUE(Cluster({Taint("NoExecute")}, {Tolerate({}), Tolerate(30)})
+                  .Plan()
+                  .empty());
+}
+
+// Upstream: a negative tolerationSeconds counts as 0, evicting at timeAdded.
+TEST(PlanDeviceTaintEvictionsTest, NegativeTolerationSecondsCountAsZero) {
+  const Cluster cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")},
+                        {Tolerate(30), Tolerate(-5)});
+  const auto plans = cluster.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].evict_at, kNow - seconds(10));
+}
+
+// Upstream's claimEvictionTime considers only tolerations whose effect is
+// NoExecute: one with an empty effect matches the taint (and lets the
+// allocator pick the device) but neither delays nor prevents eviction.
+TEST(PlanDeviceTaintEvictionsTest, OnlyNoExecuteTolerationsCountAsUpstream) {
+  ASSERT_TRUE(
+      api::DeviceTolerationMatches(Tolerate({}, ""), Taint("NoExecute")));
+  const Cluster forever({Taint("NoExecute", "2026-09-23T11:59:50Z")},
+                        {Tolerate({}, "")});
+  auto plans = forever.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].evict_at, kNow);
+  const Cluster mixed({Taint("NoExecute", "2026-09-23T11:59:50Z")},
+                      {Tolerate(5, ""), Tolerate(60)});
+  plans = mixed.Plan();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].evict_at, kNow + seconds(50));
 }
 
 TEST(PlanDeviceTaintEvictionsTest, RuleTaintEvictsAndNamesTheRule) {
@@ -287,7 +328,11 @@ TEST(SimulateNoExecuteTest, CountsWhatANoneRuleWouldEvict) {
 // The controller against the in-memory API: what one round writes.
 class DeviceTaintEvictionControllerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { MakeController({}); }
+  // A new controller with `options` on new informers (call before Store).
+  void MakeController(DeviceTaintEvictionOptions options) {
+    controller_.reset();
+    informers_.clear();
     for (const api::ResourceInfo* info :
          {&client::PodsResource(), &client::ResourceClaimsResource(),
           &client::ResourceSlicesResource(),
@@ -297,10 +342,14 @@ class DeviceTaintEvictionControllerTest : public ::testing::Test {
     }
     controller_ = std::make_unique<DeviceTaintEvictionController>(
         api_, *informers_[0], *informers_[1], *informers_[2], *informers_[3],
-        *informers_[4]);
+        *informers_[4], options);
   }
-  // Stores the cluster's objects (the claim with its allocation).
+  // Stores the cluster's objects (the claim with its allocation, the rules).
   void Store(const Cluster& cluster) {
+    for (const api::DeviceTaintRule& rule : cluster.rules) {
+      auto created = api_.Create(rule);
+      ASSERT_TRUE(created.ok()) << created.status().ToString();
+    }
     ASSERT_TRUE(api_.Create(cluster.slice).ok());
     api::ResourceClaim claim = cluster.claim;
     auto created = api_.Create(claim);
@@ -326,6 +375,24 @@ class DeviceTaintEvictionControllerTest : public ::testing::Test {
     auto pod = api_.Get(client::PodsResource(), "default", "app");
     if (!pod.ok()) return std::nullopt;
     return std::get<api::Pod>(**pod);
+  }
+  // The rule's EvictionInProgress condition as stored, if any.
+  std::optional<api::Condition> RuleCondition(std::string_view name) {
+    auto rule = api_.Get(client::DeviceTaintRulesResource(), "", name);
+    if (!rule.ok()) return std::nullopt;
+    for (const api::Condition& condition :
+         std::get<api::DeviceTaintRule>(**rule).status.conditions) {
+      if (condition.type == kEvictionInProgress) return condition;
+    }
+    return std::nullopt;
+  }
+  // The stored events with `message`.
+  std::vector<api::Event> EventsSaying(std::string_view message) {
+    std::vector<api::Event> events = Events();
+    std::erase_if(events, [&](const api::Event& event) {
+      return event.message != message;
+    });
+    return events;
   }
   std::vector<api::Event> Events() {
     std::vector<api::Event> events;
@@ -356,7 +423,7 @@ TEST_F(DeviceTaintEvictionControllerTest, EvictsWithConditionAndEventOnce) {
   EXPECT_EQ(events[0].type, "Normal");
   EXPECT_EQ(events[0].reason, "DeviceTaintManagerEviction");
   EXPECT_EQ(events[0].message, "Marking for deletion");
-  EXPECT_EQ(events[0].source.component, "device-taint-eviction");
+  EXPECT_EQ(events[0].source.component, "device-taint-eviction-controller");
   const std::optional<api::Pod> pod = StoredPod();
   ASSERT_TRUE(pod.has_value());  // a bound pod is deleted gracefully
   EXPECT_TRUE(pod->metadata.deletion_timestamp.has_value());
@@ -377,6 +444,159 @@ TEST_F(DeviceTaintEvictionControllerTest, WaitsForTolerationSeconds) {
   EXPECT_FALSE(StoredPod()->metadata.deletion_timestamp.has_value());
   EXPECT_EQ(controller_->RunOnce(kNow + seconds(20)), std::nullopt);
   EXPECT_EQ(controller_->metrics().pods_evicted, 1u);
+}
+
+// Upstream's cancelWorkWithEvent: a scheduled eviction that is no longer
+// needed while the pod stays gets a Normal "Cancelling deletion" event, once.
+TEST_F(DeviceTaintEvictionControllerTest, CancellingDeletionWhenTheTaintGoes) {
+  Store(Cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")}, {Tolerate(30)}));
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), kNow + seconds(20));
+  EXPECT_TRUE(Events().empty());
+  // The driver removes the taint before the eviction is due.
+  auto stored = api_.Get(client::ResourceSlicesResource(), "", "node-a-gpus");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  api::ResourceSlice slice = std::get<api::ResourceSlice>(**stored);
+  slice.spec.devices[0].taints.clear();
+  ASSERT_TRUE(api_.Update(slice).ok());
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(5)), std::nullopt);
+  const std::vector<api::Event> events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, "Normal");
+  EXPECT_EQ(events[0].reason, "DeviceTaintManagerEviction");
+  EXPECT_EQ(events[0].message, "Cancelling deletion");
+  EXPECT_EQ(events[0].source.component, "device-taint-eviction-controller");
+  EXPECT_EQ(events[0].involved_object.name, "app");
+  EXPECT_EQ(controller_->metrics().evictions_cancelled, 1u);
+  controller_->RunOnce(kNow + seconds(30));  // nothing left to cancel
+  EXPECT_EQ(Events().size(), 1u);
+  EXPECT_EQ(controller_->metrics().pods_evicted, 0u);
+  ASSERT_TRUE(StoredPod().has_value());
+  EXPECT_FALSE(StoredPod()->metadata.deletion_timestamp.has_value());
+}
+
+TEST_F(DeviceTaintEvictionControllerTest,
+       CancellingDeletionWhenTheClaimIsDeallocated) {
+  Store(Cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")}, {Tolerate(30)}));
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), kNow + seconds(20));
+  auto stored = api_.Get(client::ResourceClaimsResource(), "default", "gpu");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  api::ResourceClaim claim = std::get<api::ResourceClaim>(**stored);
+  claim.status.allocation.reset();
+  ASSERT_TRUE(api_.UpdateStatus(claim).ok());
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(5)), std::nullopt);
+  EXPECT_EQ(EventsSaying("Cancelling deletion").size(), 1u);
+  EXPECT_EQ(controller_->metrics().evictions_cancelled, 1u);
+}
+
+// Upstream cancels silently when the pod itself goes away.
+TEST_F(DeviceTaintEvictionControllerTest, NoCancellingEventForADeletedPod) {
+  Store(Cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")}, {Tolerate(30)}));
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), kNow + seconds(20));
+  ASSERT_TRUE(api_.Delete(client::PodsResource(), "default", "app",
+                          client::DeleteOptions{.grace_period_seconds = 0})
+                  .ok());
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(5)), std::nullopt);
+  EXPECT_TRUE(Events().empty());
+  EXPECT_EQ(controller_->metrics().evictions_cancelled, 0u);
+}
+
+// Upstream's ruleStatusPeriod: a burst of changes costs one write per
+// period; the change that came within the period is written when it ends,
+// and the loop is told to wake then.
+TEST_F(DeviceTaintEvictionControllerTest, RuleStatusWritesWaitForThePeriod) {
+  Cluster cluster({}, {Tolerate(5)});
+  cluster.AddRule("gpu-0-broken", "gpu-0",
+                  Taint("NoExecute", "2026-09-23T12:00:00Z"));
+  Store(cluster);
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), kNow + seconds(5));
+  std::optional<api::Condition> condition = RuleCondition("gpu-0-broken");
+  ASSERT_TRUE(condition.has_value());
+  EXPECT_EQ(condition->status, "True");
+  EXPECT_EQ(condition->reason, "PodsPendingEviction");
+  EXPECT_EQ(condition->message, "1 pod needs to be evicted in 1 namespace.");
+  EXPECT_EQ(condition->observed_generation, 1);
+  EXPECT_EQ(condition->last_transition_time, "2026-09-23T12:00:00Z");
+  Pump();
+  // The pod goes 5 s after the last write: Completed waits until 10 s.
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(5)), kNow + seconds(10));
+  EXPECT_EQ(controller_->metrics().pods_evicted, 1u);
+  EXPECT_EQ(RuleCondition("gpu-0-broken")->reason, "PodsPendingEviction");
+  EXPECT_EQ(controller_->metrics().rule_status_updates, 1u);
+  Pump();
+  // Then it is written; the recheck after the eviction is still ahead.
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(10)), kNow + seconds(15));
+  condition = RuleCondition("gpu-0-broken");
+  ASSERT_TRUE(condition.has_value());
+  EXPECT_EQ(condition->status, "False");
+  EXPECT_EQ(condition->reason, "Completed");
+  EXPECT_EQ(condition->message, "1 pod evicted since starting the controller.");
+  EXPECT_EQ(condition->last_transition_time, "2026-09-23T12:00:10Z");
+  EXPECT_EQ(controller_->metrics().rule_status_updates, 2u);
+}
+
+TEST_F(DeviceTaintEvictionControllerTest, RuleStatusPeriodIsAnOption) {
+  MakeController({.rule_status_period = std::chrono::seconds(2)});
+  Cluster cluster({}, {Tolerate(5)});
+  cluster.AddRule("gpu-0-broken", "gpu-0",
+                  Taint("NoExecute", "2026-09-23T12:00:00Z"));
+  Store(cluster);
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), kNow + seconds(5));
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(1)), kNow + seconds(2));
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(2)), kNow + seconds(5));
+  EXPECT_EQ(controller_->metrics().rule_status_updates, 1u);  // unchanged
+}
+
+// The period applies within one generation: a rule's new spec is reported
+// at once. Its NoSchedule taint no longer evicts, so the pending eviction
+// is cancelled with an event.
+TEST_F(DeviceTaintEvictionControllerTest, ANewRuleGenerationIsWrittenAtOnce) {
+  Cluster cluster({}, {Tolerate(60)});
+  cluster.AddRule("gpu-0-broken", "gpu-0",
+                  Taint("NoExecute", "2026-09-23T12:00:00Z"));
+  Store(cluster);
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), kNow + seconds(60));
+  EXPECT_EQ(RuleCondition("gpu-0-broken")->reason, "PodsPendingEviction");
+  auto stored =
+      api_.Get(client::DeviceTaintRulesResource(), "", "gpu-0-broken");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  api::DeviceTaintRule rule = std::get<api::DeviceTaintRule>(**stored);
+  rule.spec.taint.effect = "NoSchedule";
+  ASSERT_TRUE(api_.Update(rule).ok());
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(1)), std::nullopt);
+  const std::optional<api::Condition> condition = RuleCondition("gpu-0-broken");
+  ASSERT_TRUE(condition.has_value());
+  EXPECT_EQ(condition->reason, "OtherEffect");
+  EXPECT_EQ(condition->observed_generation, 2);
+  EXPECT_EQ(condition->last_transition_time, "2026-09-23T12:00:01Z");
+  EXPECT_EQ(EventsSaying("Cancelling deletion").size(), 1u);
+}
+
+// Upstream queues a status recheck ruleStatusPeriod after each eviction a
+// rule causes, so the count catches up with the cache.
+TEST_F(DeviceTaintEvictionControllerTest, RechecksRuleStatusAfterAnEviction) {
+  Cluster cluster;
+  cluster.AddRule("gpu-0-broken", "gpu-0",
+                  Taint("NoExecute", "2026-09-23T12:00:00Z"));
+  Store(cluster);
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow), kNow + seconds(10));
+  EXPECT_EQ(controller_->metrics().pods_evicted, 1u);
+  EXPECT_EQ(RuleCondition("gpu-0-broken")->reason, "Completed");
+  Pump();
+  EXPECT_EQ(controller_->RunOnce(kNow + seconds(10)), std::nullopt);
+  EXPECT_EQ(controller_->metrics().rule_status_updates, 1u);
 }
 
 }  // namespace

@@ -11,7 +11,10 @@
 #    whose claim does not stays unschedulable;
 #  - a pod tolerating the taint for 3 s (tolerationSeconds) is evicted after
 #    that, not at once;
-#  - a rule with effect None evicts nothing and reports what NoExecute would.
+#  - a rule with effect None evicts nothing and reports what NoExecute would;
+#  - a pod tolerating the taint for an hour gets the tainted gpu-1, its rule
+#    reports the pending eviction, and deleting the rule cancels it with the
+#    event "Cancelling deletion".
 # Pods never run (no kubelet); the pod GC removes the evicted pods at once.
 # Every wait is bounded by DEVICE_TAINT_TIMEOUT seconds (default 30).
 # Prints PASS/FAIL per check and "N passed, M failed"; exits non-zero on any
@@ -43,10 +46,16 @@ alive() {  # alive POD: the pod exists and is not being deleted
 device_of() {  # device_of CLAIM DEVICE: the claim is allocated DEVICE
   equals "$2" k get resourceclaim "$1" -o 'jsonpath={.status.allocation.devices.results[*].device}'
 }
-eviction_event() {  # eviction_event POD: the event upstream's controller emits
-  equals "Normal DeviceTaintManagerEviction Marking for deletion device-taint-eviction" \
+taint_events() {  # taint_events POD WANT: the DeviceTaintManagerEviction events of POD
+  equals "$2" \
     k get events --field-selector "involvedObject.name=$1,reason=DeviceTaintManagerEviction" \
     -o 'jsonpath={range .items[*]}{.type} {.reason} {.message} {.source.component}{end}'
+}
+eviction_event() {  # eviction_event POD: the event upstream's controller emits
+  taint_events "$1" "Normal DeviceTaintManagerEviction Marking for deletion device-taint-eviction-controller"
+}
+cancel_event() {  # cancel_event POD: upstream's event for a cancelled eviction
+  taint_events "$1" "Normal DeviceTaintManagerEviction Cancelling deletion device-taint-eviction-controller"
 }
 time_added_set() {  # time_added_set RULE: spec.taint.timeAdded is an RFC 3339 time
   local added
@@ -88,6 +97,15 @@ check "apply a DeviceTaintRule with effect None for gpu-0" k apply -f "$manifest
 check "it reports what NoExecute would evict" within "$wait_s" rule_condition gpu-0-dry-run \
   "False NoEffect 1 published device selected. 1 allocated device selected. 1 pod would be evicted in 1 namespace if the effect was NoExecute. This information will not be updated again. Recreate the DeviceTaintRule to trigger an update."
 check "and evicts nothing" alive tolerant
+
+check "apply a pod tolerating the taint for an hour" k apply -f "$manifests/patient.yaml"
+check "the hour pod is scheduled" scheduled patient
+check "it lands on the tainted gpu-1" device_of patient gpu-1
+check "the gpu-1 rule reports its pending eviction" within "$wait_s" rule_condition gpu-1-broken \
+  "True PodsPendingEviction 1 pod needs to be evicted in 1 namespace. 1 pod evicted since starting the controller."
+check "delete the gpu-1 rule" k delete devicetaintrule gpu-1-broken
+check "the eviction is cancelled with an event" within "$wait_s" cancel_event patient
+check "the hour pod stays" alive patient
 
 if ! finish; then
   echo "--- server log (tail) ---"
