@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "scheduler/dra_plugin.h"
 #include "scheduler/node_allocatable_claims.h"
@@ -78,6 +80,10 @@ DraPlugin::NodeAllocatableStatuses(
         state.pod, pc.name, pc.claim->metadata.name, *allocation, lookup);
     if (status) statuses.push_back(std::move(*status));
   }
+  // Upstream orders the entries by claim name.
+  std::sort(statuses.begin(), statuses.end(), [](const auto& a, const auto& b) {
+    return a.resource_claim_name < b.resource_claim_name;
+  });
   return statuses;
 }
 
@@ -95,26 +101,29 @@ bool DraPlugin::NodeAllocatableFits(
     const auto& allocation = pc.claim->status.allocation;
     if (allocation && ReservedForAnother(*pc.claim, state.pod.metadata.uid) &&
         HasNodeAllocatableMapping(*allocation, lookup)) {
-      reasons.Add(
-          "resourceclaim maps node allocatable resources and is in use by "
-          "another pod");
+      reasons.Add(fmt::format(
+          "node allocatable resource claim {} has a mapped device and cannot "
+          "be shared across pods",
+          pc.claim->metadata.name));
       return false;
     }
   }
   std::vector<api::NodeAllocatableResourceClaimStatus> statuses =
       NodeAllocatableStatuses(state, allocations);
-  if (statuses.empty() || !node.usage.reports_allocatable()) return true;
+  if (statuses.empty()) return true;
   api::Pod with_claims = state.pod;
   with_claims.status.node_allocatable_resource_claim_statuses =
       std::move(statuses);
+  const std::vector<std::string> uncovered =
+      PodLevelResourcesShortfalls(with_claims);
+  for (const std::string& reason : uncovered) reasons.Add(reason);
+  if (!uncovered.empty()) return false;
+  if (!node.usage.reports_allocatable()) return true;
   const std::vector<std::string> short_of =
       Shortfalls(PodRequests(with_claims), node.usage.allocatable(),
                  node.usage.requested());
   for (const std::string& name : short_of) {
-    reasons.Add(
-        fmt::format("Insufficient {} (with the resourceclaims' node "
-                    "allocatable resources)",
-                    name));
+    reasons.Add(fmt::format("Insufficient {}", name));
   }
   return short_of.empty();
 }

@@ -1,7 +1,13 @@
 #include "scheduler/node_allocatable_claims.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <limits>
 #include <map>
+
+#include "api/pod_resources.h"
+#include "scheduler/node_usage.h"
 
 namespace dralloc::scheduler {
 namespace {
@@ -70,7 +76,99 @@ void AddDevice(const api::Device& device,
   }
 }
 
+// The amount of `name` in `amounts` (cpu in millicores).
+int64_t AmountOf(const ResourceAmounts& amounts, const std::string& name) {
+  if (name == "cpu") return amounts.milli_cpu;
+  if (name == "memory") return amounts.memory;
+  auto it = amounts.scalar.find(name);
+  return it == amounts.scalar.end() ? 0 : it->second;
+}
+
+int64_t UnitsOf(const std::string& name, const Quantity& quantity) {
+  return name == "cpu" ? quantity.MilliValue() : quantity.Value();
+}
+
+// What the claims listing `container` add to it: their mappings, perPod
+// and perContainer overheads (upstream's GetContainerDRAAllocations).
+std::map<std::string, int64_t> ContainerClaimShare(
+    const std::vector<api::NodeAllocatableResourceClaimStatus>& statuses,
+    const std::string& container) {
+  std::map<std::string, int64_t> share;
+  for (const auto& status : statuses) {
+    if (std::find(status.containers.begin(), status.containers.end(),
+                  container) == status.containers.end()) {
+      continue;
+    }
+    for (const auto& mapped : status.mapping) {
+      if (mapped.quantity) {
+        share[mapped.name] += UnitsOf(mapped.name, *mapped.quantity);
+      }
+    }
+    for (const auto& overhead : status.overhead) {
+      for (const auto& amount : {overhead.per_pod, overhead.per_container}) {
+        if (amount) share[overhead.name] += UnitsOf(overhead.name, *amount);
+      }
+    }
+  }
+  return share;
+}
+
 }  // namespace
+
+std::vector<std::string> PodLevelResourcesShortfalls(
+    const api::Pod& with_claims) {
+  std::vector<std::string> reasons;
+  if (!with_claims.spec.resources.has_value()) return reasons;
+  const api::ResourceRequirements& pod_level = *with_claims.spec.resources;
+  const ResourceAmounts aggregate = AggregateContainerRequests(with_claims);
+  for (const auto& [name, quantity] : pod_level.requests) {
+    if (!api::IsSupportedPodLevelResource(name)) continue;
+    if (AmountOf(aggregate, name) > UnitsOf(name, quantity)) {
+      reasons.push_back(fmt::format(
+          "pod level request for {} is insufficient to cover the aggregated "
+          "container and node-allocatable DRA requests",
+          name));
+    }
+  }
+  const auto& statuses =
+      with_claims.status.node_allocatable_resource_claim_statuses;
+  for (const auto& [name, quantity] : pod_level.limits) {
+    if (!api::IsSupportedPodLevelResource(name)) continue;
+    const int64_t limit = UnitsOf(name, quantity);
+    if (name.starts_with("hugepages-")) {
+      api::Pod limits_as_requests = with_claims;
+      for (auto* list : {&limits_as_requests.spec.init_containers,
+                         &limits_as_requests.spec.containers}) {
+        for (api::Container& container : *list) {
+          container.resources.requests = container.resources.limits;
+        }
+      }
+      if (AmountOf(AggregateContainerRequests(limits_as_requests), name) >
+          limit) {
+        reasons.push_back(fmt::format(
+            "pod level limit for {} is insufficient to cover the aggregated "
+            "container and node-allocatable DRA limits",
+            name));
+      }
+      continue;
+    }
+    for (const api::Container& container : with_claims.spec.containers) {
+      auto own = container.resources.limits.find(name);
+      if (own == container.resources.limits.end()) continue;
+      const auto share = ContainerClaimShare(statuses, container.name);
+      auto extra = share.find(name);
+      const int64_t need = UnitsOf(name, own->second) +
+                           (extra == share.end() ? 0 : extra->second);
+      if (need > limit) {
+        reasons.push_back(fmt::format(
+            "pod level limit for {} is insufficient to cover the limit and "
+            "DRA overhead for container {}",
+            name, container.name));
+      }
+    }
+  }
+  return reasons;
+}
 
 std::vector<std::string> ContainersReferencing(
     const api::Pod& pod, std::string_view pod_claim_name) {

@@ -37,6 +37,16 @@ std::optional<api::NodeAllocatableResourceClaimStatus> NodeAllocatableStatusFor(
     const std::string& claim_name, const api::AllocationResult& allocation,
     const AllocatedDeviceLookup& lookup);
 
+// upstream validatePodLevelResourcesCoverDRA, for a pod whose status
+// carries its claims' entries: pod-level requests (spec.resources) must
+// cover the containers' aggregate with the claims' additions, and a
+// pod-level limit each regular container's own limit plus what the claims
+// listing it add (for hugepages-*: the containers' aggregated limits plus
+// the claims' additions). The reasons, upstream's messages; empty when the
+// pod sets no pod-level resources or they suffice.
+std::vector<std::string> PodLevelResourcesShortfalls(
+    const api::Pod& with_claims);
+
 // Whether some allocated device of `allocation` has a `mapping` (upstream
 // refuses to share such a claim between pods; overheads may be shared).
 bool HasNodeAllocatableMapping(const api::AllocationResult& allocation,

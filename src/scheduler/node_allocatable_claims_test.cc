@@ -102,6 +102,41 @@ TEST(NodeAllocatableClaimsTest, OverheadAndDeviceMultiplierPerDevice) {
   EXPECT_EQ(requests.scalar.at("hugepages-2Mi"), int64_t{1} << 30);
 }
 
+// upstream validatePodLevelResourcesCoverDRA's three refusals.
+TEST(NodeAllocatableClaimsTest, PodLevelResourcesMustCoverTheClaims) {
+  api::Pod pod;
+  pod.spec.containers.resize(1);
+  pod.spec.containers[0].name = "app";
+  pod.spec.containers[0].resources.requests["cpu"] = Q("1");
+  pod.spec.containers[0].resources.limits["cpu"] = Q("1");
+  pod.spec.containers[0].resources.limits["hugepages-2Mi"] = Q("2Mi");
+  api::NodeAllocatableResourceClaimStatus status;
+  status.resource_claim_name = "cpus";
+  status.containers = {"app"};
+  status.mapping = {{.name = "cpu", .quantity = Q("2")},
+                    {.name = "hugepages-2Mi", .quantity = Q("4Mi")}};
+  pod.status.node_allocatable_resource_claim_statuses = {status};
+  EXPECT_TRUE(PodLevelResourcesShortfalls(pod).empty());  // no pod level
+
+  pod.spec.resources.emplace();
+  pod.spec.resources->requests["cpu"] = Q("3");
+  pod.spec.resources->limits["cpu"] = Q("3");
+  pod.spec.resources->limits["hugepages-2Mi"] = Q("6Mi");
+  EXPECT_TRUE(PodLevelResourcesShortfalls(pod).empty());  // 1+2 fits 3
+
+  pod.spec.resources->requests["cpu"] = Q("2");
+  pod.spec.resources->limits["cpu"] = Q("2");
+  pod.spec.resources->limits["hugepages-2Mi"] = Q("4Mi");
+  EXPECT_EQ(PodLevelResourcesShortfalls(pod),
+            (std::vector<std::string>{
+                "pod level request for cpu is insufficient to cover the "
+                "aggregated container and node-allocatable DRA requests",
+                "pod level limit for cpu is insufficient to cover the limit "
+                "and DRA overhead for container app",
+                "pod level limit for hugepages-2Mi is insufficient to cover "
+                "the aggregated container and node-allocatable DRA limits"}));
+}
+
 TEST(NodeAllocatableClaimsTest, DevicesWithoutMappingsGiveNoStatus) {
   Fixture f;
   api::AllocationResult allocation;

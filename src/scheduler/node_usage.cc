@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "api/pod_resources.h"
+
 namespace dralloc::scheduler {
 namespace {
 
@@ -61,42 +63,84 @@ bool IsSidecar(const api::Container& container) {
 }
 
 // KEP-5517: what the pod's claims add (pod.status.
-// nodeAllocatableResourceClaimStatuses): each mapping once per claim, each
-// overhead perPod + perContainer x the containers referencing the claim.
-ResourceValues ClaimStatusValues(const api::Pod& pod) {
-  ResourceValues values;
-  const auto add = [&](const std::string& name, const Quantity& q,
-                       int64_t times) {
-    values[name] += times * (name == "cpu" ? q.MilliValue() : q.Value());
-  };
+// nodeAllocatableResourceClaimStatuses), split as upstream's 1.37 resource
+// helper splits it: `pod_fixed` (each mapping and perPod overhead once per
+// claim, for the pod's whole life) and `per_container` (a claim's
+// perContainer overhead for each container of the spec it lists, which
+// joins that container's own requests; listed names the spec lacks go to
+// `pod_fixed`).
+struct ClaimShares {
+  ResourceValues pod_fixed;
+  std::map<std::string, ResourceValues, std::less<>> per_container;
+};
+
+int64_t UnitsOf(const std::string& name, const Quantity& quantity) {
+  return name == "cpu" ? quantity.MilliValue() : quantity.Value();
+}
+
+bool InSpec(const api::Pod& pod, std::string_view name) {
+  for (const auto* list : {&pod.spec.init_containers, &pod.spec.containers}) {
+    for (const api::Container& container : *list) {
+      if (container.name == name) return true;
+    }
+  }
+  return false;
+}
+
+ClaimShares ClaimSharesOf(const api::Pod& pod) {
+  ClaimShares shares;
   for (const auto& status :
        pod.status.node_allocatable_resource_claim_statuses) {
     for (const auto& mapped : status.mapping) {
-      if (mapped.quantity) add(mapped.name, *mapped.quantity, 1);
+      if (mapped.quantity) {
+        shares.pod_fixed[mapped.name] += UnitsOf(mapped.name, *mapped.quantity);
+      }
     }
-    const auto references = static_cast<int64_t>(status.containers.size());
     for (const auto& overhead : status.overhead) {
-      if (overhead.per_pod) add(overhead.name, *overhead.per_pod, 1);
-      if (overhead.per_container) {
-        add(overhead.name, *overhead.per_container, references);
+      if (overhead.per_pod) {
+        shares.pod_fixed[overhead.name] +=
+            UnitsOf(overhead.name, *overhead.per_pod);
+      }
+      if (!overhead.per_container) continue;
+      const int64_t each = UnitsOf(overhead.name, *overhead.per_container);
+      for (const std::string& container : status.containers) {
+        if (InSpec(pod, container)) {
+          shares.per_container[container][overhead.name] += each;
+        } else {
+          shares.pod_fixed[overhead.name] += each;
+        }
       }
     }
   }
+  return shares;
+}
+
+// A container's requests with its share of the claims' overheads.
+ResourceValues ContainerRequestsWithClaims(const api::Container& container,
+                                           bool non_zero,
+                                           const ClaimShares& shares) {
+  ResourceValues values = ContainerRequests(container, non_zero);
+  auto share = shares.per_container.find(container.name);
+  if (share != shares.per_container.end()) AddValues(values, share->second);
   return values;
 }
 
-// upstream resourcehelper.PodRequests: regular containers and sidecars run
+// upstream AggregateContainerRequests: regular containers and sidecars run
 // together; each regular init container runs alone with the sidecars that
-// started before it; the pod needs the larger of the two, plus overhead.
-ResourceValues PodRequestValues(const api::Pod& pod, bool non_zero) {
+// started before it; the pod needs the larger of the two, plus what its
+// claims add for the pod's whole life.
+ResourceValues AggregateValues(const api::Pod& pod, bool non_zero) {
+  const ClaimShares shares = ClaimSharesOf(pod);
   ResourceValues running;
   for (const api::Container& container : pod.spec.containers) {
-    AddValues(running, ContainerRequests(container, non_zero));
+    AddValues(running,
+              ContainerRequestsWithClaims(container, non_zero, shares));
   }
   ResourceValues sidecars;
   ResourceValues init_peak;
   for (const api::Container& container : pod.spec.init_containers) {
-    ResourceValues requests = ContainerRequests(container, non_zero);
+    ResourceValues requests =
+        ContainerRequestsWithClaims(container, non_zero, shares);
     if (IsSidecar(container)) {
       AddValues(running, requests);
       AddValues(sidecars, requests);
@@ -107,9 +151,38 @@ ResourceValues PodRequestValues(const api::Pod& pod, bool non_zero) {
     }
   }
   MaxValues(running, init_peak);
-  AddValues(running, ToValues(pod.spec.overhead));
-  AddValues(running, ClaimStatusValues(pod));
+  AddValues(running, shares.pod_fixed);
   return running;
+}
+
+// The pod-level requests (spec.resources.requests of cpu, memory and
+// hugepages-*), empty when the pod sets none.
+ResourceValues PodLevelRequests(const api::Pod& pod) {
+  ResourceValues values;
+  if (!pod.spec.resources.has_value()) return values;
+  for (const auto& [name, quantity] : pod.spec.resources->requests) {
+    if (api::IsSupportedPodLevelResource(name)) {
+      values[name] = UnitsOf(name, quantity);
+    }
+  }
+  return values;
+}
+
+// upstream resourcehelper.PodRequests: the containers' aggregate, where
+// pod-level requests replace it for their resources (claims' additions
+// included), plus spec.overhead. For scoring (`non_zero`), containers
+// without cpu or memory count upstream's defaults; with pod-level requests
+// the defaults apply only to what the pod then still lacks.
+ResourceValues PodRequestValues(const api::Pod& pod, bool non_zero) {
+  const ResourceValues pod_level = PodLevelRequests(pod);
+  ResourceValues values = AggregateValues(pod, non_zero && pod_level.empty());
+  for (const auto& [name, value] : pod_level) values[name] = value;
+  if (non_zero && !pod_level.empty()) {
+    values.try_emplace("cpu", kDefaultMilliCpuRequest);
+    values.try_emplace("memory", kDefaultMemoryRequest);
+  }
+  AddValues(values, ToValues(pod.spec.overhead));
+  return values;
 }
 
 // upstream Resource.Add: the resources NodeResourcesFit knows; others
@@ -181,6 +254,10 @@ ResourceAmounts NonZeroPodRequests(const api::Pod& pod) {
   ResourceAmounts amounts = ToAmounts(PodRequestValues(pod, true));
   amounts.pods = 1;
   return amounts;
+}
+
+ResourceAmounts AggregateContainerRequests(const api::Pod& pod) {
+  return ToAmounts(AggregateValues(pod, false));
 }
 
 ResourceAmounts NodeAllocatable(const api::Node& node) {

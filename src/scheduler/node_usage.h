@@ -29,15 +29,21 @@ struct ResourceAmounts {
                          const ResourceAmounts&) = default;
 };
 
-// What the pod requests, as upstream's resource helper computes it: the
-// larger of (sum of containers + sidecar init containers) and each regular
-// init container (with the sidecars started before it), plus
-// spec.overhead, plus what its claims add by
-// status.nodeAllocatableResourceClaimStatuses (KEP-5517). `pods` is 1.
+// What the pod requests, as upstream's 1.37 resource helper computes it:
+// the larger of (sum of containers + sidecar init containers) and each
+// regular init container (with the sidecars started before it), where each
+// container's requests include the perContainer overheads of the claims it
+// lists and the claims' mappings and perPod overheads (status.
+// nodeAllocatableResourceClaimStatuses, KEP-5517) are added once; then
+// pod-level requests (spec.resources) replace cpu, memory and hugepages-*
+// where set, and spec.overhead is added. `pods` is 1.
 ResourceAmounts PodRequests(const api::Pod& pod);
 // The same with upstream's scoring defaults for containers that request
 // no CPU (100m) or memory (200Mi): what the scoring plugins count.
 ResourceAmounts NonZeroPodRequests(const api::Pod& pod);
+// The containers' aggregate with the claims' additions, before pod-level
+// requests and spec.overhead: what pod-level requests must cover.
+ResourceAmounts AggregateContainerRequests(const api::Pod& pod);
 // node.status.allocatable (`pods` from its "pods" entry).
 ResourceAmounts NodeAllocatable(const api::Node& node);
 

@@ -100,6 +100,53 @@ TEST(NodeUsageTest, ScalarResourcesAndUnknownNames) {
                 {"example.com/gpu", 2}, {"hugepages-2Mi", 4 * kMi}}));
 }
 
+api::Container Named(std::string name, Requests requests,
+                     bool sidecar = false) {
+  api::Container container = MakeContainer(requests, sidecar);
+  container.name = std::move(name);
+  return container;
+}
+
+// KEP-5517 (1.37): a claim's perContainer overhead joins each listed
+// container's own requests (so a regular init container's share is absorbed
+// by the init peak), while mappings and perPod overheads count once, after
+// the peak.
+TEST(NodeUsageTest, ClaimOverheadsFollowTheirContainers) {
+  api::Pod pod;
+  pod.spec.init_containers = {Named("setup", {{"memory", "1Gi"}})};
+  pod.spec.containers = {Named("app", {{"memory", "1Gi"}})};
+  api::NodeAllocatableResourceClaimStatus status;
+  status.resource_claim_name = "gpu";
+  status.containers = {"setup", "app", "gone"};
+  status.mapping = {{.name = "cpu", .quantity = *Quantity::Parse("2")}};
+  status.overhead = {{.name = "memory",
+                      .per_pod = *Quantity::Parse("100Mi"),
+                      .per_container = *Quantity::Parse("10Mi")}};
+  pod.status.node_allocatable_resource_claim_statuses = {status};
+  // max(app 1Gi+10Mi, setup 1Gi+10Mi) + perPod 100Mi + 10Mi for "gone",
+  // which the spec lacks.
+  EXPECT_EQ(PodRequests(pod), Amounts(2000, (1024 + 10 + 100 + 10) * kMi));
+  // The same before pod-level requests and overhead (no pod count).
+  EXPECT_EQ(AggregateContainerRequests(pod),
+            (ResourceAmounts{.milli_cpu = 2000,
+                             .memory = (1024 + 10 + 100 + 10) * kMi}));
+}
+
+// Pod-level requests replace the containers' cpu, memory and hugepages
+// (with whatever claims add to them); overhead still adds; scoring defaults
+// then fill only what the pod lacks.
+TEST(NodeUsageTest, PodLevelRequestsReplaceTheContainers) {
+  api::Pod pod;
+  pod.spec.containers = {MakeContainer({{"cpu", "1"}, {"memory", "1Gi"}}),
+                         MakeContainer({{"cpu", "1"}})};
+  pod.spec.resources.emplace().requests = List({{"cpu", "4"}});
+  pod.spec.overhead = List({{"cpu", "100m"}});
+  EXPECT_EQ(PodRequests(pod), Amounts(4100, 1024 * kMi));
+  EXPECT_EQ(NonZeroPodRequests(pod), Amounts(4100, 1024 * kMi));
+  pod.spec.containers = {MakeContainer({})};
+  EXPECT_EQ(NonZeroPodRequests(pod), Amounts(4100, 200 * kMi));
+}
+
 TEST(NodeUsageTest, NodeAllocatable) {
   api::Node node;
   node.status.allocatable = List({{"cpu", "4"},
