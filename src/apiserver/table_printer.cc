@@ -33,6 +33,25 @@ std::vector<Column> ColumnsFor(std::string_view kind) {
             {"Pool", "The pool the slice belongs to"},
             {"Age", "Time since creation"}};
   }
+  // resource.k8s.io/v1alpha3 ResourcePoolStatusRequest (KEP-5677). The
+  // columns follow the KEP's "kubectl Integration" text: upstream's handler
+  // in pkg/printers/internalversion/printers.go could not be read, so the
+  // descriptions, the column types and the "-" of rows without counts are
+  // dralloc's. The count cells are strings because they may be "-".
+  if (kind == "ResourcePoolStatusRequest") {
+    return {{"Name", "Name of the request"},
+            {"Driver", "The driver whose pools are reported"},
+            {"Total", "Devices in the listed pools"},
+            {"Available", "Devices of the listed pools that can be allocated"},
+            {"Allocated", "Devices of the listed pools that claims hold"},
+            {"Unavailable", "Tainted devices of the listed pools"},
+            {"Errors", "Listed pools with a validation error"},
+            {"Pools", "Pools that match the request"},
+            {"Status",
+             "Pending, Complete (listed/matching pools when cut "
+             "at the limit) or Failed"},
+            {"Completed", "Time since the request was answered"}};
+  }
   if (kind == "Pod") {
     return {{"Name", "Name of the pod"},
             {"Ready",
@@ -501,6 +520,57 @@ Json BindingCells(const std::string& name, const Json& binding) {
           service_accounts};
 }
 
+// NAME DRIVER TOTAL AVAILABLE ALLOCATED UNAVAILABLE ERRORS POOLS STATUS
+// COMPLETED of a ResourcePoolStatusRequest. The counts are sums over
+// status.pools (a pool without a count adds 0) and are shown only for a
+// Complete answer; a pending or failed request shows "-" for them. POOLS is
+// status.poolCount, "-" before an answer.
+Json PoolStatusRequestCells(const std::string& name, const Json& request) {
+  constexpr std::string_view kNone = "-";
+  const Json& status = At(request, {"status"});
+  std::string state = "Pending";
+  std::string completed(kNone);
+  for (const Json& condition : Items(status, {"conditions"})) {
+    const std::string type = Text(At(condition, {"type"}));
+    if ((type == "Complete" || type == "Failed") &&
+        Text(At(condition, {"status"})) == "True") {
+      state = type;
+      completed = Since(Text(At(condition, {"lastTransitionTime"})))
+                      .value_or("<unknown>");
+      break;
+    }
+  }
+  const Json& pool_count = At(status, {"poolCount"});
+  std::string pools(kNone);
+  if (pool_count.is_number_integer())
+    pools = std::to_string(Integer(pool_count));
+  std::vector<std::string> counts(5, std::string(kNone));
+  if (state == "Complete") {
+    int64_t total = 0, available = 0, allocated = 0, unavailable = 0;
+    int64_t errors = 0;
+    const Json& listed = Items(status, {"pools"});
+    for (const Json& pool : listed) {
+      total += Integer(At(pool, {"totalDevices"}));
+      available += Integer(At(pool, {"availableDevices"}));
+      allocated += Integer(At(pool, {"allocatedDevices"}));
+      unavailable += Integer(At(pool, {"unavailableDevices"}));
+      if (At(pool, {"validationError"}).is_string()) ++errors;
+    }
+    counts = {std::to_string(total), std::to_string(available),
+              std::to_string(allocated), std::to_string(unavailable),
+              std::to_string(errors)};
+    const int64_t matching = Integer(pool_count);
+    if (static_cast<int64_t>(listed.size()) < matching) {
+      state = fmt::format("Complete ({}/{} pools)", listed.size(), matching);
+    }
+  }
+  return {name,      Text(At(request, {"spec", "driver"})),
+          counts[0], counts[1],
+          counts[2], counts[3],
+          counts[4], pools,
+          state,     completed};
+}
+
 // The number of entries of the list or map `member` of `object`.
 int64_t MemberCount(const Json& object, std::string_view member) {
   const Json& value = At(object, {member});
@@ -519,6 +589,9 @@ Json Cells(std::string_view kind, const Json& object) {
             Text(At(object, {"spec", "pool", "name"})), Age(object)};
   }
   if (kind == "Pod") return PodCells(object);
+  if (kind == "ResourcePoolStatusRequest") {
+    return PoolStatusRequestCells(name, object);
+  }
   if (kind == "Namespace") {
     return {name, Text(At(object, {"status", "phase"})), Age(object)};
   }

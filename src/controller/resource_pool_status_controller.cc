@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <ctime>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,6 +22,27 @@ constexpr char kLogName[] = "resourcepoolstatus-controller";
 constexpr char kReasonComplete[] = "CalculationComplete";
 // The longest validationError (+k8s:maxBytes=256).
 constexpr size_t kMaxValidationErrorBytes = 256;
+// The validationError prefix of a pool whose driver is still publishing its
+// newest generation: the only error that is retried instead of written.
+constexpr std::string_view kPoolIncompletePrefix = "PoolIncomplete:";
+
+// `message` cut to what validationError may hold.
+std::string ValidationError(std::string message) {
+  if (message.size() > kMaxValidationErrorBytes) {
+    message.resize(kMaxValidationErrorBytes);
+  }
+  return message;
+}
+
+// `time` as Kubernetes writes condition times ("2026-09-23T12:00:00Z").
+std::string FormatUtcTime(SystemTime time) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
 
 // Pools are keyed by driver and pool name, which sorts them as the status
 // lists them.
@@ -82,10 +104,10 @@ std::map<PoolKey, PoolSlices> NewestPools(
 }
 
 // What the claims hold of each pool: allocated device names, and the
-// capacity consumed per device.
+// capacity consumed per capacity name over all results in the pool.
 struct PoolUsage {
   std::set<std::string> devices;
-  std::map<std::string, std::map<std::string, Quantity>> consumed;
+  std::map<std::string, Quantity> consumed;
 };
 
 std::map<PoolKey, PoolUsage> UsageByPool(
@@ -97,9 +119,8 @@ std::map<PoolKey, PoolUsage> UsageByPool(
       if (result.admin_access.value_or(false)) continue;
       PoolUsage& pool = usage[{result.driver, result.pool}];
       pool.devices.insert(result.device);
-      auto& consumed = pool.consumed[result.device];
       for (const auto& [name, amount] : result.consumed_capacity) {
-        Quantity& total = consumed[name];
+        Quantity& total = pool.consumed[name];
         StatusOr<Quantity> sum = total.Add(amount);
         if (sum.ok()) total = *sum;
       }
@@ -113,65 +134,52 @@ Quantity Sum(const Quantity& a, const Quantity& b) {
   return sum.ok() ? *sum : a;
 }
 
-// The amounts of one capacity name over the shareable devices of a pool.
-struct CapacityTotals {
-  Quantity total;
-  Quantity consumed;
-};
-
-// Whether a shared device still has some of every capacity it declares.
-bool HasCapacityLeft(const api::Device& device,
-                     const std::map<std::string, Quantity>& consumed) {
-  for (const auto& [name, capacity] : device.capacity) {
-    auto it = consumed.find(name);
-    if (it != consumed.end() && it->second >= capacity.value) return false;
-  }
-  return true;
-}
-
-std::optional<api::ShareableSummaryStatus> ShareableSummary(
-    const std::vector<const api::Device*>& devices, const PoolUsage* usage) {
-  api::ShareableSummaryStatus summary;
+// shareableSummary of a pool (nullopt when no device allows multiple
+// allocations), or ShareableSummaryOverCap. As upstream: a shareable device
+// is fully available when no claim uses it and partially available when
+// one does, whatever capacity it has left; consumed is what all results in
+// the pool consume, reported for the capacity names shareable devices have.
+StatusOr<std::optional<api::ShareableSummaryStatus>> ShareableSummary(
+    const PoolKey& key, const std::vector<const api::Device*>& devices,
+    const PoolUsage* usage) {
   int32_t fully = 0;
   int32_t partially = 0;
-  std::map<std::string, CapacityTotals> totals;
+  std::map<std::string, Quantity> totals;
   bool any = false;
   for (const api::Device* device : devices) {
     if (!device->allow_multiple_allocations.value_or(false)) continue;
     any = true;
-    static const std::map<std::string, Quantity> kNone;
-    const std::map<std::string, Quantity>* consumed = &kNone;
-    if (usage != nullptr) {
-      auto it = usage->consumed.find(device->name);
-      if (it != usage->consumed.end()) consumed = &it->second;
-    }
     const bool in_use =
         usage != nullptr && usage->devices.count(device->name) > 0;
-    if (!in_use) {
-      ++fully;
-    } else if (HasCapacityLeft(*device, *consumed)) {
-      ++partially;
-    }
+    ++(in_use ? partially : fully);
     for (const auto& [name, capacity] : device->capacity) {
-      CapacityTotals& entry = totals[name];
-      entry.total = Sum(entry.total, capacity.value);
-      if (auto it = consumed->find(name); it != consumed->end()) {
-        entry.consumed = Sum(entry.consumed, it->second);
+      totals[name] = Sum(totals[name], capacity.value);
+    }
+  }
+  if (!any) return std::optional<api::ShareableSummaryStatus>();
+  if (totals.size() > kMaxPoolStatusListItems) {
+    return InvalidArgumentError(fmt::format(
+        "ShareableSummaryOverCap: pool {}/{} has {} shareable "
+        "capacity keys, exceeding the maximum of {}",
+        key.first, key.second, totals.size(), kMaxPoolStatusListItems));
+  }
+  api::ShareableSummaryStatus summary{.fully_available_devices = fully,
+                                      .partially_available_devices = partially};
+  for (const auto& [name, total] : totals) {
+    Quantity consumed;
+    if (usage != nullptr) {
+      if (auto it = usage->consumed.find(name); it != usage->consumed.end()) {
+        consumed = it->second;
       }
     }
-  }
-  if (!any) return std::nullopt;
-  summary.fully_available_devices = fully;
-  summary.partially_available_devices = partially;
-  for (const auto& [name, entry] : totals) {
-    StatusOr<Quantity> left = entry.total.Sub(entry.consumed);
+    StatusOr<Quantity> left = total.Sub(consumed);
     Quantity available = left.ok() && left->Sign() > 0 ? *left : Quantity();
     summary.capacity.push_back({.name = name,
-                                .total = entry.total,
-                                .consumed = entry.consumed,
+                                .total = total,
+                                .consumed = consumed,
                                 .available = available});
   }
-  return summary;
+  return std::optional<api::ShareableSummaryStatus>(std::move(summary));
 }
 
 // The value of attribute `name` ("domain/id") on `device`: written in full,
@@ -288,8 +296,9 @@ CounterAmounts CountersLeft(
 
 // partitionSummary of a pool (empty when no device has a grouping
 // attribute), or a validationError: a type without string value
-// (PartitionTypeMissing), no shared counters (PartitionTypeMissing), or two
-// devices of one type at different costs (PartitionCostMismatch).
+// (PartitionTypeMissing), no shared counters (PartitionTypeMissing), two
+// devices of one type at different costs (PartitionCostMismatch), or more
+// types than a status list may hold (PartitionSummaryOverCap).
 // allocatable counts, per type, the free devices that still fit one after
 // another into the counters left.
 StatusOr<std::vector<api::PartitionTypeStatus>> PartitionSummary(
@@ -331,6 +340,12 @@ StatusOr<std::vector<api::PartitionTypeStatus>> PartitionSummary(
                        .total = static_cast<int32_t>(devices.size()),
                        .allocatable = allocatable});
   }
+  if (summary.size() > kMaxPoolStatusListItems) {
+    return InvalidArgumentError(fmt::format(
+        "PartitionSummaryOverCap: pool {}/{} has {} partition "
+        "types, exceeding the maximum of {}",
+        key.first, key.second, summary.size(), kMaxPoolStatusListItems));
+  }
   return summary;
 }
 
@@ -354,15 +369,10 @@ api::PoolStatus CountPool(
   status.node_name = CommonNode(pool);
   const auto slice_count = static_cast<int32_t>(pool.slices.size());
   if (slice_count < pool.expected_slices) {
-    std::string message = fmt::format(
-        "PoolIncomplete: pool {}/{} is incomplete: observed {}/{} slices at "
-        "generation {}",
-        key.first, key.second, slice_count, pool.expected_slices,
-        pool.generation);
-    if (message.size() > kMaxValidationErrorBytes) {
-      message.resize(kMaxValidationErrorBytes);
-    }
-    status.validation_error = std::move(message);
+    status.validation_error = ValidationError(fmt::format(
+        "{} pool {}/{} is incomplete: observed {}/{} slices at generation {}",
+        kPoolIncompletePrefix, key.first, key.second, slice_count,
+        pool.expected_slices, pool.generation));
     return status;
   }
   std::vector<const api::Device*> devices;
@@ -381,18 +391,23 @@ api::PoolStatus CountPool(
   status.allocated_devices = allocated;
   status.unavailable_devices = unavailable;
   status.available_devices = std::max(0, total - allocated - unavailable);
-  status.shareable_summary = ShareableSummary(devices, usage);
-  // The counts stay valid when the partition view reports an error.
+  // The counts stay valid when a view reports an error. The first error
+  // (partitions before shareable) is the pool's validationError; any error
+  // drops partitionSummary, and only its own drops shareableSummary.
   auto partitions = PartitionSummary(
       key, pool.slices, spec.default_partition_type_attribute, usage);
-  if (partitions.ok()) {
-    status.partition_summary = std::move(*partitions);
+  auto shareable = ShareableSummary(key, devices, usage);
+  std::optional<std::string> view_error;
+  if (!partitions.ok()) view_error = std::string(partitions.status().message());
+  if (shareable.ok()) {
+    status.shareable_summary = std::move(*shareable);
+  } else if (!view_error.has_value()) {
+    view_error = std::string(shareable.status().message());
+  }
+  if (view_error.has_value()) {
+    status.validation_error = ValidationError(std::move(*view_error));
   } else {
-    std::string message(partitions.status().message());
-    if (message.size() > kMaxValidationErrorBytes) {
-      message.resize(kMaxValidationErrorBytes);
-    }
-    status.validation_error = std::move(message);
+    status.partition_summary = std::move(*partitions);
   }
   return status;
 }
@@ -409,18 +424,21 @@ ResourcePoolStatusController::ComputeStatus(
       spec.limit.value_or(api::kResourcePoolStatusRequestLimitDefault);
   api::ResourcePoolStatusRequestStatus status;
   status.pool_count = static_cast<int32_t>(pools.size());
-  int incomplete = 0;
+  // Upstream's message calls every listed pool with a validationError
+  // "incomplete". A written status has no PoolIncomplete pools (the
+  // controller retries instead), so there it counts the view errors.
+  int with_errors = 0;
   for (const auto& [key, pool] : pools) {
     if (static_cast<int32_t>(status.pools.size()) >= limit) break;
     auto used = usage.find(key);
     status.pools.push_back(
         CountPool(key, pool, used == usage.end() ? nullptr : &used->second,
                   spec, inputs.taint_rules));
-    if (status.pools.back().validation_error.has_value()) ++incomplete;
+    if (status.pools.back().validation_error.has_value()) ++with_errors;
   }
   std::string message =
       fmt::format("Calculated status for {} pools", status.pools.size());
-  if (incomplete > 0) message += fmt::format(" ({} incomplete)", incomplete);
+  if (with_errors > 0) message += fmt::format(" ({} incomplete)", with_errors);
   status.conditions.push_back({.type = api::kPoolStatusConditionComplete,
                                .status = "True",
                                .last_transition_time = now,
@@ -445,7 +463,53 @@ ResourcePoolStatusController::ResourcePoolStatusController(
 
 ResourcePoolStatusController::~ResourcePoolStatusController() { Stop(); }
 
+bool ResourcePoolStatusController::HasIncompletePool(
+    const api::ResourcePoolStatusRequestStatus& status) {
+  return std::any_of(
+      status.pools.begin(), status.pools.end(),
+      [](const api::PoolStatus& pool) {
+        return pool.validation_error.has_value() &&
+               pool.validation_error->starts_with(kPoolIncompletePrefix);
+      });
+}
+
+std::chrono::milliseconds ResourcePoolStatusController::RetryDelay(
+    const ResourcePoolStatusControllerOptions& options, int requeue) {
+  // Doubling stops at the cap (or at zero), so no count overflows it.
+  std::chrono::milliseconds delay = options.retry_base_delay;
+  for (int i = 0;
+       i < requeue && delay.count() > 0 && delay < options.retry_max_delay;
+       ++i) {
+    delay *= 2;
+  }
+  return std::min(delay, options.retry_max_delay);
+}
+
+bool ResourcePoolStatusController::RequestExpired(
+    const api::ResourcePoolStatusRequest& request, SystemTime now,
+    const ResourcePoolStatusControllerOptions& options) {
+  const auto older_than = [now](std::string_view stamp,
+                                std::chrono::milliseconds ttl) {
+    const std::optional<SystemTime> time = ParseUtcTime(stamp);
+    return time.has_value() && now - *time > ttl;
+  };
+  const std::string created = request.metadata.creation_timestamp.value_or("");
+  if (!request.status.has_value()) {
+    return older_than(created, options.pending_request_ttl);
+  }
+  for (const api::Condition& condition : request.status->conditions) {
+    if (condition.type == api::kPoolStatusConditionComplete ||
+        condition.type == api::kPoolStatusConditionFailed) {
+      return older_than(condition.last_transition_time,
+                        options.finished_request_ttl);
+    }
+  }
+  return older_than(created, options.finished_request_ttl);
+}
+
 void ResourcePoolStatusController::OnRequest(const ObjectPtr& now) {
+  // Every addition or update of a request without a status queues it, also
+  // one that was dropped after its retries.
   const auto* request = As<api::ResourcePoolStatusRequest>(now);
   if (request != nullptr && !request->status.has_value()) {
     queue_.Add(request->metadata.name);
@@ -456,6 +520,8 @@ Status ResourcePoolStatusController::Sync(const std::string& name) {
   ObjectPtr object = requests_.Get("", name);
   const auto* request = As<api::ResourcePoolStatusRequest>(object);
   if (request == nullptr || request->status.has_value()) return OkStatus();
+  // Listing an informer cache cannot fail, so upstream's Failed answer
+  // (CalculationFailed, for a failed lister) has no cause here.
   // The pointers below stay valid while these lists hold the objects.
   const std::vector<ObjectPtr> slices = slices_.List();
   const std::vector<ObjectPtr> claims = claims_.List();
@@ -477,7 +543,15 @@ Status ResourcePoolStatusController::Sync(const std::string& name) {
     }
   }
   api::ResourcePoolStatusRequest answered = *request;
-  answered.status = ComputeStatus(request->spec, inputs, NowRfc3339());
+  answered.status =
+      ComputeStatus(request->spec, inputs, FormatUtcTime(options_.clock()));
+  // A driver still publishing its newest generation: the answer would be
+  // final (the status is immutable), so wait for the rest of the slices.
+  if (HasIncompletePool(*answered.status)) {
+    MutexLock lock(mu_);
+    ++metrics_.incomplete_syncs;
+    return UnavailableError("incomplete pools detected, requeueing");
+  }
   StatusOr<ObjectPtr> written = client_.UpdateStatus(std::move(answered));
   if (!written.ok()) return written.status();
   MutexLock lock(mu_);
@@ -485,41 +559,149 @@ Status ResourcePoolStatusController::Sync(const std::string& name) {
   return OkStatus();
 }
 
+bool ResourcePoolStatusController::ScheduleRetry(const std::string& key) {
+  int& requeues = requeues_[key];
+  if (requeues >= options_.max_retries) {
+    requeues_.erase(key);
+    retry_at_.erase(key);
+    ++metrics_.dropped;
+    return false;
+  }
+  retry_at_[key] = options_.clock() + RetryDelay(options_, requeues);
+  ++requeues;
+  ++metrics_.requeues;
+  return true;
+}
+
+std::optional<std::chrono::milliseconds>
+ResourcePoolStatusController::QueueDueRetries() {
+  std::vector<std::string> due;
+  std::optional<std::chrono::milliseconds> next;
+  {
+    const SystemTime now = options_.clock();
+    MutexLock lock(mu_);
+    for (auto it = retry_at_.begin(); it != retry_at_.end();) {
+      if (it->second <= now) {
+        due.push_back(it->first);
+        it = retry_at_.erase(it);
+        continue;
+      }
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(it->second - now);
+      if (!next.has_value() || left < *next) next = left;
+      ++it;
+    }
+  }
+  for (std::string& key : due) queue_.Add(std::move(key));
+  return next;
+}
+
 bool ResourcePoolStatusController::ProcessOne(std::chrono::milliseconds wait) {
+  if (std::optional<std::chrono::milliseconds> next = QueueDueRetries()) {
+    wait = std::min(wait, *next);
+  }
   std::optional<std::string> key = queue_.Pop(wait);
   if (!key) return false;
   Status status = Sync(*key);
-  bool retry = false;
+  bool requeued = false;
   {
     MutexLock lock(mu_);
     ++metrics_.syncs;
     if (status.ok()) {
-      failures_.erase(*key);
+      requeues_.erase(*key);
+      retry_at_.erase(*key);
     } else {
       ++metrics_.sync_errors;
-      retry = ++failures_[*key] < options_.max_retries;
-      if (!retry) failures_.erase(*key);
+      requeued = ScheduleRetry(*key);
     }
   }
   if (!status.ok()) {
-    // A conflict means the request changed; its update queues it again.
-    log::Debug(kLogName, "request {}: {}", *key, status.message());
+    if (requeued) {
+      log::Debug(kLogName, "request {}: {}", *key, status.message());
+    } else {
+      log::Warn(kLogName,
+                "request {}: dropped after {} requeues, until it changes: {}",
+                *key, options_.max_retries, status.message());
+    }
   }
   queue_.Done(*key);
-  if (retry) queue_.Add(*key);
   return true;
 }
 
+size_t ResourcePoolStatusController::SweepExpired() {
+  const SystemTime now = options_.clock();
+  size_t deleted = 0;
+  for (const ObjectPtr& object : requests_.List()) {
+    const auto* request = As<api::ResourcePoolStatusRequest>(object);
+    if (request == nullptr || !RequestExpired(*request, now, options_)) {
+      continue;
+    }
+    const std::string& name = request->metadata.name;
+    // The uid precondition spares a newer request of the same name, which
+    // the cache may not show yet.
+    const Status status =
+        client_.Delete(client::ResourcePoolStatusRequestsResource(), "", name,
+                       request->metadata.uid);
+    if (status.ok()) {
+      ++deleted;
+      log::Debug(kLogName, "deleted expired request {}", name);
+    } else if (status.code() != StatusCode::kNotFound) {
+      log::Warn(kLogName, "deleting expired request {}: {}", name,
+                status.message());
+    }
+  }
+  if (deleted > 0) {
+    log::Info(kLogName, "cleanup completed: deleted {} expired requests",
+              deleted);
+  }
+  MutexLock lock(mu_);
+  ++metrics_.sweeps;
+  metrics_.requests_deleted += deleted;
+  return deleted;
+}
+
+void ResourcePoolStatusController::Loop() {
+  // As upstream waits for its caches: an answer computed before the caches
+  // have their first list would count nothing, and the answer is final.
+  for (client::Informer* informer :
+       {&requests_, &slices_, &claims_, &taint_rules_}) {
+    while (!stopping_ &&
+           !informer->WaitForSync(std::chrono::milliseconds(200))) {
+    }
+  }
+  SystemTime next_sweep = options_.clock();
+  while (!stopping_) {
+    const SystemTime now = options_.clock();
+    if (now >= next_sweep) {
+      SweepExpired();
+      next_sweep = now + options_.sweep_period;
+    }
+    const auto until_sweep = std::chrono::ceil<std::chrono::milliseconds>(
+        next_sweep - options_.clock());
+    ProcessOne(std::clamp(until_sweep, std::chrono::milliseconds(1),
+                          std::chrono::milliseconds(200)));
+  }
+}
+
 void ResourcePoolStatusController::Start() {
-  worker_ = std::thread([this] {
-    while (!stopping_) ProcessOne(std::chrono::milliseconds(200));
-  });
+  worker_ = std::thread([this] { Loop(); });
 }
 
 void ResourcePoolStatusController::Stop() {
   stopping_ = true;
   queue_.ShutDown();
   if (worker_.joinable()) worker_.join();
+}
+
+bool ResourcePoolStatusController::Idle() const {
+  if (!queue_.Idle()) return false;
+  MutexLock lock(mu_);
+  return retry_at_.empty();
+}
+
+size_t ResourcePoolStatusController::PendingRetries() const {
+  MutexLock lock(mu_);
+  return retry_at_.size();
 }
 
 ResourcePoolStatusControllerMetrics ResourcePoolStatusController::metrics()

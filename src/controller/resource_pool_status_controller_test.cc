@@ -1,7 +1,11 @@
 #include "controller/resource_pool_status_controller.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <climits>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -10,6 +14,7 @@
 
 #include "api/codec.h"
 #include "client/memory_api_client.h"
+#include "common/clock.h"
 #include "encoding/document_reader.h"
 #include "golden_case.h"
 
@@ -174,6 +179,422 @@ TEST(ResourcePoolStatusControllerTest, SpecAndAnswerAreImmutable) {
   EXPECT_NE(rewrite.status().message().find("status: Invalid value"),
             std::string::npos)
       << rewrite.status().message();
+}
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+// A MemoryApiClient whose next `status_failures` status writes fail.
+class FlakyStatusClient : public client::MemoryApiClient {
+ public:
+  StatusOr<client::ObjectPtr> UpdateStatus(api::Object object) override {
+    if (status_failures > 0) {
+      --status_failures;
+      return UnavailableError("the store is unavailable");
+    }
+    return client::MemoryApiClient::UpdateStatus(std::move(object));
+  }
+  int status_failures = 0;
+};
+
+// The controller over an in-memory API, driven by hand: informers are
+// pumped explicitly and the controller's clock only moves when the test
+// advances `now`.
+class Harness {
+ public:
+  explicit Harness(ResourcePoolStatusControllerOptions options = {})
+      : controller(api, requests, slices, claims, rules, Clocked(options)) {}
+
+  void Pump() {
+    for (client::Informer* informer : {&slices, &claims, &rules, &requests}) {
+      ASSERT_TRUE(informer->Pump(milliseconds(0)).ok());
+    }
+  }
+  void Create(std::string_view json) {
+    auto created = api.Create(Decode(json));
+    ASSERT_TRUE(created.ok()) << created.status().message();
+  }
+  // The request as the API has it now; nullopt when it does not exist.
+  std::optional<api::ResourcePoolStatusRequest> Stored(
+      const std::string& name) {
+    auto stored =
+        api.Get(client::ResourcePoolStatusRequestsResource(), "", name);
+    if (!stored.ok()) return std::nullopt;
+    const auto* request = client::As<api::ResourcePoolStatusRequest>(*stored);
+    if (request == nullptr) return std::nullopt;
+    return *request;
+  }
+  SystemTime CreatedAt(const std::string& name) {
+    auto request = Stored(name);
+    EXPECT_TRUE(request.has_value()) << name;
+    if (!request) return {};
+    auto created =
+        ParseUtcTime(request->metadata.creation_timestamp.value_or(""));
+    EXPECT_TRUE(created.has_value()) << name;
+    return created.value_or(SystemTime());
+  }
+
+  FlakyStatusClient api;
+  SystemTime now = *ParseUtcTime("2026-09-23T12:00:00Z");
+  client::Informer requests{api, client::ResourcePoolStatusRequestsResource()};
+  client::Informer slices{api, client::ResourceSlicesResource()};
+  client::Informer claims{api, client::ResourceClaimsResource()};
+  client::Informer rules{api, client::DeviceTaintRulesResource()};
+  ResourcePoolStatusController controller;
+
+ private:
+  ResourcePoolStatusControllerOptions Clocked(
+      ResourcePoolStatusControllerOptions options) {
+    options.clock = [this] { return now; };
+    return options;
+  }
+};
+
+// Generation 1 of pool "rolling" has two slices; this is the first.
+constexpr char kFirstOfTwoSlices[] = R"({"apiVersion":"resource.k8s.io/v1",
+    "kind":"ResourceSlice","metadata":{"name":"rolling-a"},
+    "spec":{"driver":"gpu.example.com","nodeName":"node-1",
+    "pool":{"name":"rolling","generation":1,"resourceSliceCount":2},
+    "devices":[{"name":"gpu-0"}]}})";
+constexpr char kSecondOfTwoSlices[] = R"({"apiVersion":"resource.k8s.io/v1",
+    "kind":"ResourceSlice","metadata":{"name":"rolling-b"},
+    "spec":{"driver":"gpu.example.com","nodeName":"node-1",
+    "pool":{"name":"rolling","generation":1,"resourceSliceCount":2},
+    "devices":[{"name":"gpu-1"}]}})";
+constexpr char kCompleteSlice[] = R"({"apiVersion":"resource.k8s.io/v1",
+    "kind":"ResourceSlice","metadata":{"name":"s1"},
+    "spec":{"driver":"gpu.example.com","nodeName":"node-1",
+    "pool":{"name":"node-1","generation":1,"resourceSliceCount":1},
+    "devices":[{"name":"gpu-0"},{"name":"gpu-1"}]}})";
+
+std::string RequestJson(std::string_view name) {
+  return fmt::format(R"({{"apiVersion":"resource.k8s.io/v1alpha3",
+      "kind":"ResourcePoolStatusRequest","metadata":{{"name":"{}"}},
+      "spec":{{"driver":"gpu.example.com"}}}})",
+                     name);
+}
+
+// While a pool is incomplete nothing is written; the request is retried
+// after 5, 10, 20, 40 and 80 ms, then dropped.
+TEST(ResourcePoolStatusControllerTest,
+     IncompletePoolIsRetriedWithBackoffThenDropped) {
+  Harness h;
+  h.Create(kFirstOfTwoSlices);
+  h.Create(RequestJson("rolling"));
+  h.Pump();
+  ASSERT_TRUE(h.controller.ProcessOne());
+  for (const milliseconds delay :
+       {milliseconds(5), milliseconds(10), milliseconds(20), milliseconds(40),
+        milliseconds(80)}) {
+    EXPECT_EQ(h.controller.PendingRetries(), 1u);
+    EXPECT_FALSE(h.controller.Idle());
+    h.now += delay - milliseconds(1);
+    EXPECT_FALSE(h.controller.ProcessOne()) << "early, before " << delay;
+    h.now += milliseconds(1);
+    EXPECT_TRUE(h.controller.ProcessOne()) << "due after " << delay;
+  }
+  EXPECT_EQ(h.controller.PendingRetries(), 0u);
+  EXPECT_TRUE(h.controller.Idle());
+  h.now += hours(1);
+  EXPECT_FALSE(h.controller.ProcessOne());
+
+  const ResourcePoolStatusControllerMetrics metrics = h.controller.metrics();
+  EXPECT_EQ(metrics.syncs, 6u);
+  EXPECT_EQ(metrics.incomplete_syncs, 6u);
+  EXPECT_EQ(metrics.sync_errors, 6u);
+  EXPECT_EQ(metrics.requeues, 5u);
+  EXPECT_EQ(metrics.dropped, 1u);
+  EXPECT_EQ(metrics.status_updates, 0u);
+  auto stored = h.Stored("rolling");
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_FALSE(stored->status.has_value());
+}
+
+// Slice changes queue nothing; an update of the pending request itself
+// (here a label) queues it again, and then the completed pool is answered.
+TEST(ResourcePoolStatusControllerTest, UpdateQueuesADroppedRequestAgain) {
+  Harness h({.max_retries = 0});
+  h.Create(kFirstOfTwoSlices);
+  h.Create(RequestJson("rolling"));
+  h.Pump();
+  ASSERT_TRUE(h.controller.ProcessOne());
+  EXPECT_EQ(h.controller.metrics().dropped, 1u);
+  EXPECT_EQ(h.controller.PendingRetries(), 0u);
+
+  h.Create(kSecondOfTwoSlices);
+  h.Pump();
+  EXPECT_FALSE(h.controller.ProcessOne());
+  EXPECT_FALSE(h.Stored("rolling")->status.has_value());
+
+  api::ResourcePoolStatusRequest labelled = *h.Stored("rolling");
+  labelled.metadata.labels["retry"] = "1";
+  auto updated = h.api.Update(labelled);
+  ASSERT_TRUE(updated.ok()) << updated.status().message();
+  h.Pump();
+  ASSERT_TRUE(h.controller.ProcessOne());
+  auto answered = h.Stored("rolling");
+  ASSERT_TRUE(answered.has_value());
+  ASSERT_TRUE(answered->status.has_value());
+  ASSERT_EQ(answered->status->pools.size(), 1u);
+  EXPECT_EQ(answered->status->pools[0].validation_error, std::nullopt);
+  EXPECT_EQ(answered->status->pools[0].total_devices, 2);
+  ASSERT_EQ(answered->status->conditions.size(), 1u);
+  const api::Condition& complete = answered->status->conditions[0];
+  EXPECT_EQ(complete.type, api::kPoolStatusConditionComplete);
+  EXPECT_EQ(complete.status, "True");
+  EXPECT_EQ(complete.reason, "CalculationComplete");
+  EXPECT_EQ(complete.message, "Calculated status for 1 pools");
+  EXPECT_EQ(complete.last_transition_time, "2026-09-23T12:00:00Z");
+}
+
+// A failed status write is retried with the same backoff.
+TEST(ResourcePoolStatusControllerTest, FailedWriteIsRetriedWithBackoff) {
+  Harness h;
+  h.api.status_failures = 2;
+  h.Create(kCompleteSlice);
+  h.Create(RequestJson("gpus"));
+  h.Pump();
+  ASSERT_TRUE(h.controller.ProcessOne());  // fails
+  EXPECT_FALSE(h.controller.ProcessOne());
+  h.now += milliseconds(5);
+  ASSERT_TRUE(h.controller.ProcessOne());  // fails
+  h.now += milliseconds(9);
+  EXPECT_FALSE(h.controller.ProcessOne());
+  h.now += milliseconds(1);
+  ASSERT_TRUE(h.controller.ProcessOne());  // written
+  EXPECT_TRUE(h.controller.Idle());
+
+  const ResourcePoolStatusControllerMetrics metrics = h.controller.metrics();
+  EXPECT_EQ(metrics.status_updates, 1u);
+  EXPECT_EQ(metrics.sync_errors, 2u);
+  EXPECT_EQ(metrics.incomplete_syncs, 0u);
+  EXPECT_EQ(metrics.requeues, 2u);
+  EXPECT_EQ(metrics.dropped, 0u);
+  auto stored = h.Stored("gpus");
+  ASSERT_TRUE(stored.has_value());
+  ASSERT_TRUE(stored->status.has_value());
+  EXPECT_EQ(stored->status->pool_count, 1);
+}
+
+TEST(ResourcePoolStatusControllerTest, RetryDelayDoublesUpToTheCap) {
+  const ResourcePoolStatusControllerOptions defaults;
+  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, 0),
+            milliseconds(5));
+  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, 1),
+            milliseconds(10));
+  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, 4),
+            milliseconds(80));
+  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, 40),
+            seconds(1000));
+  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, INT_MAX),
+            seconds(1000));
+  const ResourcePoolStatusControllerOptions immediate{.retry_base_delay =
+                                                          milliseconds(0)};
+  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(immediate, INT_MAX),
+            milliseconds(0));
+}
+
+api::ResourcePoolStatusRequestStatus AnsweredAt(std::string type,
+                                                std::string time) {
+  return {.pool_count = 0,
+          .conditions = {{.type = std::move(type),
+                          .status = "True",
+                          .last_transition_time = std::move(time),
+                          .reason = "Reason",
+                          .message = "message"}}};
+}
+
+// Pending requests expire 24 h after creation; answered ones 1 h after
+// their first Complete or Failed condition (after creation without one).
+TEST(ResourcePoolStatusControllerTest, RequestExpiryFollowsTheAnswerTime) {
+  const ResourcePoolStatusControllerOptions options;
+  const SystemTime created = *ParseUtcTime("2026-09-23T12:00:00Z");
+  const auto expired = [&](const api::ResourcePoolStatusRequest& request,
+                           SystemTime at) {
+    return ResourcePoolStatusController::RequestExpired(request, at, options);
+  };
+  api::ResourcePoolStatusRequest pending;
+  pending.metadata.creation_timestamp = "2026-09-23T12:00:00Z";
+  EXPECT_FALSE(expired(pending, created + hours(24)));
+  EXPECT_TRUE(expired(pending, created + hours(24) + seconds(1)));
+
+  api::ResourcePoolStatusRequest complete = pending;
+  complete.status = AnsweredAt("Complete", "2026-09-23T13:00:00Z");
+  complete.status->conditions.insert(
+      complete.status->conditions.begin(),
+      {.type = "Example",
+       .status = "True",
+       .last_transition_time = "2026-09-01T00:00:00Z"});
+  EXPECT_FALSE(expired(complete, created + hours(2)));
+  EXPECT_TRUE(expired(complete, created + hours(2) + seconds(1)));
+
+  api::ResourcePoolStatusRequest failed = pending;
+  failed.status = AnsweredAt("Failed", "2026-09-23T12:30:00Z");
+  EXPECT_FALSE(expired(failed, created + minutes(90)));
+  EXPECT_TRUE(expired(failed, created + minutes(90) + seconds(1)));
+
+  api::ResourcePoolStatusRequest unconditioned = pending;
+  unconditioned.status = api::ResourcePoolStatusRequestStatus{};
+  EXPECT_FALSE(expired(unconditioned, created + hours(1)));
+  EXPECT_TRUE(expired(unconditioned, created + hours(1) + seconds(1)));
+
+  // Without a readable time nothing expires.
+  api::ResourcePoolStatusRequest undated;
+  EXPECT_FALSE(expired(undated, created + hours(1000)));
+  api::ResourcePoolStatusRequest unreadable = pending;
+  unreadable.status = AnsweredAt("Complete", "yesterday");
+  EXPECT_FALSE(expired(unreadable, created + hours(1000)));
+
+  const ResourcePoolStatusControllerOptions short_lived{
+      .finished_request_ttl = minutes(1), .pending_request_ttl = minutes(2)};
+  EXPECT_TRUE(ResourcePoolStatusController::RequestExpired(
+      pending, created + minutes(2) + seconds(1), short_lived));
+  EXPECT_TRUE(ResourcePoolStatusController::RequestExpired(
+      failed, created + minutes(31) + seconds(1), short_lived));
+}
+
+// The sweeper deletes what its cache shows as expired, sending the cached
+// uid: a request recreated under the same name survives, and one deleted
+// already is skipped.
+TEST(ResourcePoolStatusControllerTest, SweeperDeletesExpiredRequestsByUid) {
+  Harness h;
+  h.Create(RequestJson("pending"));
+  h.Create(RequestJson("answered"));
+  h.Create(RequestJson("replaced"));
+  const SystemTime created = h.CreatedAt("pending");
+  api::ResourcePoolStatusRequest answered = *h.Stored("answered");
+  answered.status =
+      AnsweredAt("Complete", *h.Stored("pending")->metadata.creation_timestamp);
+  ASSERT_TRUE(h.api.UpdateStatus(answered).ok());
+  h.Pump();
+  const SystemTime latest_creation =
+      std::max({created, h.CreatedAt("answered"), h.CreatedAt("replaced")});
+
+  // 1 h after the answer: only the answered request expires.
+  h.now = created + hours(1) + seconds(1);
+  EXPECT_EQ(h.controller.SweepExpired(), 1u);
+  EXPECT_FALSE(h.Stored("answered").has_value());
+  EXPECT_TRUE(h.Stored("pending").has_value());
+
+  // "replaced" is recreated; the cache still has the old one (and the
+  // deleted "answered").
+  const std::string old_uid = h.Stored("replaced")->metadata.uid;
+  ASSERT_TRUE(h.api
+                  .Delete(client::ResourcePoolStatusRequestsResource(), "",
+                          "replaced", "")
+                  .ok());
+  h.Create(RequestJson("replaced"));
+  ASSERT_NE(h.Stored("replaced")->metadata.uid, old_uid);
+
+  // 24 h after creation the pending requests expire.
+  h.now = latest_creation + hours(24) + seconds(1);
+  EXPECT_EQ(h.controller.SweepExpired(), 1u);
+  EXPECT_FALSE(h.Stored("pending").has_value());
+  auto survivor = h.Stored("replaced");
+  ASSERT_TRUE(survivor.has_value());
+  EXPECT_NE(survivor->metadata.uid, old_uid);
+
+  const ResourcePoolStatusControllerMetrics metrics = h.controller.metrics();
+  EXPECT_EQ(metrics.sweeps, 2u);
+  EXPECT_EQ(metrics.requests_deleted, 2u);
+}
+
+// One slice of pool "pool-a" with `devices` (JSON array elements).
+PoolStatusInputs OneSlice(std::vector<api::Object>& storage,
+                          const std::string& devices,
+                          const std::string& extra_spec = "") {
+  storage.push_back(Decode(fmt::format(
+      R"({{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice",
+      "metadata":{{"name":"s"}},"spec":{{"driver":"gpu.example.com",
+      "nodeName":"node-1",
+      "pool":{{"name":"pool-a","generation":1,"resourceSliceCount":1}},
+      {}"devices":[{}]}}}})",
+      extra_spec, devices)));
+  return InputsOf(storage);
+}
+
+// `count` partitions of distinct types drawing from one counter set.
+std::string Partitions(int count) {
+  std::string devices;
+  for (int i = 0; i < count; ++i) {
+    if (!devices.empty()) devices += ",";
+    devices += fmt::format(
+        R"({{"name":"part-{0}","attributes":{{"profile":{{"string":"type-{0}"}}}},
+        "consumesCounters":[{{"counterSet":"gpu-0",
+        "counters":{{"memory":{{"value":"1"}}}}}}]}})",
+        i);
+  }
+  return devices;
+}
+
+constexpr char kPartitionedSpec[] =
+    R"("partitionTypeAttribute":"gpu.example.com/profile",
+    "sharedCounters":[{"name":"gpu-0","counters":{"memory":{"value":"100"}}}],)";
+
+// A shareable device with `count` capacities.
+std::string ShareableDevice(int count) {
+  std::string capacity;
+  for (int i = 0; i < count; ++i) {
+    if (!capacity.empty()) capacity += ",";
+    capacity += fmt::format(R"("c{:02}":{{"value":"1"}})", i);
+  }
+  return fmt::format(
+      R"({{"name":"shared","allowMultipleAllocations":true,"capacity":{{{}}}}})",
+      capacity);
+}
+
+api::PoolStatus OnlyPool(const PoolStatusInputs& inputs) {
+  const api::ResourcePoolStatusRequestSpec spec{.driver = "gpu.example.com"};
+  api::ResourcePoolStatusRequestStatus status =
+      ResourcePoolStatusController::ComputeStatus(spec, inputs, kNow);
+  EXPECT_EQ(status.pools.size(), 1u);
+  return status.pools.empty() ? api::PoolStatus{} : status.pools[0];
+}
+
+// At most 32 partition types: more is an error, not a cut list; the counts
+// stay, and the shareable summary stays too.
+TEST(ResourcePoolStatusControllerTest, PartitionSummaryOverCapIsAnError) {
+  std::vector<api::Object> at_cap_objects;
+  const api::PoolStatus at_cap =
+      OnlyPool(OneSlice(at_cap_objects, Partitions(32), kPartitionedSpec));
+  EXPECT_EQ(at_cap.validation_error, std::nullopt);
+  EXPECT_EQ(at_cap.partition_summary.size(), 32u);
+
+  std::vector<api::Object> over_cap_objects;
+  const api::PoolStatus over_cap = OnlyPool(
+      OneSlice(over_cap_objects, Partitions(33) + "," + ShareableDevice(1),
+               kPartitionedSpec));
+  EXPECT_EQ(over_cap.validation_error,
+            "PartitionSummaryOverCap: pool gpu.example.com/pool-a has 33 "
+            "partition types, exceeding the maximum of 32");
+  EXPECT_TRUE(over_cap.partition_summary.empty());
+  EXPECT_EQ(over_cap.total_devices, 34);
+  ASSERT_TRUE(over_cap.shareable_summary.has_value());
+  EXPECT_EQ(over_cap.shareable_summary->capacity.size(), 1u);
+}
+
+// At most 32 shareable capacity names; the error also drops a valid
+// partition summary.
+TEST(ResourcePoolStatusControllerTest, ShareableSummaryOverCapIsAnError) {
+  std::vector<api::Object> at_cap_objects;
+  const api::PoolStatus at_cap =
+      OnlyPool(OneSlice(at_cap_objects, ShareableDevice(32)));
+  EXPECT_EQ(at_cap.validation_error, std::nullopt);
+  ASSERT_TRUE(at_cap.shareable_summary.has_value());
+  EXPECT_EQ(at_cap.shareable_summary->capacity.size(), 32u);
+
+  std::vector<api::Object> over_cap_objects;
+  const api::PoolStatus over_cap = OnlyPool(
+      OneSlice(over_cap_objects, Partitions(2) + "," + ShareableDevice(33),
+               kPartitionedSpec));
+  EXPECT_EQ(over_cap.validation_error,
+            "ShareableSummaryOverCap: pool gpu.example.com/pool-a has 33 "
+            "shareable capacity keys, exceeding the maximum of 32");
+  EXPECT_FALSE(over_cap.shareable_summary.has_value());
+  EXPECT_TRUE(over_cap.partition_summary.empty());
+  EXPECT_EQ(over_cap.total_devices, 3);
 }
 
 }  // namespace

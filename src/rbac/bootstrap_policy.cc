@@ -189,14 +189,15 @@ std::vector<api::ClusterRole> ComponentRoles() {
                 Rule({"create", "update", "patch"}, "", {"events"})}));
   // KEP-5677: answers ResourcePoolStatusRequests from slices, claims and
   // taint rules.
-  roles.push_back(
-      MakeRole("system:controller:resourcepoolstatusrequest-controller",
-               {Rule(kRead, kResourceGroup,
-                     {"resourcepoolstatusrequests", "resourceslices",
-                      "resourceclaims", "devicetaintrules"}),
-                Rule({"update", "patch"}, kResourceGroup,
-                     {"resourcepoolstatusrequests/status"}),
-                Rule({"create", "update", "patch"}, "", {"events"})}));
+  roles.push_back(MakeRole(
+      "system:controller:resourcepoolstatusrequest-controller",
+      {Rule(kRead, kResourceGroup,
+            {"resourcepoolstatusrequests", "resourceslices", "resourceclaims",
+             "devicetaintrules"}),
+       Rule({"delete"}, kResourceGroup, {"resourcepoolstatusrequests"}),
+       Rule({"update", "patch"}, kResourceGroup,
+            {"resourcepoolstatusrequests/status"}),
+       Rule({"create", "update", "patch"}, "", {"events"})}));
   roles.push_back(
       MakeRole("system:controller:resourcequota-controller",
                {Rule({"list", "watch"}, "*", {"*"}),
