@@ -25,6 +25,21 @@ PodClaimName ClaimNameFor(const Pod& pod, const PodResourceClaim& entry) {
   return {PodClaimName::Kind::kGenerated, *status->resource_claim_name};
 }
 
+std::vector<std::string> PodClaimNames(const Pod& pod) {
+  std::vector<std::string> names;
+  for (const PodResourceClaim& entry : pod.spec.resource_claims) {
+    const PodClaimName name = ClaimNameFor(pod, entry);
+    if (name.kind == PodClaimName::Kind::kDirect ||
+        name.kind == PodClaimName::Kind::kGenerated) {
+      names.emplace_back(name.name);
+    }
+  }
+  if (const auto& extended = pod.status.extended_resource_claim_status) {
+    names.push_back(extended->resource_claim_name);
+  }
+  return names;
+}
+
 bool IsReservedFor(const ResourceClaim& claim, std::string_view uid) {
   return std::any_of(claim.status.reserved_for.begin(),
                      claim.status.reserved_for.end(),

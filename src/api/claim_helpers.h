@@ -7,7 +7,9 @@
 #ifndef DRALLOC_API_CLAIM_HELPERS_H_
 #define DRALLOC_API_CLAIM_HELPERS_H_
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/types/core.h"
 #include "api/types/object_meta.h"
@@ -31,6 +33,12 @@ struct PodClaimName {
 // Resolves `entry` of `pod`: a resourceClaimName directly, otherwise the
 // first pod.status.resourceClaimStatuses entry with the same name.
 PodClaimName ClaimNameFor(const Pod& pod, const PodResourceClaim& entry);
+
+// The names of the claims `pod` uses: each spec.resourceClaims entry that
+// resolves to a claim (kDirect, kGenerated), in spec order, then the claim
+// the scheduler made for the pod's extended resources (KEP-5004,
+// status.extendedResourceClaimStatus).
+std::vector<std::string> PodClaimNames(const Pod& pod);
 
 // The pod.status.resourceClaimStatuses entry named `name`, or null.
 const PodResourceClaimStatus* ClaimStatusFor(const Pod& pod,

@@ -48,6 +48,17 @@ TEST(ClaimNameForTest, ResolvesEachKindOfEntry) {
   ASSERT_NE(ClaimStatusFor(pod, "skipped"), nullptr);
 }
 
+TEST(PodClaimNamesTest, ResolvedEntriesThenTheExtendedResourceClaim) {
+  Pod pod = PodWithClaims();
+  EXPECT_EQ(PodClaimNames(pod),
+            (std::vector<std::string>{"shared", "p-gen-abc"}));
+  pod.status.extended_resource_claim_status.emplace().resource_claim_name =
+      "p-extended-resources-x";
+  EXPECT_EQ(PodClaimNames(pod),
+            (std::vector<std::string>{"shared", "p-gen-abc",
+                                      "p-extended-resources-x"}));
+}
+
 TEST(ClaimHelpersTest, Reservations) {
   ResourceClaim claim;
   EXPECT_FALSE(IsReservedFor(claim, "u1"));

@@ -57,24 +57,6 @@ std::string QueueKey(std::string_view prefix, std::string_view namespace_,
   return key;
 }
 
-// The claim names the pod uses (direct references and generated ones known
-// from its status).
-std::vector<std::string> ClaimNamesOf(const api::Pod& pod) {
-  std::vector<std::string> names;
-  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
-    const api::PodClaimName name = api::ClaimNameFor(pod, entry);
-    if (name.kind == api::PodClaimName::Kind::kDirect ||
-        name.kind == api::PodClaimName::Kind::kGenerated) {
-      names.emplace_back(name.name);
-    }
-  }
-  // KEP-5004: the claim the scheduler made for the pod's extended resources.
-  if (const auto& extended = pod.status.extended_resource_claim_status) {
-    names.push_back(extended->resource_claim_name);
-  }
-  return names;
-}
-
 // Releases the claim's devices: status.allocation and the per-device
 // status go together.
 void ClearAllocation(api::ResourceClaim& claim) {
@@ -121,7 +103,7 @@ void ClaimController::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
   }
   if (!now || PodIsDone(*pod)) {
     // Its claims may have to drop the reservation, deallocate or go.
-    for (const std::string& name : ClaimNamesOf(*pod)) {
+    for (const std::string& name : api::PodClaimNames(*pod)) {
       queue_.Add(QueueKey(kClaimPrefix, pod->metadata.namespace_, name));
     }
     return;
@@ -144,7 +126,7 @@ bool ClaimController::PodNeedsSync(const api::Pod& pod) const {
     }
   }
   if (pod.spec.node_name.empty()) return false;
-  for (const std::string& name : ClaimNamesOf(pod)) {
+  for (const std::string& name : api::PodClaimNames(pod)) {
     const ObjectPtr object = claims_.Get(pod.metadata.namespace_, name);
     const auto* claim = As<api::ResourceClaim>(object);
     if (claim != nullptr && claim->status.allocation &&
@@ -378,7 +360,7 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
 }
 
 Status ClaimController::ReserveForBoundPod(const api::Pod& pod) {
-  for (const std::string& name : ClaimNamesOf(pod)) {
+  for (const std::string& name : api::PodClaimNames(pod)) {
     ObjectPtr object = claims_.Get(pod.metadata.namespace_, name);
     const auto* claim = As<api::ResourceClaim>(object);
     if (claim == nullptr || !claim->status.allocation ||

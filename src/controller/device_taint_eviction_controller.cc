@@ -155,28 +155,6 @@ std::map<std::string, std::vector<DeviceTaintSource>> CollectDeviceTaints(
   return taints;
 }
 
-// The claim names a pod uses, resolved through its status for templates.
-std::vector<std::string> PodClaimNames(const api::Pod& pod) {
-  std::vector<std::string> names;
-  for (const api::PodResourceClaim& claim : pod.spec.resource_claims) {
-    if (claim.resource_claim_name.has_value()) {
-      names.push_back(*claim.resource_claim_name);
-      continue;
-    }
-    for (const api::PodResourceClaimStatus& status :
-         pod.status.resource_claim_statuses) {
-      if (status.name == claim.name && status.resource_claim_name) {
-        names.push_back(*status.resource_claim_name);
-      }
-    }
-  }
-  // KEP-5004: the claim the scheduler made for the pod's extended resources.
-  if (const auto& extended = pod.status.extended_resource_claim_status) {
-    names.push_back(extended->resource_claim_name);
-  }
-  return names;
-}
-
 // When `source` evicts a pod whose allocated device has `tolerations`;
 // nullopt when never. As upstream's claimEvictionTime: only matching
 // tolerations with effect NoExecute count (not an empty effect); any of
@@ -243,7 +221,7 @@ std::optional<PlannedEviction> PlanPod(
     return std::nullopt;
   }
   std::optional<PlannedEviction> plan;
-  for (const std::string& name : PodClaimNames(pod)) {
+  for (const std::string& name : api::PodClaimNames(pod)) {
     const api::ResourceClaim* claim =
         FindClaim(inputs, pod.metadata.namespace_, name);
     if (claim == nullptr || !claim->status.allocation.has_value()) continue;

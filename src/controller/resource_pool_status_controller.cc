@@ -1,6 +1,7 @@
 #include "controller/resource_pool_status_controller.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <ctime>
@@ -11,6 +12,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/text_escape.h"
 
 namespace dralloc::controller {
 namespace {
@@ -18,7 +20,8 @@ namespace {
 using client::As;
 using client::ObjectPtr;
 
-constexpr char kLogName[] = "resourcepoolstatus-controller";
+// Upstream's controller name, which its role and logs use too.
+constexpr char kLogName[] = "resourcepoolstatusrequest-controller";
 constexpr char kReasonComplete[] = "CalculationComplete";
 // The longest validationError (+k8s:maxBytes=256).
 constexpr size_t kMaxValidationErrorBytes = 256;
@@ -75,18 +78,31 @@ bool DeviceUnavailable(const api::Device& device, const PoolKey& pool,
   });
 }
 
-// The slices of one pool at its newest generation.
+// The slices of one pool at its newest generation, in slice name order.
 struct PoolSlices {
   int64_t generation = 0;
+  // resourceSliceCount as the first slice of that generation states it:
+  // upstream takes it from the first slice it sees. Slices of one
+  // generation normally agree; while they do not, the first one decides.
   int64_t expected_slices = 0;
   std::vector<const api::ResourceSlice*> slices;
 };
 
+// The pools of the requested driver (and pool name) at their newest
+// generation. Slices are visited in name order, so "the first slice" and
+// the device order the views report errors in do not depend on the order
+// of the informer cache (upstream's lister order is unspecified).
 std::map<PoolKey, PoolSlices> NewestPools(
     const api::ResourcePoolStatusRequestSpec& spec,
     const std::vector<const api::ResourceSlice*>& slices) {
+  std::vector<const api::ResourceSlice*> ordered = slices;
+  std::stable_sort(
+      ordered.begin(), ordered.end(),
+      [](const api::ResourceSlice* a, const api::ResourceSlice* b) {
+        return a->metadata.name < b->metadata.name;
+      });
   std::map<PoolKey, PoolSlices> pools;
-  for (const api::ResourceSlice* slice : slices) {
+  for (const api::ResourceSlice* slice : ordered) {
     if (slice->spec.driver != spec.driver) continue;
     const api::ResourcePool& pool = slice->spec.pool;
     if (spec.pool_name.has_value() && pool.name != *spec.pool_name) continue;
@@ -95,9 +111,9 @@ std::map<PoolKey, PoolSlices> NewestPools(
     if (!added && pool.generation < entry.generation) continue;
     if (added || pool.generation > entry.generation) {
       entry.generation = pool.generation;
+      entry.expected_slices = pool.resource_slice_count;
       entry.slices.clear();
     }
-    entry.expected_slices = pool.resource_slice_count;
     entry.slices.push_back(slice);
   }
   return pools;
@@ -134,25 +150,62 @@ Quantity Sum(const Quantity& a, const Quantity& b) {
   return sum.ok() ? *sum : a;
 }
 
+// A device of a pool with its resolved grouping attribute (empty: none).
+struct PoolDevice {
+  const api::Device* device;
+  std::string partition_attribute;
+};
+
+// The devices of `slices`, in order, each with its grouping attribute: the
+// partitionTypeAttribute of its own slice; or, only when no device of the
+// pool has one that way, the request's defaultPartitionTypeAttribute (for
+// drivers that do not declare it themselves). So once any slice with
+// devices declares an attribute, the devices of undeclared slices stay
+// ungrouped; slices declaring different attributes group their devices
+// each by their own. A declaring slice without devices declares for none.
+std::vector<PoolDevice> ResolvePartitionAttributes(
+    const std::vector<const api::ResourceSlice*>& slices,
+    const std::optional<std::string>& default_attribute) {
+  std::vector<PoolDevice> devices;
+  bool pool_declares = false;
+  for (const api::ResourceSlice* slice : slices) {
+    const std::string declared =
+        slice->spec.partition_type_attribute.value_or("");
+    for (const api::Device& device : slice->spec.devices) {
+      devices.push_back({&device, declared});
+      if (!declared.empty()) pool_declares = true;
+    }
+  }
+  if (!pool_declares && default_attribute.has_value()) {
+    for (PoolDevice& device : devices) {
+      device.partition_attribute = *default_attribute;
+    }
+  }
+  return devices;
+}
+
+bool InUse(const PoolUsage* usage, const std::string& device) {
+  return usage != nullptr && usage->devices.count(device) > 0;
+}
+
 // shareableSummary of a pool (nullopt when no device allows multiple
 // allocations), or ShareableSummaryOverCap. As upstream: a shareable device
 // is fully available when no claim uses it and partially available when
 // one does, whatever capacity it has left; consumed is what all results in
 // the pool consume, reported for the capacity names shareable devices have.
 StatusOr<std::optional<api::ShareableSummaryStatus>> ShareableSummary(
-    const PoolKey& key, const std::vector<const api::Device*>& devices,
+    const PoolKey& key, const std::vector<PoolDevice>& devices,
     const PoolUsage* usage) {
   int32_t fully = 0;
   int32_t partially = 0;
   std::map<std::string, Quantity> totals;
   bool any = false;
-  for (const api::Device* device : devices) {
-    if (!device->allow_multiple_allocations.value_or(false)) continue;
+  for (const PoolDevice& entry : devices) {
+    const api::Device& device = *entry.device;
+    if (!device.allow_multiple_allocations.value_or(false)) continue;
     any = true;
-    const bool in_use =
-        usage != nullptr && usage->devices.count(device->name) > 0;
-    ++(in_use ? partially : fully);
-    for (const auto& [name, capacity] : device->capacity) {
+    ++(InUse(usage, device.name) ? partially : fully);
+    for (const auto& [name, capacity] : device.capacity) {
       totals[name] = Sum(totals[name], capacity.value);
     }
   }
@@ -183,7 +236,8 @@ StatusOr<std::optional<api::ShareableSummaryStatus>> ShareableSummary(
 }
 
 // The value of attribute `name` ("domain/id") on `device`: written in full,
-// or as the bare id when the domain is the driver's.
+// or as the bare id when the domain is the driver's. The full form wins, so
+// a full-form value that is not a string is not looked past.
 const api::DeviceAttribute* FindAttribute(const api::Device& device,
                                           const std::string& driver,
                                           const std::string& name) {
@@ -199,152 +253,163 @@ const api::DeviceAttribute* FindAttribute(const api::Device& device,
   return it == device.attributes.end() ? nullptr : &it->second;
 }
 
-// Counter set → counter → amount.
-using CounterAmounts = std::map<std::string, std::map<std::string, Quantity>>;
-
-// What a device draws, without the counter set names (partitions of
-// different physical devices draw from different sets at the same cost).
-std::vector<std::map<std::string, Quantity>> CostOf(const api::Device& device) {
-  std::vector<std::map<std::string, Quantity>> cost;
+// What `device` draws, as "set/counter=amount" terms, sorted and joined by
+// ','. Two devices of one partition type must have the same key. The set
+// name is part of it, as upstream: partitions of two physical GPUs draw
+// from two sets, so they count as different costs. Amounts are compared as
+// their canonical text, again as upstream, so 1Gi and 1073741824 differ.
+std::string CostKey(const api::Device& device) {
+  std::vector<std::string> terms;
   for (const api::DeviceCounterConsumption& use : device.consumes_counters) {
-    auto& amounts = cost.emplace_back();
     for (const auto& [name, counter] : use.counters) {
-      amounts[name] = counter.value;
+      terms.push_back(fmt::format("{}/{}={}", use.counter_set, name,
+                                  counter.value.ToString()));
     }
   }
-  std::sort(cost.begin(), cost.end());
-  return cost;
+  std::sort(terms.begin(), terms.end());
+  return fmt::format("{}", fmt::join(terms, ","));
 }
 
-// Takes what `device` draws from `left` when all of it fits.
-bool Draw(const api::Device& device, CounterAmounts& left) {
-  CounterAmounts after = left;
+// Counter set → counter → amount left.
+using CounterAmounts = std::map<std::string, std::map<std::string, Quantity>>;
+
+// Whether each counter `device` draws is in `left` with at least the amount
+// drawn. A counter (or whole set) missing from `left` never fits, whatever
+// the amount, zero included: the pool does not offer it.
+bool Fits(const api::Device& device, const CounterAmounts& left) {
   for (const api::DeviceCounterConsumption& use : device.consumes_counters) {
+    const auto set = left.find(use.counter_set);
     for (const auto& [name, counter] : use.counters) {
-      Quantity& amount = after[use.counter_set][name];
-      StatusOr<Quantity> rest = amount.Sub(counter.value);
-      if (!rest.ok() || rest->Sign() < 0) return false;
-      amount = *rest;
+      if (set == left.end()) return false;
+      const auto amount = set->second.find(name);
+      if (amount == set->second.end()) return false;
+      if (amount->second.Compare(counter.value) < 0) return false;
     }
   }
-  left = std::move(after);
   return true;
 }
 
-// One partitionable device with its grouping attribute and type.
-struct Partition {
-  const api::Device* device;
-  std::string attribute;
-  std::string type;
-};
-
-// The partitionable devices of a pool with their resolved types, or the
-// validationError of a device without a string type.
-StatusOr<std::vector<Partition>> Partitions(
-    const PoolKey& key, const std::vector<const api::ResourceSlice*>& slices,
-    const std::optional<std::string>& default_attribute) {
-  std::vector<Partition> partitions;
-  for (const api::ResourceSlice* slice : slices) {
-    const std::optional<std::string>& attribute =
-        slice->spec.partition_type_attribute.has_value()
-            ? slice->spec.partition_type_attribute
-            : default_attribute;
-    if (!attribute.has_value()) continue;
-    for (const api::Device& device : slice->spec.devices) {
-      if (device.consumes_counters.empty()) continue;
-      const api::DeviceAttribute* value =
-          FindAttribute(device, key.first, *attribute);
-      if (value == nullptr || !value->string_value.has_value()) {
-        return InvalidArgumentError(fmt::format(
-            "PartitionTypeMissing: device {} of pool {}/{} has no string "
-            "attribute {}",
-            device.name, key.first, key.second, *attribute));
+// Takes what `device` draws from `left`. Sets and counters that `left`
+// lacks are skipped, never created. Amounts may go below zero (in-use
+// devices over-committing a set), after which nothing more fits there.
+void Deduct(const api::Device& device, CounterAmounts& left) {
+  for (const api::DeviceCounterConsumption& use : device.consumes_counters) {
+    const auto set = left.find(use.counter_set);
+    if (set == left.end()) continue;
+    for (const auto& [name, counter] : use.counters) {
+      const auto amount = set->second.find(name);
+      if (amount == set->second.end()) continue;
+      if (StatusOr<Quantity> rest = amount->second.Sub(counter.value);
+          rest.ok()) {
+        amount->second = *rest;
       }
-      partitions.push_back({&device, *attribute, *value->string_value});
     }
   }
-  return partitions;
 }
 
-// Shared counters minus what the allocated devices draw.
+// The pool's shared counters minus what its in-use devices draw (once per
+// device, however many claims share it).
 CounterAmounts CountersLeft(
     const std::vector<const api::ResourceSlice*>& slices,
-    const PoolUsage* usage) {
+    const std::vector<PoolDevice>& devices, const PoolUsage* usage) {
   CounterAmounts left;
   for (const api::ResourceSlice* slice : slices) {
     for (const api::CounterSet& set : slice->spec.shared_counters) {
+      auto& counters = left[set.name];
       for (const auto& [name, counter] : set.counters) {
-        left[set.name][name] = counter.value;
+        counters[name] = counter.value;
       }
     }
   }
-  if (usage == nullptr) return left;
-  for (const api::ResourceSlice* slice : slices) {
-    for (const api::Device& device : slice->spec.devices) {
-      if (usage->devices.count(device.name) == 0) continue;
-      for (const auto& use : device.consumes_counters) {
-        for (const auto& [name, counter] : use.counters) {
-          Quantity& amount = left[use.counter_set][name];
-          StatusOr<Quantity> rest = amount.Sub(counter.value);
-          if (rest.ok()) amount = *rest;
-        }
-      }
-    }
+  for (const PoolDevice& entry : devices) {
+    if (InUse(usage, entry.device->name)) Deduct(*entry.device, left);
   }
   return left;
 }
 
-// partitionSummary of a pool (empty when no device has a grouping
-// attribute), or a validationError: a type without string value
-// (PartitionTypeMissing), no shared counters (PartitionTypeMissing), two
-// devices of one type at different costs (PartitionCostMismatch), or more
-// types than a status list may hold (PartitionSummaryOverCap).
-// allocatable counts, per type, the free devices that still fit one after
-// another into the counters left.
+// partitionSummary of a pool, or its validationError. Empty when no device
+// has a grouping attribute. Otherwise, in this order:
+// - no slice publishes sharedCounters: PartitionTypeMissing (pool form),
+//   whether or not any device consumes counters;
+// - then each counter-consuming device with a grouping attribute, in pool
+//   order: one without that attribute as a string is PartitionTypeMissing
+//   (device form), one costing other than the first device of its type is
+//   PartitionCostMismatch (see CostKey);
+// - more types than a status list may hold: PartitionSummaryOverCap.
+// Devices consuming no counters are not partitions and are not listed.
+// allocatable counts, per type on its own, the free devices that still fit
+// one after another (Fits, Deduct) into the counters left.
 StatusOr<std::vector<api::PartitionTypeStatus>> PartitionSummary(
     const PoolKey& key, const std::vector<const api::ResourceSlice*>& slices,
-    const std::optional<std::string>& default_attribute,
-    const PoolUsage* usage) {
-  ASSIGN_OR_RETURN(std::vector<Partition> partitions,
-                   Partitions(key, slices, default_attribute));
-  std::map<std::pair<std::string, std::string>, std::vector<const api::Device*>>
-      by_type;
-  for (const Partition& partition : partitions) {
-    by_type[{partition.attribute, partition.type}].push_back(partition.device);
-  }
-  if (by_type.empty()) return std::vector<api::PartitionTypeStatus>{};
-  const CounterAmounts left = CountersLeft(slices, usage);
-  if (left.empty()) {
+    const std::vector<PoolDevice>& devices, const PoolUsage* usage) {
+  const bool grouped = std::any_of(
+      devices.begin(), devices.end(),
+      [](const PoolDevice& d) { return !d.partition_attribute.empty(); });
+  if (!grouped) return std::vector<api::PartitionTypeStatus>{};
+  const bool has_counters = std::any_of(
+      slices.begin(), slices.end(),
+      [](const auto* slice) { return !slice->spec.shared_counters.empty(); });
+  if (!has_counters) {
     return InvalidArgumentError(fmt::format(
-        "PartitionTypeMissing: pool {}/{} resolves a partition type attribute "
+        "PartitionTypeMissing: pool {}/{} declares partitionTypeAttribute "
         "but publishes no sharedCounters",
         key.first, key.second));
   }
-  std::vector<api::PartitionTypeStatus> summary;
-  for (const auto& [type, devices] : by_type) {
-    CounterAmounts free = left;
-    int32_t allocatable = 0;
-    for (const api::Device* device : devices) {
-      if (CostOf(*device) != CostOf(*devices.front())) {
-        return InvalidArgumentError(fmt::format(
-            "PartitionCostMismatch: devices {} and {} of type {} differ in "
-            "consumesCounters",
-            devices.front()->name, device->name, type.second));
-      }
-      const bool in_use =
-          usage != nullptr && usage->devices.count(device->name) > 0;
-      if (!in_use && Draw(*device, free)) ++allocatable;
+  struct Group {
+    std::string cost;
+    int32_t total = 0;
+    std::vector<const api::Device*> free;
+  };
+  // Keyed by (attribute, type): the order of the status list.
+  std::map<std::pair<std::string, std::string>, Group> groups;
+  for (const PoolDevice& entry : devices) {
+    const api::Device& device = *entry.device;
+    if (device.consumes_counters.empty() || entry.partition_attribute.empty()) {
+      continue;
     }
-    summary.push_back({.attribute = type.first,
-                       .type = type.second,
-                       .total = static_cast<int32_t>(devices.size()),
-                       .allocatable = allocatable});
+    const api::DeviceAttribute* value =
+        FindAttribute(device, key.first, entry.partition_attribute);
+    if (value == nullptr || !value->string_value.has_value()) {
+      return InvalidArgumentError(fmt::format(
+          "PartitionTypeMissing: device {} in pool {}/{} does not carry "
+          "partition type attribute {}",
+          GoQuote(device.name), key.first, key.second,
+          GoQuote(entry.partition_attribute)));
+    }
+    const std::string& type = *value->string_value;
+    Group& group = groups[{entry.partition_attribute, type}];
+    std::string cost = CostKey(device);
+    if (group.total == 0) {
+      group.cost = std::move(cost);
+    } else if (cost != group.cost) {
+      return InvalidArgumentError(fmt::format(
+          "PartitionCostMismatch: devices of partition type {} in pool {}/{} "
+          "consume different counters",
+          GoQuote(type), key.first, key.second));
+    }
+    ++group.total;
+    if (!InUse(usage, device.name)) group.free.push_back(&device);
   }
-  if (summary.size() > kMaxPoolStatusListItems) {
+  if (groups.size() > kMaxPoolStatusListItems) {
     return InvalidArgumentError(fmt::format(
         "PartitionSummaryOverCap: pool {}/{} has {} partition "
         "types, exceeding the maximum of {}",
-        key.first, key.second, summary.size(), kMaxPoolStatusListItems));
+        key.first, key.second, groups.size(), kMaxPoolStatusListItems));
+  }
+  const CounterAmounts left = CountersLeft(slices, devices, usage);
+  std::vector<api::PartitionTypeStatus> summary;
+  for (const auto& [type, group] : groups) {
+    CounterAmounts free = left;
+    int32_t allocatable = 0;
+    for (const api::Device* device : group.free) {
+      if (!Fits(*device, free)) continue;
+      Deduct(*device, free);
+      ++allocatable;
+    }
+    summary.push_back({.attribute = type.first,
+                       .type = type.second,
+                       .total = group.total,
+                       .allocatable = allocatable});
   }
   return summary;
 }
@@ -375,14 +440,12 @@ api::PoolStatus CountPool(
         pool.expected_slices, pool.generation));
     return status;
   }
-  std::vector<const api::Device*> devices;
-  int32_t unavailable = 0;
-  for (const api::ResourceSlice* slice : pool.slices) {
-    for (const api::Device& device : slice->spec.devices) {
-      devices.push_back(&device);
-      if (DeviceUnavailable(device, key, rules)) ++unavailable;
-    }
-  }
+  const std::vector<PoolDevice> devices = ResolvePartitionAttributes(
+      pool.slices, spec.default_partition_type_attribute);
+  const auto unavailable = static_cast<int32_t>(
+      std::count_if(devices.begin(), devices.end(), [&](const PoolDevice& d) {
+        return DeviceUnavailable(*d.device, key, rules);
+      }));
   const auto total = static_cast<int32_t>(devices.size());
   const int32_t allocated =
       usage == nullptr ? 0 : static_cast<int32_t>(usage->devices.size());
@@ -394,8 +457,7 @@ api::PoolStatus CountPool(
   // The counts stay valid when a view reports an error. The first error
   // (partitions before shareable) is the pool's validationError; any error
   // drops partitionSummary, and only its own drops shareableSummary.
-  auto partitions = PartitionSummary(
-      key, pool.slices, spec.default_partition_type_attribute, usage);
+  auto partitions = PartitionSummary(key, pool.slices, devices, usage);
   auto shareable = ShareableSummary(key, devices, usage);
   std::optional<std::string> view_error;
   if (!partitions.ok()) view_error = std::string(partitions.status().message());

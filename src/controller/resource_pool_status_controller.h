@@ -40,9 +40,11 @@
 //
 // Counting, per pool of the requested driver (and pool name, if given), at
 // the pool's newest generation only (slices of older generations are
-// ignored):
+// ignored). Slices are taken in name order, so the answer does not depend
+// on the order of the informer cache:
 // - a pool whose newest generation has fewer slices than its
-//   resourceSliceCount gets a validationError ("PoolIncomplete: ...") and no
+//   resourceSliceCount (as the first slice of that generation states it,
+//   as upstream) gets a validationError ("PoolIncomplete: ...") and no
 //   counts (ComputeStatus reports it; the controller does not write it, see
 //   above);
 // - totalDevices: devices of those slices; allocatedDevices: distinct
@@ -59,15 +61,27 @@
 //   per capacity name of those devices the total, the consumedCapacity of
 //   every non-adminAccess result in the pool, and max(0, total - consumed).
 //   More than 32 capacity names gives ShareableSummaryOverCap instead.
-// - partitionSummary when counter-consuming devices have a grouping
-//   attribute (their slice's partitionTypeAttribute, else the request's
-//   defaultPartitionTypeAttribute): per (attribute, string value) the
-//   device count and how many free ones still fit, one after another, into
-//   the shared counters the allocated devices leave. A device without the
-//   string attribute, a pool without shared counters (PartitionTypeMissing),
-//   one type at two costs (PartitionCostMismatch) or more than 32 types
-//   (PartitionSummaryOverCap) gives a validationError instead, next to the
-//   counts.
+// - partitionSummary, as upstream's newest views. A device's grouping
+//   attribute is its slice's partitionTypeAttribute; the request's
+//   defaultPartitionTypeAttribute applies to all devices only when no
+//   device of the pool has one that way (once one slice declares, devices
+//   of undeclared slices stay ungrouped). With any grouped device, in this
+//   order: a pool without sharedCounters gets "PartitionTypeMissing: pool
+//   <driver>/<pool> declares partitionTypeAttribute but publishes no
+//   sharedCounters"; then, over the counter-consuming grouped devices in
+//   pool order, one without its attribute as a string gets
+//   "PartitionTypeMissing: device "<device>" in pool <driver>/<pool> does
+//   not carry partition type attribute "<attribute>"", and one whose cost
+//   (set/counter=amount terms, counter set names included, so partitions
+//   of two GPUs differ) is not that of the first of its type gets
+//   "PartitionCostMismatch: devices of partition type "<type>" in pool
+//   <driver>/<pool> consume different counters" (quoted as Go's %q); then
+//   more than 32 types gives PartitionSummaryOverCap. Otherwise, per
+//   (attribute, string value): the device count and how many free ones
+//   still fit, one after another, into the shared counters the allocated
+//   devices leave. A counter the shared sets lack fits nothing, not even
+//   at zero cost, and is never created when deducting. The counts stay
+//   next to any error.
 // - The first view error is the validationError (partition errors before
 //   the shareable one); any view error drops partitionSummary, and
 //   shareableSummary is dropped only by its own error.

@@ -15,6 +15,7 @@
 #include "api/codec.h"
 #include "client/memory_api_client.h"
 #include "common/clock.h"
+#include "common/text_escape.h"
 #include "encoding/document_reader.h"
 #include "golden_case.h"
 
@@ -595,6 +596,138 @@ TEST(ResourcePoolStatusControllerTest, ShareableSummaryOverCapIsAnError) {
   EXPECT_FALSE(over_cap.shareable_summary.has_value());
   EXPECT_TRUE(over_cap.partition_summary.empty());
   EXPECT_EQ(over_cap.total_devices, 3);
+}
+
+// A slice `name` of generation 1 of pool "pool-a", stating `count` slices.
+api::Object Slice(const std::string& name, int count,
+                  const std::string& extra_spec, const std::string& devices) {
+  return Decode(fmt::format(
+      R"({{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice",
+      "metadata":{{"name":"{}"}},"spec":{{"driver":"gpu.example.com",
+      "nodeName":"node-1",
+      "pool":{{"name":"pool-a","generation":1,"resourceSliceCount":{}}},
+      {}"devices":[{}]}}}})",
+      name, count, extra_spec, devices));
+}
+
+// A partition `name` of type `type` drawing `memory` from counter set
+// `set`.
+std::string Partition(const std::string& name, const std::string& type,
+                      const std::string& set, const std::string& memory) {
+  return fmt::format(
+      R"({{"name":"{}","attributes":{{"profile":{{"string":{}}}}},
+      "consumesCounters":[{{"counterSet":"{}",
+      "counters":{{"memory":{{"value":"{}"}}}}}}]}})",
+      name, GoQuote(type), set, memory);
+}
+
+constexpr char kTwoSetsSpec[] =
+    R"("partitionTypeAttribute":"gpu.example.com/profile",
+    "sharedCounters":[{"name":"gpu-0","counters":{"memory":{"value":"80Gi"}}},
+    {"name":"gpu-1","counters":{"memory":{"value":"80Gi"}}}],)";
+
+api::PoolStatus OnlyPoolOf(const std::vector<api::Object>& objects) {
+  return OnlyPool(InputsOf(objects));
+}
+
+// Partition types, attributes and device names in the error texts are
+// quoted as Go's %q does.
+TEST(ResourcePoolStatusControllerTest, PartitionErrorsQuoteAsGo) {
+  const api::PoolStatus mismatch = OnlyPoolOf(
+      {Slice("s", 1, kTwoSetsSpec,
+             Partition("half-0", R"(Half "b")", "gpu-0", "40Gi") + "," +
+                 Partition("half-1", R"(Half "b")", "gpu-0", "30Gi"))});
+  EXPECT_EQ(mismatch.validation_error,
+            R"(PartitionCostMismatch: devices of partition type "Half \"b\"" )"
+            R"(in pool gpu.example.com/pool-a consume different counters)");
+  EXPECT_TRUE(mismatch.partition_summary.empty());
+  EXPECT_EQ(mismatch.total_devices, 2);
+
+  const api::PoolStatus missing = OnlyPoolOf(
+      {Slice("s", 1, kTwoSetsSpec,
+             Partition("full-0", "Full", "gpu-0", "80Gi") +
+                 R"(,{"name":"odd","consumesCounters":[{"counterSet":"gpu-1",
+          "counters":{"memory":{"value":"80Gi"}}}]})")});
+  EXPECT_EQ(missing.validation_error,
+            R"(PartitionTypeMissing: device "odd" in pool )"
+            R"(gpu.example.com/pool-a does not carry partition type )"
+            R"(attribute "gpu.example.com/profile")");
+}
+
+// Costs compare as "set/counter=amount" terms: the counter set counts, and
+// amounts compare as their canonical text (1000m and 1 are both "1"; 80Gi
+// and 85899345920 are not the same text), as upstream.
+TEST(ResourcePoolStatusControllerTest, PartitionCostsCompareSetsAndText) {
+  const api::PoolStatus two_sets =
+      OnlyPoolOf({Slice("s", 1, kTwoSetsSpec,
+                        Partition("gpu-0-full", "Full", "gpu-0", "80Gi") + "," +
+                            Partition("gpu-1-full", "Full", "gpu-1", "80Gi"))});
+  EXPECT_EQ(two_sets.validation_error,
+            R"(PartitionCostMismatch: devices of partition type "Full" in )"
+            R"(pool gpu.example.com/pool-a consume different counters)");
+
+  const api::PoolStatus same_text =
+      OnlyPoolOf({Slice("s", 1, kTwoSetsSpec,
+                        Partition("tiny-0", "Tiny", "gpu-0", "1000m") + "," +
+                            Partition("tiny-1", "Tiny", "gpu-0", "1"))});
+  EXPECT_EQ(same_text.validation_error, std::nullopt);
+  ASSERT_EQ(same_text.partition_summary.size(), 1u);
+  EXPECT_EQ(same_text.partition_summary[0].total, 2);
+  EXPECT_EQ(same_text.partition_summary[0].allocatable, 2);
+
+  const api::PoolStatus other_text = OnlyPoolOf(
+      {Slice("s", 1, kTwoSetsSpec,
+             Partition("full-0", "Full", "gpu-0", "80Gi") + "," +
+                 Partition("full-1", "Full", "gpu-0", "85899345920"))});
+  EXPECT_EQ(other_text.validation_error,
+            R"(PartitionCostMismatch: devices of partition type "Full" in )"
+            R"(pool gpu.example.com/pool-a consume different counters)");
+}
+
+// Slices are taken in name order whatever order the cache lists them in:
+// the first slice states the expected count (s-1: 2, so the pool is
+// complete), and the first error in pool order is the one reported (s-1's
+// untyped device, not the cost mismatch of s-2's halves on two sets).
+TEST(ResourcePoolStatusControllerTest, SliceOrderDoesNotChangeTheAnswer) {
+  const api::Object first =
+      Slice("s-1", 2, kTwoSetsSpec,
+            R"({"name":"odd","consumesCounters":[{"counterSet":"gpu-0",
+            "counters":{"memory":{"value":"10Gi"}}}]})");
+  const api::Object second =
+      Slice("s-2", 3, R"("partitionTypeAttribute":"gpu.example.com/profile",)",
+            Partition("half-0", "Half", "gpu-0", "40Gi") + "," +
+                Partition("half-1", "Half", "gpu-1", "40Gi"));
+  const std::string want_error =
+      R"(PartitionTypeMissing: device "odd" in pool gpu.example.com/pool-a )"
+      R"(does not carry partition type attribute "gpu.example.com/profile")";
+  for (const std::vector<api::Object>& objects :
+       {std::vector<api::Object>{first, second},
+        std::vector<api::Object>{second, first}}) {
+    const api::PoolStatus pool = OnlyPoolOf(objects);
+    EXPECT_EQ(pool.resource_slice_count, 2);
+    EXPECT_EQ(pool.total_devices, 3);
+    EXPECT_EQ(pool.validation_error, want_error);
+  }
+}
+
+// A counter the shared sets lack never fits, not even at zero cost; one
+// they have fits at zero cost.
+TEST(ResourcePoolStatusControllerTest, AbsentCountersDoNotFit) {
+  const api::PoolStatus pool = OnlyPoolOf(
+      {Slice("s", 1, kTwoSetsSpec,
+             Partition("zero", "Zero", "gpu-0", "0") + "," +
+                 Partition("ghost", "Ghost", "gpu-7", "0") + "," +
+                 R"({"name":"probe","attributes":{"profile":{"string":"Probe"}},
+          "consumesCounters":[{"counterSet":"gpu-0",
+          "counters":{"memory":{"value":"0"},"cores":{"value":"0"}}}]})")});
+  EXPECT_EQ(pool.validation_error, std::nullopt);
+  ASSERT_EQ(pool.partition_summary.size(), 3u);
+  EXPECT_EQ(pool.partition_summary[0].type, "Ghost");
+  EXPECT_EQ(pool.partition_summary[0].allocatable, 0);
+  EXPECT_EQ(pool.partition_summary[1].type, "Probe");
+  EXPECT_EQ(pool.partition_summary[1].allocatable, 0);
+  EXPECT_EQ(pool.partition_summary[2].type, "Zero");
+  EXPECT_EQ(pool.partition_summary[2].allocatable, 1);
 }
 
 }  // namespace

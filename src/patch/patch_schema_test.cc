@@ -94,17 +94,24 @@ TEST(PatchSchemaTest, RulesPerKind) {
   const std::vector<std::string> meta = {
       "metadata.finalizers 1 merge", "metadata.managedFields 0 replace",
       "metadata.ownerReferences 2 uid merge"};
-  for (const char* kind :
-       {"DeviceClass", "ResourceClaimTemplate", "ResourceSlicePatch",
-        "Namespace", "Event", "SomethingUnknown"}) {
+  for (const char* kind : {"DeviceClass", "ResourceSlicePatch", "Namespace",
+                           "Event", "SomethingUnknown"}) {
     EXPECT_EQ(Describe(SchemaForKind(kind)), meta) << kind;
   }
+  // derivedAttributes: a map keyed by name for apply, replaced by
+  // strategic merge (no patchStrategy upstream).
+  std::vector<std::string> claim_template = meta;
+  claim_template.push_back(
+      "spec.spec.devices.requests[].exactly.derivedAttributes 2 name replace");
+  EXPECT_EQ(Describe(SchemaForKind("ResourceClaimTemplate")), claim_template);
   std::vector<std::string> slice = meta;
   slice.push_back("spec.skipNodeOperations 1 replace");
   EXPECT_EQ(Describe(SchemaForKind("ResourceSlice")), slice);
   std::vector<std::string> claim = meta;
   claim.insert(claim.end(),
-               {"status.allocation.devices.results[].skipNodeOperations 1 "
+               {"spec.devices.requests[].exactly.derivedAttributes 2 name "
+                "replace",
+                "status.allocation.devices.results[].skipNodeOperations 1 "
                 "replace",
                 "status.devices 2 driver pool device shareID replace",
                 "status.devices[].conditions 2 type merge",

@@ -31,8 +31,7 @@ const api::OwnerReference* ExtendedResourceClaimOwner(
   }
   for (const api::OwnerReference& owner : claim.metadata.owner_references) {
     if (!owner.controller.value_or(false)) continue;
-    return owner.kind == "Pod" && owner.api_version == "v1" ? &owner
-                                                            : nullptr;
+    return owner.kind == "Pod" && owner.api_version == "v1" ? &owner : nullptr;
   }
   return nullptr;
 }

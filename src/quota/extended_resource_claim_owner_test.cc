@@ -101,7 +101,8 @@ TEST(ExtendedResourceClaimOwnerTest, VerifiesUidStatusAndFirstClaim) {
 TEST(ExtendedResourceClaimOwnerTest, ClaimChargesOnlyBeyondThePod) {
   const api::Pod pod = GpuPod();
   const api::ResourceClaim claim = SpecialClaim("c", "2026-11-29T10:00:00Z");
-  const auto extended_name = [](std::string_view) -> std::optional<std::string> {
+  const auto extended_name =
+      [](std::string_view) -> std::optional<std::string> {
     return "example.com/gpu";
   };
   const api::ResourceList pod_usage =

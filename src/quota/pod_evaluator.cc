@@ -37,15 +37,15 @@ constexpr std::array<std::string_view, 11> kPodResources = {
 // The names whose quota requires every container to state them (upstream's
 // validationSet, "a mistake" kept for compatibility).
 constexpr std::array<std::string_view, 6> kMustSpecify = {
-    "cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu",
-    "limits.memory"};
+    "cpu",        "memory",       "requests.cpu", "requests.memory",
+    "limits.cpu", "limits.memory"};
 
 // A request name the pod evaluator charges as requests.<name>: an extended
 // resource (outside kubernetes.io, not itself "requests.") or an implicit
 // DeviceClass name (upstream's IsDRAExtendedResourceName).
 bool IsDraExtendedResourceName(std::string_view name) {
-  if (name.starts_with(kImplicitExtendedPerClassPrefix.substr(
-          kRequestsPrefix.size()))) {
+  if (name.starts_with(
+          kImplicitExtendedPerClassPrefix.substr(kRequestsPrefix.size()))) {
     return true;
   }
   return name.find('/') != std::string_view::npos &&
@@ -167,8 +167,8 @@ bool PodEvaluator::ChargesCompute(const api::Pod& pod, SystemTime now) {
     const std::optional<SystemTime> deleted =
         ParseUtcTime(*meta.deletion_timestamp);
     if (deleted.has_value() &&
-        now > *deleted + std::chrono::seconds(
-                             *meta.deletion_grace_period_seconds)) {
+        now > *deleted +
+                  std::chrono::seconds(*meta.deletion_grace_period_seconds)) {
       return false;
     }
   }
@@ -179,7 +179,8 @@ api::ResourceList PodEvaluator::Usage(const api::Pod& pod, SystemTime now) {
   api::ResourceList usage;
   usage.emplace(std::string(kPodObjectCount), Quantity::FromInt64(1));
   if (!ChargesCompute(pod, now)) return usage;
-  return Add(usage, ComputeUsage(api::TotalPodRequests(pod), api::TotalPodLimits(pod)));
+  return Add(usage, ComputeUsage(api::TotalPodRequests(pod),
+                                 api::TotalPodLimits(pod)));
 }
 
 std::vector<std::string> PodEvaluator::MatchingResources(
@@ -236,8 +237,8 @@ std::optional<std::string> PodEvaluator::MissingRequests(
   for (const auto* containers :
        {&pod.spec.containers, &pod.spec.init_containers}) {
     for (const api::Container& container : *containers) {
-      const api::ResourceList usage =
-          ComputeUsage(container.resources.requests, container.resources.limits);
+      const api::ResourceList usage = ComputeUsage(container.resources.requests,
+                                                   container.resources.limits);
       for (const std::string& name : required) {
         if (!usage.contains(name)) missing[name].insert(container.name);
       }

@@ -154,21 +154,19 @@ TEST(PodEvaluatorTest, MatchingResources) {
       "requests.example.com/gpu",
       "requests.deviceclass.resource.kubernetes.io/gpu"};
   EXPECT_EQ(PodEvaluator::MatchingResources(charged), charged);
-  EXPECT_TRUE(PodEvaluator::MatchingResources(
-                  {"count/resourceclaims.resource.k8s.io",
-                   "gpu.deviceclass.resource.k8s.io/devices",
-                   "limits.example.com/gpu", "requests.kubernetes.io/x",
-                   "services"})
-                  .empty());
+  EXPECT_TRUE(
+      PodEvaluator::MatchingResources(
+          {"count/resourceclaims.resource.k8s.io",
+           "gpu.deviceclass.resource.k8s.io/devices", "limits.example.com/gpu",
+           "requests.kubernetes.io/x", "services"})
+          .empty());
 }
 
 TEST(PodEvaluatorTest, UnknownScopeMatchesNoPod) {
   api::Pod pod;
   pod.spec.containers.emplace_back().name = "c";
-  EXPECT_FALSE(PodEvaluator::Matches(ScopedQuota({"VolumeAttributesClass",
-                                                  "Exists",
-                                                  {}}),
-                                     pod));
+  EXPECT_FALSE(PodEvaluator::Matches(
+      ScopedQuota({"VolumeAttributesClass", "Exists", {}}), pod));
   api::ResourceQuota unscoped = ScopedQuota({"BestEffort", "Exists", {}});
   unscoped.spec.scope_selector.reset();
   EXPECT_TRUE(PodEvaluator::Matches(unscoped, pod));

@@ -290,7 +290,10 @@ BindTask DraPlugin::Reserve(const DraCycleState& state,
                             const ObjectPtr& pod_object, Candidate& chosen) {
   const api::Pod& pod = state.pod;
   BindTask task{pod_object, snapshot_.nodes()[chosen.node].info.name, {}};
-  task.node_allocatable = NodeAllocatableStatuses(state, chosen.allocations());
+  // Filter refused any node whose statuses could not be computed.
+  auto node_allocatable = NodeAllocatableStatuses(state, chosen.allocations());
+  if (node_allocatable.ok())
+    task.node_allocatable = *std::move(node_allocatable);
   const std::string now = NowRfc3339();
   for (size_t i = 0; i < state.claims.size(); ++i) {
     const PodClaim& pc = state.claims[i];
@@ -431,6 +434,10 @@ void DraPlugin::Unreserve(const BindTask& task,
   }
   if (!bound_elsewhere && task.extended_claim.has_value()) {
     DeleteExtendedClaim(task);
+  }
+  if (!bound_elsewhere && !task.node_allocatable.empty() && now != nullptr &&
+      !now->status.node_allocatable_resource_claim_statuses.empty()) {
+    ClearNodeAllocatableStatus(task);
   }
 }
 

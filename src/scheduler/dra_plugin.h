@@ -166,9 +166,11 @@ class DraPlugin final {
       const DraCycleState& state, const NodeEntry& node,
       const std::vector<api::AllocationResult>& allocations,
       UnschedulableReasons& reasons) const;
-  // The pod's status entries with `allocations` (empty when its devices map
-  // no node allocatable resources).
-  std::vector<api::NodeAllocatableResourceClaimStatus> NodeAllocatableStatuses(
+  // The pod's status entries with `allocations`, ordered by claim name
+  // (empty when its devices map no node allocatable resources); an error
+  // when a device's mapping cannot be computed (NodeAllocatableStatusFor).
+  StatusOr<std::vector<api::NodeAllocatableResourceClaimStatus>>
+  NodeAllocatableStatuses(
       const DraCycleState& state,
       const std::vector<api::AllocationResult>& allocations) const;
 
@@ -225,6 +227,10 @@ class DraPlugin final {
   // and extendedResourceClaimStatus as Reserve computed them (nothing when
   // there are none).
   Status WritePodStatus(const BindTask& task) const;
+  // Unreserve (KEP-5517): takes back the nodeAllocatableResourceClaimStatuses
+  // PreBind may have written, as upstream's
+  // clearNodeAllocatableResourceClaimStatus does; best effort.
+  void ClearNodeAllocatableStatus(const BindTask& task) const;
   // KEP-5004, Reserve: names the special claim, assumes its allocation and
   // the pod's reservation in the snapshot, and records it in `task`.
   void ReserveExtendedClaim(const DraCycleState& state, Candidate& chosen,

@@ -181,6 +181,36 @@ TEST_F(DraPluginExtendedResourcesTest, PreBindCreatesTheClaimUnreserveDeletes) {
   EXPECT_EQ(snapshot_.Claim(key), nullptr);
 }
 
+// KEP-5517 alongside: PreBind writes the node allocatable status with the
+// extended claim's, and Unreserve takes it back (upstream's
+// clearNodeAllocatableResourceClaimStatus).
+TEST_F(DraPluginExtendedResourcesTest, UnreserveClearsNodeAllocatableStatus) {
+  client::ObjectPtr pod_object = CreatePod("example.com/gpu");
+  const api::Pod& pod = std::get<api::Pod>(*pod_object);
+  DraCycleState state(pod);
+  PreFilter(state);
+  Candidate chosen;
+  ASSERT_EQ(FilterOn(state, "node-a", chosen), FilterCode::kFits);
+  BindTask task = plugin_.Reserve(state, pod_object, chosen);
+  api::NodeAllocatableResourceClaimStatus entry;
+  entry.resource_claim_name = "cpus";
+  entry.mapping = {{.name = "cpu", .quantity = Quantity::FromInt64(2)}};
+  task.node_allocatable = {entry};
+  WrittenClaims written;
+  ASSERT_TRUE(plugin_.PreBind(task, written).ok());
+  const auto statuses = [&] {
+    auto now = cluster_.api.Get(client::PodsResource(), "ns", "pod");
+    EXPECT_TRUE(now.ok());
+    return now.ok() ? std::get<api::Pod>(**now)
+                          .status.node_allocatable_resource_claim_statuses
+                    : std::vector<api::NodeAllocatableResourceClaimStatus>{};
+  };
+  ASSERT_EQ(statuses().size(), 1u);
+  plugin_.Unreserve(task, written);
+  EXPECT_TRUE(statuses().empty());
+  plugin_.RestoreAssumed(task);
+}
+
 TEST_F(DraPluginExtendedResourcesTest, AStaleClaimIsFoundAndDeleted) {
   client::ObjectPtr pod_object = CreatePod("example.com/gpu");
   const api::Pod& pod = std::get<api::Pod>(*pod_object);

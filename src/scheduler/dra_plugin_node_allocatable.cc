@@ -54,7 +54,7 @@ std::vector<std::string> Shortfalls(const ResourceAmounts& need,
 
 }  // namespace
 
-std::vector<api::NodeAllocatableResourceClaimStatus>
+StatusOr<std::vector<api::NodeAllocatableResourceClaimStatus>>
 DraPlugin::NodeAllocatableStatuses(
     const DraCycleState& state,
     const std::vector<api::AllocationResult>& allocations) const {
@@ -76,8 +76,10 @@ DraPlugin::NodeAllocatableStatuses(
       allocation = r < allocations.size() ? &allocations[r] : nullptr;
     }
     if (allocation == nullptr) continue;
-    auto status = NodeAllocatableStatusFor(
-        state.pod, pc.name, pc.claim->metadata.name, *allocation, lookup);
+    ASSIGN_OR_RETURN(
+        auto status,
+        NodeAllocatableStatusFor(state.pod, pc.name, pc.claim->metadata.name,
+                                 *allocation, lookup));
     if (status) statuses.push_back(std::move(*status));
   }
   // Upstream orders the entries by claim name.
@@ -108,8 +110,14 @@ bool DraPlugin::NodeAllocatableFits(
       return false;
     }
   }
-  std::vector<api::NodeAllocatableResourceClaimStatus> statuses =
+  StatusOr<std::vector<api::NodeAllocatableResourceClaimStatus>> computed =
       NodeAllocatableStatuses(state, allocations);
+  if (!computed.ok()) {
+    reasons.Add(std::string(computed.status().message()));
+    return false;
+  }
+  std::vector<api::NodeAllocatableResourceClaimStatus> statuses =
+      *std::move(computed);
   if (statuses.empty()) return true;
   api::Pod with_claims = state.pod;
   with_claims.status.node_allocatable_resource_claim_statuses =
@@ -159,6 +167,26 @@ Status DraPlugin::WritePodStatus(const BindTask& task) const {
   }
   return Status(StatusCode::kAborted,
                 fmt::format("pod {} status kept changing", name));
+}
+
+void DraPlugin::ClearNodeAllocatableStatus(const BindTask& task) const {
+  const api::Pod& scheduled = std::get<api::Pod>(*task.pod);
+  const std::string& ns = scheduled.metadata.namespace_;
+  const std::string& name = scheduled.metadata.name;
+  for (int attempt = 0; attempt < kStatusWriteAttempts; ++attempt) {
+    auto current = client_.Get(client::PodsResource(), ns, name);
+    if (!current.ok()) return;
+    api::Pod next = std::get<api::Pod>(**current);
+    if (next.metadata.uid != scheduled.metadata.uid ||
+        next.status.node_allocatable_resource_claim_statuses.empty()) {
+      return;
+    }
+    next.status.node_allocatable_resource_claim_statuses.clear();
+    auto written = client_.UpdateStatus(api::Object(std::move(next)));
+    if (written.ok() || written.status().code() != StatusCode::kAborted) {
+      return;
+    }
+  }
 }
 
 }  // namespace dralloc::scheduler

@@ -28,23 +28,28 @@ Quantity Plus(const std::optional<Quantity>& a, const Quantity& b) {
   return sum.ok() ? *sum : *a;
 }
 
-// The base amount a mapping takes from one allocated device.
-std::optional<Quantity> MappedAmount(
-    const api::NodeAllocatableMapping& mapping, const api::Device& device,
+// What a mapping takes from one allocated device, as upstream's
+// buildNodeAllocatableDRAInfo: deviceMultiplier per device, or the
+// consumed capacity of `capacityKey` x capacityMultiplier (nothing when the
+// result consumed none of it). A result without consumed capacity (a
+// dedicated device) cannot be mapped by capacity: an error.
+StatusOr<std::optional<Quantity>> MappedAmount(
+    const api::NodeAllocatableMapping& mapping, const std::string& resource,
+    const std::string& claim,
     const api::DeviceRequestAllocationResult& result) {
-  if (mapping.device_multiplier) return *mapping.device_multiplier;
-  if (!mapping.capacity_key || !mapping.capacity_multiplier) {
-    return std::nullopt;
+  using Amount = std::optional<Quantity>;
+  if (mapping.device_multiplier) return Amount(*mapping.device_multiplier);
+  if (!mapping.capacity_key) return Amount();
+  if (result.consumed_capacity.empty()) {
+    return FailedPreconditionError(fmt::format(
+        "claim {}, device {}: ConsumedCapacity is nil, but Capacity key "
+        "'{}' is set in NodeAllocatableResources for resource {}",
+        claim, result.device, *mapping.capacity_key, resource));
   }
-  // A shared device reports what the claim consumed; a dedicated one gives
-  // the claim its whole capacity.
   auto consumed = result.consumed_capacity.find(*mapping.capacity_key);
-  if (consumed != result.consumed_capacity.end()) {
-    return Multiply(consumed->second, *mapping.capacity_multiplier);
-  }
-  auto capacity = device.capacity.find(*mapping.capacity_key);
-  if (capacity == device.capacity.end()) return std::nullopt;
-  return Multiply(capacity->second.value, *mapping.capacity_multiplier);
+  if (consumed == result.consumed_capacity.end()) return Amount();
+  if (!mapping.capacity_multiplier) return Amount(consumed->second);
+  return Amount(Multiply(consumed->second, *mapping.capacity_multiplier));
 }
 
 struct Totals {
@@ -54,12 +59,14 @@ struct Totals {
       overhead;  // perPod, perContainer
 };
 
-void AddDevice(const api::Device& device,
-               const api::DeviceRequestAllocationResult& result,
-               Totals& totals) {
+Status AddDevice(const api::Device& device,
+                 const api::DeviceRequestAllocationResult& result,
+                 const std::string& claim, Totals& totals) {
   for (const auto& [name, resource] : device.node_allocatable_resources) {
     if (resource.mapping) {
-      if (auto amount = MappedAmount(*resource.mapping, device, result)) {
+      ASSIGN_OR_RETURN(std::optional<Quantity> amount,
+                       MappedAmount(*resource.mapping, name, claim, result));
+      if (amount) {
         auto [it, inserted] = totals.mapped.try_emplace(name, *amount);
         if (!inserted) it->second = Plus(it->second, *amount);
       }
@@ -74,6 +81,7 @@ void AddDevice(const api::Device& device,
       }
     }
   }
+  return OkStatus();
 }
 
 // The amount of `name` in `amounts` (cpu in millicores).
@@ -187,17 +195,21 @@ std::vector<std::string> ContainersReferencing(
   return names;
 }
 
-std::optional<api::NodeAllocatableResourceClaimStatus> NodeAllocatableStatusFor(
-    const api::Pod& pod, std::string_view pod_claim_name,
-    const std::string& claim_name, const api::AllocationResult& allocation,
-    const AllocatedDeviceLookup& lookup) {
+StatusOr<std::optional<api::NodeAllocatableResourceClaimStatus>>
+NodeAllocatableStatusFor(const api::Pod& pod, std::string_view pod_claim_name,
+                         const std::string& claim_name,
+                         const api::AllocationResult& allocation,
+                         const AllocatedDeviceLookup& lookup) {
   Totals totals;
+  const std::string claim = pod.metadata.namespace_ + "/" + claim_name;
   for (const auto& result : allocation.devices.results) {
     if (const api::Device* device = lookup(result)) {
-      AddDevice(*device, result, totals);
+      RETURN_IF_ERROR(AddDevice(*device, result, claim, totals));
     }
   }
-  if (totals.mapped.empty() && totals.overhead.empty()) return std::nullopt;
+  if (totals.mapped.empty() && totals.overhead.empty()) {
+    return std::optional<api::NodeAllocatableResourceClaimStatus>();
+  }
   api::NodeAllocatableResourceClaimStatus status;
   status.resource_claim_name = claim_name;
   status.containers = ContainersReferencing(pod, pod_claim_name);
@@ -209,7 +221,7 @@ std::optional<api::NodeAllocatableResourceClaimStatus> NodeAllocatableStatusFor(
                                .per_pod = amounts.first,
                                .per_container = amounts.second});
   }
-  return status;
+  return std::optional(std::move(status));
 }
 
 bool HasNodeAllocatableMapping(const api::AllocationResult& allocation,

@@ -15,6 +15,7 @@
 #include "api/types/core.h"
 #include "api/types/resource_claim.h"
 #include "api/types/resource_slice.h"
+#include "common/status.h"
 
 namespace dralloc::scheduler {
 
@@ -29,13 +30,17 @@ std::vector<std::string> ContainersReferencing(const api::Pod& pod,
 
 // The status entry of claim `claim_name` (the pod's entry `pod_claim_name`)
 // for `pod`, from its allocation: per resource, the mapped amount summed
-// over the devices (consumed capacity x capacityMultiplier, or
-// deviceMultiplier per device) and the overheads summed over the devices.
-// nullopt when no allocated device maps a node allocatable resource.
-std::optional<api::NodeAllocatableResourceClaimStatus> NodeAllocatableStatusFor(
-    const api::Pod& pod, std::string_view pod_claim_name,
-    const std::string& claim_name, const api::AllocationResult& allocation,
-    const AllocatedDeviceLookup& lookup);
+// over the devices (deviceMultiplier per device, or the consumed capacity
+// of capacityKey x capacityMultiplier; a result that consumed none of the
+// key adds nothing) and the overheads summed over the devices. nullopt
+// when no allocated device maps a node allocatable resource. A capacity
+// mapping of a result without consumed capacity (a dedicated device) is an
+// error, with upstream's message.
+StatusOr<std::optional<api::NodeAllocatableResourceClaimStatus>>
+NodeAllocatableStatusFor(const api::Pod& pod, std::string_view pod_claim_name,
+                         const std::string& claim_name,
+                         const api::AllocationResult& allocation,
+                         const AllocatedDeviceLookup& lookup);
 
 // upstream validatePodLevelResourcesCoverDRA, for a pod whose status
 // carries its claims' entries: pod-level requests (spec.resources) must

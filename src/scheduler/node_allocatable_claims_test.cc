@@ -58,8 +58,10 @@ TEST(NodeAllocatableClaimsTest, ConsumedCapacityTimesMultiplier) {
   auto shared = Result("cpus");
   shared.consumed_capacity["cpu.example.com/cores"] = Q("8");
   allocation.devices.results.push_back(shared);
-  auto status = NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
-                                         allocation, f.Lookup());
+  auto computed = NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
+                                           allocation, f.Lookup());
+  ASSERT_TRUE(computed.ok()) << computed.status();
+  auto& status = *computed;
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->resource_claim_name, "claim-1");
   EXPECT_EQ(status->containers, (std::vector<std::string>{"a", "c"}));
@@ -70,22 +72,36 @@ TEST(NodeAllocatableClaimsTest, ConsumedCapacityTimesMultiplier) {
   EXPECT_TRUE(HasNodeAllocatableMapping(allocation, f.Lookup()));
 }
 
-TEST(NodeAllocatableClaimsTest, DedicatedDeviceGivesItsWholeCapacity) {
+// Upstream maps capacity only from what a result consumed: a dedicated
+// device (no consumed capacity) is an error, and a result that consumed
+// other capacities adds nothing.
+TEST(NodeAllocatableClaimsTest, CapacityMappingNeedsConsumedCapacity) {
   Fixture f;
+  f.pod.metadata.namespace_ = "ns";
   api::AllocationResult allocation;
   allocation.devices.results.push_back(Result("cpus"));
   auto status = NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
                                          allocation, f.Lookup());
-  ASSERT_TRUE(status.has_value());
-  EXPECT_EQ(status->mapping[0].quantity->ToString(), "128");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.status().message(),
+            "claim ns/claim-1, device cpus: ConsumedCapacity is nil, but "
+            "Capacity key 'cpu.example.com/cores' is set in "
+            "NodeAllocatableResources for resource cpu");
+  allocation.devices.results[0].consumed_capacity["other"] = Q("1");
+  status = NodeAllocatableStatusFor(f.pod, "devices", "claim-1", allocation,
+                                    f.Lookup());
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_FALSE(status->has_value());
 }
 
 TEST(NodeAllocatableClaimsTest, OverheadAndDeviceMultiplierPerDevice) {
   Fixture f;
   api::AllocationResult allocation;
   allocation.devices.results = {Result("gpu"), Result("gpu")};
-  auto status = NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
-                                         allocation, f.Lookup());
+  auto computed = NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
+                                           allocation, f.Lookup());
+  ASSERT_TRUE(computed.ok()) << computed.status();
+  auto& status = *computed;
   ASSERT_TRUE(status.has_value());
   ASSERT_EQ(status->mapping.size(), 1u);
   EXPECT_EQ(status->mapping[0].name, "hugepages-2Mi");
@@ -141,9 +157,10 @@ TEST(NodeAllocatableClaimsTest, DevicesWithoutMappingsGiveNoStatus) {
   Fixture f;
   api::AllocationResult allocation;
   allocation.devices.results.push_back(Result("unknown"));
-  EXPECT_FALSE(NodeAllocatableStatusFor(f.pod, "devices", "claim-1", allocation,
-                                        f.Lookup())
-                   .has_value());
+  auto computed = NodeAllocatableStatusFor(f.pod, "devices", "claim-1",
+                                           allocation, f.Lookup());
+  ASSERT_TRUE(computed.ok()) << computed.status();
+  EXPECT_FALSE(computed->has_value());
   EXPECT_FALSE(HasNodeAllocatableMapping(allocation, f.Lookup()));
 }
 

@@ -14,9 +14,7 @@ dralloc=$(realpath "$1")
 version=${2:-1.33}
 source "$here/../clients/lib.sh"
 
-dispatcher=$(readlink -f "$(command -v kubectl)")
-kubectl_bin="$(dirname "$dispatcher")/kubectl.$version"
-[[ -x "$kubectl_bin" ]] || kubectl_bin=$dispatcher
+kubectl_bin=$(kubectl_for "$version")
 export DRALLOC_AUTH=cert DRALLOC_SERVER_COMMAND=serve
 start_server "$dralloc" --version-minor "${version#1.}" --audit-log-path "$work/audit.log"
 pki=$work/pki

@@ -25,9 +25,7 @@ export DRALLOC_SERVER_COMMAND=serve
 wait_s=${BINDING_TIMEOUT:-30}
 source "$here/lib.sh"
 
-dispatcher=$(readlink -f "$(command -v kubectl)")
-kubectl_bin="$(dirname "$dispatcher")/kubectl.$version"
-[[ -x "$kubectl_bin" ]] || kubectl_bin=$dispatcher
+kubectl_bin=$(kubectl_for "$version")
 server_args=()
 if "$dralloc" serve --help 2>/dev/null | grep -q -- --version-minor; then
   server_args+=(--version-minor "${version#1.}")

@@ -12,9 +12,7 @@ dralloc=$(realpath "$1")
 version=${2:-1.33}
 source "$here/lib.sh"
 
-dispatcher=$(readlink -f "$(command -v kubectl)")
-kubectl_bin="$(dirname "$dispatcher")/kubectl.$version"
-[[ -x "$kubectl_bin" ]] || kubectl_bin=$dispatcher
+kubectl_bin=$(kubectl_for "$version")
 start_server "$dralloc" --version-minor "${version#1.}"
 k() { "$kubectl_bin" --cache-dir "$work/cache" --request-timeout=20s "$@"; }
 json_field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval('d' + sys.argv[1]))" "$1"; }

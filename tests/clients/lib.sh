@@ -128,6 +128,17 @@ KUBECONFIG
   export KUBECONFIG="$work/kubeconfig"
 }
 
+# kubectl_for VERSION: the kubectl of that minor version ("1.33") next to the
+# image's kubectl dispatcher, else the dispatcher itself (which picks a
+# kubectl by the server's /version).
+kubectl_for() {
+  local dispatcher
+  dispatcher=$(readlink -f "$(command -v kubectl)")
+  local pinned
+  pinned="$(dirname "$dispatcher")/kubectl.$1"
+  if [[ -x "$pinned" ]]; then echo "$pinned"; else echo "$dispatcher"; fi
+}
+
 # contains NEEDLE CMD...: CMD succeeds and prints NEEDLE.
 contains() {
   local needle=$1

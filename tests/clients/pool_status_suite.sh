@@ -31,9 +31,7 @@ export DRALLOC_SERVER_COMMAND=serve
 wait_s=${POOL_STATUS_TIMEOUT:-30}
 source "$here/lib.sh"
 
-dispatcher=$(readlink -f "$(command -v kubectl)")
-kubectl_bin="$(dirname "$dispatcher")/kubectl.$version"
-[[ -x "$kubectl_bin" ]] || kubectl_bin=$dispatcher
+kubectl_bin=$(kubectl_for "$version")
 start_server "$dralloc" --scheduler-name dralloc-scheduler
 ns=pools
 k() { "$kubectl_bin" --cache-dir "$work/cache" --request-timeout=20s -n "$ns" "$@"; }

@@ -25,9 +25,7 @@ export DRALLOC_SERVER_COMMAND=${DRALLOC_SERVER_COMMAND:-serve}
 wait_s=${SCHEDULING_TIMEOUT:-30}  # seconds any one thing may take to happen
 source "$here/lib.sh"
 
-dispatcher=$(readlink -f "$(command -v kubectl)")
-kubectl_bin="$(dirname "$dispatcher")/kubectl.$version"
-[[ -x "$kubectl_bin" ]] || kubectl_bin=$dispatcher
+kubectl_bin=$(kubectl_for "$version")
 server_args=()
 [[ $DRALLOC_SERVER_COMMAND != serve ]] || server_args+=(--scheduler-name dralloc-scheduler)
 if "$dralloc" "$DRALLOC_SERVER_COMMAND" --help 2>/dev/null | grep -q -- --version-minor; then

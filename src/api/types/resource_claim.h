@@ -55,14 +55,15 @@ struct ExactDeviceRequest {
 };
 constexpr auto FieldsOf(const ExactDeviceRequest*) {
   using T = ExactDeviceRequest;
-  return std::tuple{Field("deviceClassName", &T::device_class_name, kAlways),
-                    Field("selectors", &T::selectors),
-                    Field("allocationMode", &T::allocation_mode),
-                    Field("count", &T::count),
-                    Field("adminAccess", &T::admin_access),
-                    Field("tolerations", &T::tolerations),
-                    Field("capacity", &T::capacity),
-                    Field("derivedAttributes", &T::derived_attributes)};
+  return std::tuple{
+      Field("deviceClassName", &T::device_class_name, kAlways),
+      Field("selectors", &T::selectors),
+      Field("allocationMode", &T::allocation_mode),
+      Field("count", &T::count),
+      Field("adminAccess", &T::admin_access),
+      Field("tolerations", &T::tolerations),
+      Field("capacity", &T::capacity),
+      Field("derivedAttributes", &T::derived_attributes).ListMap("name")};
 }
 
 struct DeviceSubRequest {
