@@ -166,9 +166,11 @@ bool PodEvaluator::ChargesCompute(const api::Pod& pod, SystemTime now) {
       meta.deletion_grace_period_seconds.has_value()) {
     const std::optional<SystemTime> deleted =
         ParseUtcTime(*meta.deletion_timestamp);
-    if (deleted.has_value() &&
-        now > *deleted +
-                  std::chrono::seconds(*meta.deletion_grace_period_seconds)) {
+    // Bounded so that the sum cannot overflow: a century is forever here.
+    constexpr int64_t kLongestGraceSeconds = int64_t{100} * 365 * 24 * 3600;
+    const int64_t grace = std::clamp<int64_t>(
+        *meta.deletion_grace_period_seconds, 0, kLongestGraceSeconds);
+    if (deleted.has_value() && now > *deleted + std::chrono::seconds(grace)) {
       return false;
     }
   }
