@@ -10,20 +10,25 @@
 
 namespace dralloc {
 
+std::string FormatUtcTime(SystemTime time) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return buffer;
+}
+
 std::string NowRfc3339() {
   // Timestamps have one-second resolution and writers stamp several objects
   // a second, so each thread formats a second once.
   thread_local std::time_t cached_second = -1;
   thread_local std::string cached;
-  const std::time_t now =
-      std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  if (now != cached_second) {
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    cached = buffer;
-    cached_second = now;
+  const SystemTime now = std::chrono::system_clock::now();
+  const std::time_t second = std::chrono::system_clock::to_time_t(now);
+  if (second != cached_second) {
+    cached = FormatUtcTime(now);
+    cached_second = second;
   }
   return cached;
 }

@@ -17,6 +17,10 @@ std::string NowRfc3339();
 
 using SystemTime = std::chrono::system_clock::time_point;
 
+// `time` as Kubernetes writes timestamps, whole seconds in UTC:
+// "2026-09-23T11:00:00Z".
+std::string FormatUtcTime(SystemTime time);
+
 // "2026-09-23T11:00:00Z" (fractional seconds allowed) as a time point;
 // nullopt when it is not RFC 3339 UTC.
 std::optional<SystemTime> ParseUtcTime(std::string_view text);

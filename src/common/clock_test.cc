@@ -35,6 +35,8 @@ TEST(ClockTest, ParsesRfc3339Utc) {
             std::chrono::seconds(30));
   EXPECT_FALSE(ParseUtcTime("2026-09-23 12:00:30").has_value());
   EXPECT_FALSE(ParseUtcTime("2026-09-23T12:00:30+02:00").has_value());
+  EXPECT_EQ(FormatUtcTime(*ParseUtcTime("2026-09-23T12:00:30.250Z")),
+            "2026-09-23T12:00:30Z");
 }
 
 }  // namespace

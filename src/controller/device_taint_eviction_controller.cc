@@ -41,16 +41,6 @@ std::string PodKey(const api::Pod& pod) {
   return fmt::format("{}/{}", pod.metadata.namespace_, pod.metadata.name);
 }
 
-// `time` as Kubernetes writes timestamps (whole seconds, UTC).
-std::string FormatUtcTime(SystemTime time) {
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
-  std::tm parts{};
-  gmtime_r(&seconds, &parts);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return buffer;
-}
-
 void FoldEarliest(std::optional<SystemTime>& earliest, SystemTime time) {
   if (!earliest.has_value() || time < *earliest) earliest = time;
 }

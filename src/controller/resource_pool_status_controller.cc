@@ -37,16 +37,6 @@ std::string ValidationError(std::string message) {
   return message;
 }
 
-// `time` as Kubernetes writes condition times ("2026-09-23T12:00:00Z").
-std::string FormatUtcTime(SystemTime time) {
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
-  std::tm parts{};
-  gmtime_r(&seconds, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
 // Pools are keyed by driver and pool name, which sorts them as the status
 // lists them.
 using PoolKey = std::pair<std::string, std::string>;

@@ -20,9 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/codec.h"
-#include "encoding/document_reader.h"
 #include "golden_case.h"
+#include "quota/usage_case_test_util.h"
 #include "quota/usage_math.h"
 
 namespace dralloc::quota {
@@ -39,21 +38,12 @@ struct PodCase {
   std::optional<std::string> missing;  // "none": no message
 };
 
-std::vector<std::string> Split(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::istringstream in{std::string(text)};
-  for (std::string part; std::getline(in, part, separator);) {
-    if (!golden::Trim(part).empty()) parts.emplace_back(golden::Trim(part));
-  }
-  return parts;
-}
-
 api::ScopedResourceSelectorRequirement ParseScope(std::string_view text) {
-  const std::vector<std::string> words = Split(text, ' ');
+  const std::vector<std::string> words = usage_case::SplitList(text, ' ');
   api::ScopedResourceSelectorRequirement scope;
   if (!words.empty()) scope.scope_name = words[0];
   scope.operator_ = words.size() > 1 ? words[1] : "Exists";
-  if (words.size() > 2) scope.values = Split(words[2], ',');
+  if (words.size() > 2) scope.values = usage_case::SplitList(words[2]);
   return scope;
 }
 
@@ -62,38 +52,19 @@ PodCase ReadCase(const fs::path& path) {
   c.text = golden::ReadFile(path);
   for (const std::string& comment : golden::HeaderComments(c.text)) {
     if (auto usage = golden::HeaderValue(comment, "usage")) {
-      const size_t eq = usage->rfind('=');
-      EXPECT_NE(eq, std::string_view::npos) << comment;
-      StatusOr<Quantity> quantity = Quantity::Parse(usage->substr(eq + 1));
-      EXPECT_TRUE(quantity.ok()) << comment;
-      if (quantity.ok()) {
-        c.usage.emplace(std::string(golden::Trim(usage->substr(0, eq))),
-                        *quantity);
-      }
+      usage_case::AddUsageLine(*usage, c.usage);
     } else if (auto scope = golden::HeaderValue(comment, "scope-matches")) {
       c.in_scopes.push_back(ParseScope(*scope));
     } else if (auto other =
                    golden::HeaderValue(comment, "scope-does-not-match")) {
       c.out_of_scopes.push_back(ParseScope(*other));
     } else if (auto names = golden::HeaderValue(comment, "constrained")) {
-      c.constrained = Split(*names, ',');
+      c.constrained = usage_case::SplitList(*names);
     } else if (auto message = golden::HeaderValue(comment, "missing")) {
       c.missing = std::string(golden::Trim(*message));
     }
   }
   return c;
-}
-
-std::optional<api::Pod> DecodePod(const fs::path& path,
-                                  const std::string& text) {
-  auto documents = encoding::ReadDocuments(text, path.string());
-  if (!documents.ok() || documents->size() != 1) return std::nullopt;
-  std::vector<api::DecodeResult> decoded =
-      api::DecodeDocument((*documents)[0].json);
-  if (decoded.size() != 1 || !decoded[0].errors.empty()) return std::nullopt;
-  const auto* pod = std::get_if<api::Pod>(&*decoded[0].object);
-  if (pod == nullptr) return std::nullopt;
-  return *pod;
 }
 
 api::ResourceQuota ScopedQuota(api::ScopedResourceSelectorRequirement scope) {
@@ -109,7 +80,8 @@ class PodUsageCaseTest : public testing::TestWithParam<fs::path> {};
 TEST_P(PodUsageCaseTest, MatchesUpstream) {
   const PodCase c = ReadCase(GetParam());
   ASSERT_FALSE(c.usage.empty()) << "a case needs '# usage:' lines";
-  std::optional<api::Pod> pod = DecodePod(GetParam(), c.text);
+  std::optional<api::Pod> pod = usage_case::DecodeCaseObject<api::Pod>(
+      GetParam(), c.text, /*defaulted=*/false);
   ASSERT_TRUE(pod.has_value()) << "not one decodable Pod";
   const api::ResourceList usage =
       PodEvaluator::Usage(*pod, *ParseUtcTime("2026-11-29T12:00:00Z"));

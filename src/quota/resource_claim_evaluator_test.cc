@@ -17,10 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/codec.h"
-#include "api/defaults.h"
-#include "encoding/document_reader.h"
 #include "golden_case.h"
+#include "quota/usage_case_test_util.h"
 #include "quota/usage_math.h"
 
 namespace dralloc::quota {
@@ -37,32 +35,16 @@ struct UsageCase {
   std::map<std::string, std::string, std::less<>> extended_names;
 };
 
-std::vector<std::string> SplitCommas(std::string_view text) {
-  std::vector<std::string> parts;
-  std::istringstream in{std::string(text)};
-  for (std::string part; std::getline(in, part, ',');) {
-    parts.emplace_back(golden::Trim(part));
-  }
-  return parts;
-}
-
 UsageCase ReadCase(const fs::path& path) {
   UsageCase c;
   c.text = golden::ReadFile(path);
   for (const std::string& comment : golden::HeaderComments(c.text)) {
     if (auto usage = golden::HeaderValue(comment, "usage")) {
-      const size_t eq = usage->rfind('=');
-      EXPECT_NE(eq, std::string_view::npos) << comment;
-      StatusOr<Quantity> quantity = Quantity::Parse(usage->substr(eq + 1));
-      EXPECT_TRUE(quantity.ok()) << comment;
-      if (quantity.ok()) {
-        c.usage.emplace(std::string(golden::Trim(usage->substr(0, eq))),
-                        *quantity);
-      }
+      usage_case::AddUsageLine(*usage, c.usage);
     } else if (auto names = golden::HeaderValue(comment, "matching")) {
-      c.matching = SplitCommas(*names);
+      c.matching = usage_case::SplitList(*names);
     } else if (auto names = golden::HeaderValue(comment, "not-matching")) {
-      c.not_matching = SplitCommas(*names);
+      c.not_matching = usage_case::SplitList(*names);
     } else if (auto mapping = golden::HeaderValue(comment, "extended-name")) {
       const size_t eq = mapping->find('=');
       EXPECT_NE(eq, std::string_view::npos) << comment;
@@ -75,26 +57,14 @@ UsageCase ReadCase(const fs::path& path) {
   return c;
 }
 
-std::optional<api::ResourceClaim> DecodeClaim(const fs::path& path,
-                                              const std::string& text) {
-  auto documents = encoding::ReadDocuments(text, path.string());
-  if (!documents.ok() || documents->size() != 1) return std::nullopt;
-  std::vector<api::DecodeResult> decoded =
-      api::DecodeDocument((*documents)[0].json);
-  if (decoded.size() != 1 || !decoded[0].errors.empty()) return std::nullopt;
-  api::Object object = *decoded[0].object;
-  api::ApplyDefaults(object);
-  const auto* claim = std::get_if<api::ResourceClaim>(&object);
-  if (claim == nullptr) return std::nullopt;
-  return *claim;
-}
-
 class ClaimUsageCaseTest : public testing::TestWithParam<fs::path> {};
 
 TEST_P(ClaimUsageCaseTest, MatchesUpstreamUsage) {
   const UsageCase c = ReadCase(GetParam());
   ASSERT_FALSE(c.usage.empty()) << "a case needs '# usage:' lines";
-  std::optional<api::ResourceClaim> claim = DecodeClaim(GetParam(), c.text);
+  std::optional<api::ResourceClaim> claim =
+      usage_case::DecodeCaseObject<api::ResourceClaim>(GetParam(), c.text,
+                                                       /*defaulted=*/true);
   ASSERT_TRUE(claim.has_value()) << "not one decodable ResourceClaim";
   const api::ResourceList usage = ResourceClaimEvaluator::Usage(
       *claim, [&](std::string_view device_class) -> std::optional<std::string> {
