@@ -83,7 +83,8 @@ ClaimController::ClaimController(client::ApiClient& client,
       pods_(pods),
       claims_(claims),
       templates_(templates),
-      options_(options) {
+      options_(options),
+      queue_({.max_retries = options_.max_retries}) {
   pods_.AddHandler(
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnPod(o, n); });
   claims_.AddHandler(
@@ -218,17 +219,11 @@ bool ClaimController::ProcessOne(std::chrono::milliseconds wait) {
   Status status = Sync(*key);
   // Gone objects need nothing more.
   if (status.code() == StatusCode::kNotFound) status = OkStatus();
-  bool retry = false;
+  queue_.Finish(*key, status.ok());
   {
     MutexLock lock(mu_);
     ++metrics_.syncs;
-    if (status.ok()) {
-      if (!failures_.empty()) failures_.erase(*key);
-    } else {
-      ++metrics_.sync_errors;
-      retry = ++failures_[*key] < options_.max_retries;
-      if (!retry) failures_.erase(*key);
-    }
+    if (!status.ok()) ++metrics_.sync_errors;
   }
   if (!status.ok()) {
     if (status.code() == StatusCode::kAborted) {
@@ -238,8 +233,6 @@ bool ClaimController::ProcessOne(std::chrono::milliseconds wait) {
       log::Warn("claim-controller", "{}: {}", key->substr(2), status.message());
     }
   }
-  queue_.Done(*key);
-  if (retry) queue_.Add(*key);
   return true;
 }
 

@@ -27,7 +27,7 @@
 #include "api/well_known.h"
 #include "client/api_client.h"
 #include "client/informer.h"
-#include "client/work_queue.h"
+#include "client/retry_queue.h"
 #include "common/mutex.h"
 #include "common/string_hash.h"
 
@@ -46,7 +46,8 @@ struct ClaimControllerMetrics {
 struct ClaimControllerOptions {
   // Worker threads for Start().
   int workers = 4;
-  // Attempts per key before a failing sync waits for the next change.
+  // Requeues of a failing key, each after client-go's backoff
+  // (client/retry_queue.h), before it waits for its next change.
   int max_retries = 5;
 };
 
@@ -104,16 +105,15 @@ class ClaimController {
   client::Informer& claims_;
   client::Informer& templates_;
   ClaimControllerOptions options_;
-  client::WorkQueue queue_;
+  client::RetryQueue queue_;
 
-  // mu_ guards owned_, failures_ and metrics_ (the workers share them);
+  // mu_ guards owned_ and metrics_ (the workers share them);
   // it is never held across an API call.
   mutable Mutex mu_;
   // pod uid → (pod claim name → claim name), from claims' owner references
   // and annotations, and from claims this controller created.
   std::unordered_map<std::string, std::unordered_map<std::string, std::string>>
       owned_ GUARDED_BY(mu_);
-  StringKeyedMap<int> failures_ GUARDED_BY(mu_);
   ClaimControllerMetrics metrics_ GUARDED_BY(mu_);
 
   std::atomic<bool> stopping_{false};

@@ -39,7 +39,11 @@ bool NodeIsReady(const api::Node& node) {
 PodGcController::PodGcController(client::ApiClient& client,
                                  client::Informer& pods,
                                  client::Informer& nodes, PodGcOptions options)
-    : client_(client), pods_(pods), nodes_(nodes), options_(options) {
+    : client_(client),
+      pods_(pods),
+      nodes_(nodes),
+      options_(options),
+      queue_({.max_retries = options_.max_retries}) {
   pods_.AddHandler(
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnPod(o, n); });
   nodes_.AddHandler(
@@ -68,7 +72,6 @@ void PodGcController::OnPod(const ObjectPtr& old, const ObjectPtr& now) {
     if (!now) {
       orphaned_since_.erase(key);
       quarantined_.erase(key);
-      failures_.erase(key);
       return;
     }
   }
@@ -198,21 +201,13 @@ bool PodGcController::ProcessOne(std::chrono::milliseconds wait) {
   std::optional<std::string> key = queue_.Pop(wait);
   if (!key) return false;
   Status status = Sync(*key);
-  bool retry = false;
+  queue_.Finish(*key, status.ok());
   {
     MutexLock lock(mu_);
     ++metrics_.syncs;
-    if (status.ok()) {
-      failures_.erase(*key);
-    } else {
-      ++metrics_.sync_errors;
-      retry = ++failures_[*key] < options_.max_retries;
-      if (!retry) failures_.erase(*key);
-    }
+    if (!status.ok()) ++metrics_.sync_errors;
   }
   if (!status.ok()) log::Warn(kComponent, "{}: {}", *key, status.message());
-  queue_.Done(*key);
-  if (retry) queue_.Add(*key);
   return true;
 }
 

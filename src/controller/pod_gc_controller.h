@@ -33,7 +33,7 @@
 
 #include "client/api_client.h"
 #include "client/informer.h"
-#include "client/work_queue.h"
+#include "client/retry_queue.h"
 #include "common/mutex.h"
 
 namespace dralloc::controller {
@@ -42,7 +42,8 @@ struct PodGcOptions {
   // How long a node must be missing before its pods are deleted as
   // orphans. Terminating pods do not wait.
   std::chrono::milliseconds orphan_quarantine{40'000};
-  // Attempts per pod before a failing deletion waits for the next change.
+  // Requeues of a failing pod, each after client-go's backoff
+  // (client/retry_queue.h), before it waits for its next change.
   int max_retries = 5;
 };
 
@@ -92,7 +93,7 @@ class PodGcController {
   client::Informer& pods_;
   client::Informer& nodes_;
   PodGcOptions options_;
-  client::WorkQueue queue_;
+  client::RetryQueue queue_;
 
   // mu_ guards the maps below and the metrics; never held across an API
   // call.
@@ -105,7 +106,6 @@ class PodGcController {
       orphaned_since_ GUARDED_BY(mu_);
   // Orphans waiting for their quarantine to end.
   std::set<std::string> quarantined_ GUARDED_BY(mu_);
-  std::unordered_map<std::string, int> failures_ GUARDED_BY(mu_);
   PodGcMetrics metrics_ GUARDED_BY(mu_);
 
   std::atomic<bool> stopping_{false};

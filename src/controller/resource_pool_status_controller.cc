@@ -508,7 +508,11 @@ ResourcePoolStatusController::ResourcePoolStatusController(
       slices_(slices),
       claims_(claims),
       taint_rules_(taint_rules),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      queue_({.max_retries = options_.max_retries,
+              .base_delay = options_.retry_base_delay,
+              .max_delay = options_.retry_max_delay,
+              .clock = options_.clock}) {
   requests_.AddHandler(
       [this](const ObjectPtr&, const ObjectPtr& now) { OnRequest(now); });
 }
@@ -523,18 +527,6 @@ bool ResourcePoolStatusController::HasIncompletePool(
         return pool.validation_error.has_value() &&
                pool.validation_error->starts_with(kPoolIncompletePrefix);
       });
-}
-
-std::chrono::milliseconds ResourcePoolStatusController::RetryDelay(
-    const ResourcePoolStatusControllerOptions& options, int requeue) {
-  // Doubling stops at the cap (or at zero), so no count overflows it.
-  std::chrono::milliseconds delay = options.retry_base_delay;
-  for (int i = 0;
-       i < requeue && delay.count() > 0 && delay < options.retry_max_delay;
-       ++i) {
-    delay *= 2;
-  }
-  return std::min(delay, options.retry_max_delay);
 }
 
 bool ResourcePoolStatusController::RequestExpired(
@@ -611,72 +603,25 @@ Status ResourcePoolStatusController::Sync(const std::string& name) {
   return OkStatus();
 }
 
-bool ResourcePoolStatusController::ScheduleRetry(const std::string& key) {
-  int& requeues = requeues_[key];
-  if (requeues >= options_.max_retries) {
-    requeues_.erase(key);
-    retry_at_.erase(key);
-    ++metrics_.dropped;
-    return false;
-  }
-  retry_at_[key] = options_.clock() + RetryDelay(options_, requeues);
-  ++requeues;
-  ++metrics_.requeues;
-  return true;
-}
-
-std::optional<std::chrono::milliseconds>
-ResourcePoolStatusController::QueueDueRetries() {
-  std::vector<std::string> due;
-  std::optional<std::chrono::milliseconds> next;
-  {
-    const SystemTime now = options_.clock();
-    MutexLock lock(mu_);
-    for (auto it = retry_at_.begin(); it != retry_at_.end();) {
-      if (it->second <= now) {
-        due.push_back(it->first);
-        it = retry_at_.erase(it);
-        continue;
-      }
-      const auto left =
-          std::chrono::ceil<std::chrono::milliseconds>(it->second - now);
-      if (!next.has_value() || left < *next) next = left;
-      ++it;
-    }
-  }
-  for (std::string& key : due) queue_.Add(std::move(key));
-  return next;
-}
-
 bool ResourcePoolStatusController::ProcessOne(std::chrono::milliseconds wait) {
-  if (std::optional<std::chrono::milliseconds> next = QueueDueRetries()) {
-    wait = std::min(wait, *next);
-  }
   std::optional<std::string> key = queue_.Pop(wait);
   if (!key) return false;
   Status status = Sync(*key);
-  bool requeued = false;
+  const client::RetryQueue::Outcome outcome = queue_.Finish(*key, status.ok());
   {
     MutexLock lock(mu_);
     ++metrics_.syncs;
-    if (status.ok()) {
-      requeues_.erase(*key);
-      retry_at_.erase(*key);
-    } else {
-      ++metrics_.sync_errors;
-      requeued = ScheduleRetry(*key);
-    }
+    if (!status.ok()) ++metrics_.sync_errors;
+    if (outcome == client::RetryQueue::Outcome::kRetrying) ++metrics_.requeues;
+    if (outcome == client::RetryQueue::Outcome::kDropped) ++metrics_.dropped;
   }
-  if (!status.ok()) {
-    if (requeued) {
-      log::Debug(kLogName, "request {}: {}", *key, status.message());
-    } else {
-      log::Warn(kLogName,
-                "request {}: dropped after {} requeues, until it changes: {}",
-                *key, options_.max_retries, status.message());
-    }
+  if (outcome == client::RetryQueue::Outcome::kRetrying) {
+    log::Debug(kLogName, "request {}: {}", *key, status.message());
+  } else if (outcome == client::RetryQueue::Outcome::kDropped) {
+    log::Warn(kLogName,
+              "request {}: dropped after {} requeues, until it changes: {}",
+              *key, options_.max_retries, status.message());
   }
-  queue_.Done(*key);
   return true;
 }
 
@@ -745,15 +690,10 @@ void ResourcePoolStatusController::Stop() {
   if (worker_.joinable()) worker_.join();
 }
 
-bool ResourcePoolStatusController::Idle() const {
-  if (!queue_.Idle()) return false;
-  MutexLock lock(mu_);
-  return retry_at_.empty();
-}
+bool ResourcePoolStatusController::Idle() const { return queue_.Idle(); }
 
 size_t ResourcePoolStatusController::PendingRetries() const {
-  MutexLock lock(mu_);
-  return retry_at_.size();
+  return queue_.PendingRetries();
 }
 
 ResourcePoolStatusControllerMetrics ResourcePoolStatusController::metrics()

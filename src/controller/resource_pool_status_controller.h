@@ -8,7 +8,7 @@
 // (the server keeps it immutable); users recreate a request for a newer
 // snapshot.
 //
-// Retries, as upstream's rate-limited work queue:
+// Retries, as upstream's rate-limited work queue (client/retry_queue.h):
 // - While a listed pool is incomplete (its newest generation has fewer
 //   slices than its resourceSliceCount: the driver is still publishing),
 //   nothing is written; the request is requeued instead.
@@ -108,7 +108,7 @@
 #include "api/types/resource_slice.h"
 #include "client/api_client.h"
 #include "client/informer.h"
-#include "client/work_queue.h"
+#include "client/retry_queue.h"
 #include "common/clock.h"
 #include "common/mutex.h"
 #include "common/string_hash.h"
@@ -204,9 +204,6 @@ class ResourcePoolStatusController {
   // status must not be written yet.
   static bool HasIncompletePool(
       const api::ResourcePoolStatusRequestStatus& status);
-  // How long requeue `requeue` (0 for the first) of a request waits.
-  static std::chrono::milliseconds RetryDelay(
-      const ResourcePoolStatusControllerOptions& options, int requeue);
   // Whether the TTL sweeper deletes `request` at `now`. A missing or
   // unreadable timestamp never expires.
   static bool RequestExpired(
@@ -216,12 +213,6 @@ class ResourcePoolStatusController {
  private:
   void OnRequest(const client::ObjectPtr& now);
   Status Sync(const std::string& name) EXCLUDES(mu_);
-  // Moves the requests whose retry is due into the queue; returns how long
-  // until the next one is due (nullopt: none waits).
-  std::optional<std::chrono::milliseconds> QueueDueRetries() EXCLUDES(mu_);
-  // After a failed sync of `key`: schedules its next retry, or drops it
-  // when its budget is spent. Returns false when dropped.
-  bool ScheduleRetry(const std::string& key) REQUIRES(mu_);
   void Loop();
 
   client::ApiClient& client_;
@@ -230,15 +221,10 @@ class ResourcePoolStatusController {
   client::Informer& claims_;
   client::Informer& taint_rules_;
   ResourcePoolStatusControllerOptions options_;
-  client::WorkQueue queue_;
+  client::RetryQueue queue_;
 
-  // mu_ guards the retry state and metrics_; never held across an API call.
+  // mu_ guards metrics_; never held across an API call.
   mutable Mutex mu_;
-  // Requeues since the key last succeeded or was dropped (client-go's
-  // NumRequeues).
-  StringKeyedMap<int> requeues_ GUARDED_BY(mu_);
-  // Keys waiting for their retry, and when it falls due.
-  std::map<std::string, SystemTime> retry_at_ GUARDED_BY(mu_);
   ResourcePoolStatusControllerMetrics metrics_ GUARDED_BY(mu_);
 
   std::atomic<bool> stopping_{false};

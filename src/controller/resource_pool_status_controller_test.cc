@@ -379,24 +379,6 @@ TEST(ResourcePoolStatusControllerTest, FailedWriteIsRetriedWithBackoff) {
   EXPECT_EQ(stored->status->pool_count, 1);
 }
 
-TEST(ResourcePoolStatusControllerTest, RetryDelayDoublesUpToTheCap) {
-  const ResourcePoolStatusControllerOptions defaults;
-  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, 0),
-            milliseconds(5));
-  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, 1),
-            milliseconds(10));
-  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, 4),
-            milliseconds(80));
-  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, 40),
-            seconds(1000));
-  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(defaults, INT_MAX),
-            seconds(1000));
-  const ResourcePoolStatusControllerOptions immediate{.retry_base_delay =
-                                                          milliseconds(0)};
-  EXPECT_EQ(ResourcePoolStatusController::RetryDelay(immediate, INT_MAX),
-            milliseconds(0));
-}
-
 api::ResourcePoolStatusRequestStatus AnsweredAt(std::string type,
                                                 std::string time) {
   return {.pool_count = 0,

@@ -74,7 +74,8 @@ ResourceQuotaController::ResourceQuotaController(
       claims_(claims),
       classes_(classes),
       pods_(pods),
-      options_(options) {
+      options_(options),
+      queue_({.max_retries = options_.max_retries}) {
   quotas_.AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {
     OnQuota(old, now);
   });
@@ -246,23 +247,15 @@ bool ResourceQuotaController::ProcessOne(std::chrono::milliseconds wait) {
   if (!key) return false;
   Status status = Sync(*key);
   if (status.code() == StatusCode::kNotFound) status = OkStatus();
-  bool retry = false;
+  queue_.Finish(*key, status.ok());
   {
     MutexLock lock(mu_);
     ++metrics_.syncs;
-    if (status.ok()) {
-      failures_.erase(*key);
-    } else {
-      ++metrics_.sync_errors;
-      retry = ++failures_[*key] < options_.max_retries;
-      if (!retry) failures_.erase(*key);
-    }
+    if (!status.ok()) ++metrics_.sync_errors;
   }
   if (!status.ok()) {
     log::Debug("resourcequota-controller", "{}: {}", *key, status.message());
   }
-  queue_.Done(*key);
-  if (retry) queue_.Add(*key);
   return true;
 }
 

@@ -28,7 +28,7 @@
 #include "api/types/resource_quota.h"
 #include "client/api_client.h"
 #include "client/informer.h"
-#include "client/work_queue.h"
+#include "client/retry_queue.h"
 #include "common/clock.h"
 #include "common/mutex.h"
 #include "common/string_hash.h"
@@ -42,7 +42,8 @@ struct ResourceQuotaControllerOptions {
   // How often Start()'s workers queue every quota again (upstream's
   // --resource-quota-sync-period, 5m); zero disables the periodic resync.
   std::chrono::milliseconds resync_period = std::chrono::minutes(5);
-  // Attempts per quota before a failing sync waits for the next change.
+  // Requeues of a failing quota, each after client-go's backoff
+  // (client/retry_queue.h), before it waits for its next change.
   int max_retries = 5;
 };
 
@@ -108,11 +109,10 @@ class ResourceQuotaController {
   client::Informer* classes_;  // null: no class names an extended resource
   client::Informer* pods_;     // null: pods are not evaluated
   ResourceQuotaControllerOptions options_;
-  client::WorkQueue queue_;
+  client::RetryQueue queue_;
 
-  // mu_ guards failures_ and metrics_; never held across an API call.
+  // mu_ guards metrics_; never held across an API call.
   mutable Mutex mu_;
-  StringKeyedMap<int> failures_ GUARDED_BY(mu_);
   ResourceQuotaControllerMetrics metrics_ GUARDED_BY(mu_);
 
   std::atomic<bool> stopping_{false};

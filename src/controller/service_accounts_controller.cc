@@ -25,7 +25,8 @@ ServiceAccountsController::ServiceAccountsController(
     : client_(client),
       namespaces_(namespaces),
       service_accounts_(service_accounts),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      queue_({.max_retries = options_.max_retries}) {
   namespaces_.AddHandler(
       [this](const ObjectPtr&, const ObjectPtr& now) { OnNamespace(now); });
   service_accounts_.AddHandler(
@@ -81,25 +82,17 @@ bool ServiceAccountsController::ProcessOne(std::chrono::milliseconds wait) {
   std::optional<std::string> key = queue_.Pop(wait);
   if (!key) return false;
   Status status = Sync(*key);
-  bool retry = false;
+  queue_.Finish(*key, status.ok());
   {
     MutexLock lock(mu_);
     ++metrics_.syncs;
-    if (status.ok()) {
-      failures_.erase(*key);
-    } else {
-      ++metrics_.sync_errors;
-      retry = ++failures_[*key] < options_.max_retries;
-      if (!retry) failures_.erase(*key);
-    }
+    if (!status.ok()) ++metrics_.sync_errors;
   }
   if (!status.ok()) {
     // A namespace being deleted refuses creates; its next update (or
     // removal) settles it.
     log::Debug(kLogName, "namespace {}: {}", *key, status.message());
   }
-  queue_.Done(*key);
-  if (retry) queue_.Add(*key);
   return true;
 }
 

@@ -19,7 +19,7 @@
 
 #include "client/api_client.h"
 #include "client/informer.h"
-#include "client/work_queue.h"
+#include "client/retry_queue.h"
 #include "common/mutex.h"
 #include "common/string_hash.h"
 
@@ -28,7 +28,8 @@ namespace dralloc::controller {
 struct ServiceAccountsControllerOptions {
   // The accounts every namespace gets (upstream: just "default").
   std::vector<std::string> accounts = {"default"};
-  // Attempts per namespace before a failing sync waits for the next change.
+  // Requeues of a failing namespace, each after client-go's backoff
+  // (client/retry_queue.h), before it waits for its next change.
   int max_retries = 5;
 };
 
@@ -70,11 +71,10 @@ class ServiceAccountsController {
   client::Informer& namespaces_;
   client::Informer& service_accounts_;
   ServiceAccountsControllerOptions options_;
-  client::WorkQueue queue_;
+  client::RetryQueue queue_;
 
-  // mu_ guards failures_ and metrics_; never held across an API call.
+  // mu_ guards metrics_; never held across an API call.
   mutable Mutex mu_;
-  StringKeyedMap<int> failures_ GUARDED_BY(mu_);
   ServiceAccountsControllerMetrics metrics_ GUARDED_BY(mu_);
 
   std::atomic<bool> stopping_{false};
