@@ -30,7 +30,11 @@
 // turns N quota writes into one, and a create never waits for more than the
 // batch in flight. A dry run is checked with its batch and charges
 // nothing. Updates and deletes charge and release nothing here: the quota
-// controller recomputes usage from the stored objects.
+// controller recomputes usage from the stored objects. (Upstream's pod
+// evaluator also handles an update that moves a pod into or out of the
+// Terminating scope, but it charges the usage delta, which such an update
+// leaves at zero, so the outcome is the same; the pods/resize subresource
+// it charges is not served here.)
 #ifndef DRALLOC_APISERVER_RESOURCE_QUOTA_ADMISSION_H_
 #define DRALLOC_APISERVER_RESOURCE_QUOTA_ADMISSION_H_
 
