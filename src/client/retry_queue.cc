@@ -50,8 +50,7 @@ std::optional<std::string> RetryQueue::Pop(std::chrono::milliseconds wait) {
   }
 }
 
-RetryQueue::Outcome RetryQueue::Finish(const std::string& key,
-                                       bool succeeded) {
+RetryQueue::Outcome RetryQueue::Finish(const std::string& key, bool succeeded) {
   Outcome outcome = Outcome::kDone;
   {
     MutexLock lock(mu_);

@@ -63,8 +63,7 @@ class RetryQueue {
   void Add(std::string key) { queue_.Add(std::move(key)); }
   // The next key, waiting up to `wait` for one; a retry that falls due
   // within `wait` counts. nullopt if none or shut down.
-  std::optional<std::string> Pop(std::chrono::milliseconds wait)
-      EXCLUDES(mu_);
+  std::optional<std::string> Pop(std::chrono::milliseconds wait) EXCLUDES(mu_);
   // Ends the processing of a popped `key` whose sync `succeeded` or not.
   Outcome Finish(const std::string& key, bool succeeded) EXCLUDES(mu_);
   // Nothing queued, being processed or waiting for a retry.
@@ -77,8 +76,8 @@ class RetryQueue {
   }
 
   // How long requeue `requeue` (0 for the first) of a key waits.
-  static std::chrono::milliseconds RetryDelay(
-      const RetryQueueOptions& options, int requeue);
+  static std::chrono::milliseconds RetryDelay(const RetryQueueOptions& options,
+                                              int requeue);
 
  private:
   // Moves the due retries into queue_; returns how long until the next

@@ -172,6 +172,20 @@ bool DraPlugin::AllocatedClaimsAvailable(DraCycleState& state,
   return available && !needs_optional_node_operations;
 }
 
+FilterCode DraPlugin::FilterCandidate(DraCycleState& state,
+                                      const NodeEntry& node,
+                                      UnschedulableReasons& reasons,
+                                      Candidate& candidate) const {
+  if (state.extended_classes == nullptr) {
+    return Filter(state, node, reasons, candidate.results);
+  }
+  auto plan = std::make_unique<ExtendedResourceClaimPlan>();
+  const FilterCode code =
+      Filter(state, node, reasons, candidate.results, plan.get());
+  if (!plan->empty()) candidate.extended = std::move(plan);
+  return code;
+}
+
 FilterCode DraPlugin::Filter(DraCycleState& state, const NodeEntry& node,
                              UnschedulableReasons& reasons,
                              std::vector<api::AllocationResult>& results,
@@ -320,7 +334,9 @@ BindTask DraPlugin::Reserve(const DraCycleState& state,
     snapshot_.AssumeClaim(pc.key, assumed_object);
     task.claims.push_back({pc.key, pc.object, assumed_object, allocate});
   }
-  if (!chosen.extended.empty()) ReserveExtendedClaim(state, chosen, now, task);
+  if (chosen.extended != nullptr && !chosen.extended->empty()) {
+    ReserveExtendedClaim(state, chosen, now, task);
+  }
   return task;
 }
 

@@ -67,14 +67,23 @@ struct PodClaim {
 struct Candidate {
   size_t node = 0;  // index into ClusterSnapshot::nodes()
   std::vector<api::AllocationResult> results;
-  // KEP-5004: the special claim's requests and mappings on this node.
-  ExtendedResourceClaimPlan extended;
+  // KEP-5004: the special claim's requests and mappings on this node;
+  // null when the pod asks for no extended resource DRA serves here (kept
+  // out of line: Filter builds and drops a Candidate per feasible node).
+  std::unique_ptr<ExtendedResourceClaimPlan> extended;
   // Set instead of `results` when the allocations came from the
   // SchedulingFramework's FilterCache (shared with it, read-only).
   std::shared_ptr<const std::vector<api::AllocationResult>> shared_results;
 
   const std::vector<api::AllocationResult>& allocations() const {
     return shared_results != nullptr ? *shared_results : results;
+  }
+  // Empties the candidate for `node_index`, keeping its vectors' storage.
+  void Reset(size_t node_index) {
+    node = node_index;
+    results.clear();
+    extended.reset();
+    shared_results.reset();
   }
 };
 
@@ -150,6 +159,11 @@ class DraPlugin final {
                     UnschedulableReasons& reasons,
                     std::vector<api::AllocationResult>& results,
                     ExtendedResourceClaimPlan* extended = nullptr) const;
+  // Filter into `candidate` (for node candidate.node = `node`): its results
+  // and, when the node needs a special claim, its `extended` plan.
+  FilterCode FilterCandidate(DraCycleState& state, const NodeEntry& node,
+                             UnschedulableReasons& reasons,
+                             Candidate& candidate) const;
   // Filter's first half: whether every allocated claim's node selector
   // matches `node` (else the reason is recorded, the claim noted in
   // state.unavailable_claims, and false returned).

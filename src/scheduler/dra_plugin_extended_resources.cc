@@ -49,7 +49,7 @@ void DraPlugin::ReserveExtendedClaim(const DraCycleState& state,
                                      Candidate& chosen, const std::string& now,
                                      BindTask& task) {
   const api::Pod& pod = state.pod;
-  api::ResourceClaim claim = BuildExtendedResourceClaim(pod, chosen.extended);
+  api::ResourceClaim claim = BuildExtendedResourceClaim(pod, *chosen.extended);
   claim.metadata.name = claim.metadata.generate_name +
                         NameSuffix(pod.metadata.uid, extended_claims_named_++);
   claim.metadata.finalizers.emplace_back(api::kDeleteProtectionFinalizer);
@@ -71,7 +71,7 @@ void DraPlugin::ReserveExtendedClaim(const DraCycleState& state,
   ExtendedClaimWrite write;
   write.key = key;
   write.pod_status =
-      ExtendedResourceClaimStatusFor(claim.metadata.name, chosen.extended);
+      ExtendedResourceClaimStatusFor(claim.metadata.name, *chosen.extended);
   write.create = std::make_shared<const api::Object>(std::move(claim));
   write.assumed = std::move(assumed_object);
   task.extended_claim = std::move(write);

@@ -76,8 +76,7 @@ class DraPluginExtendedResourcesTest : public testing::Test {
                       Candidate& candidate) {
     candidate.node = *snapshot_.NodeIndex(node);
     UnschedulableReasons reasons;
-    return plugin_.Filter(state, Node(node), reasons, candidate.results,
-                          &candidate.extended);
+    return plugin_.FilterCandidate(state, Node(node), reasons, candidate);
   }
 
   TestCluster cluster_;
@@ -93,15 +92,16 @@ TEST_F(DraPluginExtendedResourcesTest, FilterPlansTheClaimPerNode) {
 
   Candidate on_a;
   ASSERT_EQ(FilterOn(state, "node-a", on_a), FilterCode::kFits);
-  ASSERT_EQ(on_a.extended.requests.size(), 1u);
-  EXPECT_EQ(on_a.extended.requests[0].name, "container-0-request-0");
+  ASSERT_NE(on_a.extended, nullptr);
+  ASSERT_EQ(on_a.extended->requests.size(), 1u);
+  EXPECT_EQ(on_a.extended->requests[0].name, "container-0-request-0");
   ASSERT_EQ(on_a.results.size(), 1u);
   EXPECT_EQ(on_a.results[0].devices.results.at(0).device, "gpu-0");
 
   // The device plugin serves it on node-p: nothing for DRA to do.
   Candidate on_p;
   ASSERT_EQ(FilterOn(state, "node-p", on_p), FilterCode::kFits);
-  EXPECT_TRUE(on_p.extended.empty());
+  EXPECT_EQ(on_p.extended, nullptr);
   EXPECT_TRUE(on_p.results.empty());
 }
 

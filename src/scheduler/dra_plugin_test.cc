@@ -285,7 +285,9 @@ TEST_F(DraPluginTest, ScorePrefersByPlacement) {
                         std::make_shared<const api::Object>(
                             WithDevice(Claim("used-b"), "node-b", "gpu-1")));
   // node-a 100% full, node-b 50%.
-  const std::vector<Candidate> feasible = {{1, {}}, {0, {}}};
+  std::vector<Candidate> feasible(2);
+  feasible[0].node = 1;
+  feasible[1].node = 0;
   const api::Pod pod = Pod({});
   DraCycleState state(pod);
   for (const auto& [placement, best] :
@@ -378,9 +380,9 @@ TEST_F(DraPluginTest, ScorePrefersOneDeviceFirstChoiceOverTwoDeviceSecond) {
   DraCycleState state(pod);
   state.to_allocate = {&claim};
   // Per device, the second choice would score 7 + 7 = 14 against 8.
-  const std::vector<Candidate> feasible = {
-      {0, {AllocatedTo({"gpu/small", "gpu/small"})}},
-      {1, {AllocatedTo({"gpu/big"})}}};
+  std::vector<Candidate> feasible(2);
+  feasible[0] = {0, {AllocatedTo({"gpu/small", "gpu/small"})}};
+  feasible[1] = {1, {AllocatedTo({"gpu/big"})}};
   EXPECT_EQ(plugin_.ScoreNode(state, feasible[0]), 7);
   EXPECT_EQ(plugin_.ScoreNode(state, feasible[1]), 8);
   EXPECT_EQ(plugin_.Score(state, feasible), 1u);

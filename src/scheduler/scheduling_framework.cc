@@ -138,6 +138,10 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
   const size_t want = options_.evaluate_all_nodes ? n : FeasibleNodesToFind(n);
   size_t evaluated = 0;
   bool ok = true;
+  // One candidate reused across nodes: most nodes fail, and building and
+  // destroying a Candidate per node cost a measurable share of Filter.
+  Candidate candidate;
+  feasible.reserve(want);
   for (; evaluated < n && feasible.size() < want; ++evaluated) {
     const size_t position = (next_start_node + evaluated) % n;
     const size_t index = only != nullptr ? (*only)[position] : position;
@@ -151,7 +155,7 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
       }
     }
     if (!fits) continue;
-    Candidate candidate{index, {}};
+    candidate.Reset(index);
     const FilterCode code =
         DraFilter(state, reasons, candidate, reasons_left_out);
     if (code == FilterCode::kError) {
@@ -176,6 +180,7 @@ FilterCode SchedulingFramework::DraFilter(DraCycleState& state,
       DraFilterDevices(state, reasons, candidate, reasons_left_out);
   // KEP-5517: depends on the node's usage, so never cached.
   if (code == FilterCode::kFits &&
+      snapshot_.inventory().any_node_allocatable_resources() &&
       !dra_.NodeAllocatableFits(state, snapshot_.nodes()[candidate.node],
                                 candidate.allocations(), reasons)) {
     return FilterCode::kUnfit;
@@ -194,7 +199,7 @@ FilterCode SchedulingFramework::DraFilterDevices(DraCycleState& state,
   // plugins), so such pods are never cached.
   if (filter_cache_ == nullptr || bypass_cache_ || state.to_allocate.empty() ||
       state.extended_classes != nullptr) {
-    return dra_.Filter(state, node, reasons, results, &candidate.extended);
+    return dra_.FilterCandidate(state, node, reasons, candidate);
   }
   if (!dra_.AllocatedClaimsAvailable(state, node, reasons)) {
     return FilterCode::kUnfit;

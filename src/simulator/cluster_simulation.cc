@@ -479,8 +479,8 @@ Status ClusterSimulation::FilterOneNode(DraCycleState& state, size_t node,
   }
   dra_->PreFilter(state);
   candidate.node = node;
-  if (dra_->Filter(state, entry, reasons, candidate.results,
-                   &candidate.extended) != scheduler::FilterCode::kFits) {
+  if (dra_->FilterCandidate(state, entry, reasons, candidate) !=
+      scheduler::FilterCode::kFits) {
     return FailedPreconditionError(state.error.empty() ? reasons.Message(1)
                                                        : state.error);
   }
