@@ -235,6 +235,18 @@ std::string Plural(int64_t count, std::string_view one, std::string_view many) {
                     : fmt::format("{} {}", count, many);
 }
 
+// Whether a device of `slices` carries a NoExecute taint itself.
+bool AnyNoExecuteTaint(const std::vector<const api::ResourceSlice*>& slices) {
+  for (const api::ResourceSlice* slice : slices) {
+    for (const api::Device& device : slice->spec.devices) {
+      for (const api::DeviceTaint& taint : device.taints) {
+        if (taint.effect == "NoExecute") return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<PlannedEviction> PlanDeviceTaintEvictions(
@@ -350,10 +362,17 @@ DeviceTaintEvictionController::DeviceTaintEvictionController(
       rules_(rules),
       classes_(classes),
       options_(options) {
-  for (client::Informer* informer :
-       {&pods_, &claims_, &slices_, &rules_, &classes_}) {
+  for (client::Informer* informer : {&slices_, &rules_, &classes_}) {
     informer->AddHandler(
         [this](const ObjectPtr&, const ObjectPtr&) { MarkDirty(); });
+  }
+  // Pods and claims change thousands of times a second under load; while
+  // no NoExecute taint and no rule exists their changes cannot start or
+  // stop an eviction, and a round (which reads every pod) is not run.
+  for (client::Informer* informer : {&pods_, &claims_}) {
+    informer->AddHandler([this](const ObjectPtr&, const ObjectPtr&) {
+      if (pods_matter_.load(std::memory_order_relaxed)) MarkDirty();
+    });
   }
 }
 
@@ -523,6 +542,11 @@ std::optional<SystemTime> DeviceTaintEvictionController::RunOnce(
   });
   for (const auto& [uid, at] : status_recheck_) FoldEarliest(next, at);
   ++metrics_.rounds;
+  // Set before a slice or rule change could mark the next round dirty, so
+  // no change is missed: such a change runs a round that reads every pod.
+  pods_matter_.store(!inputs.rules.empty() || !scheduled_.empty() ||
+                         AnyNoExecuteTaint(inputs.slices),
+                     std::memory_order_relaxed);
   return next;
 }
 

@@ -41,6 +41,7 @@
 #ifndef DRALLOC_CONTROLLER_DEVICE_TAINT_EVICTION_CONTROLLER_H_
 #define DRALLOC_CONTROLLER_DEVICE_TAINT_EVICTION_CONTROLLER_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -154,6 +155,12 @@ class DeviceTaintEvictionController {
   void Start();
   void Stop();
   DeviceTaintEvictionMetrics metrics() const EXCLUDES(mu_);
+  // Whether pod and claim changes start a round: after a round that saw no
+  // DeviceTaintRule, no NoExecute slice taint and no pending eviction they
+  // cannot change anything, and only slice, rule and class changes do.
+  bool PodChangesMatter() const {
+    return pods_matter_.load(std::memory_order_relaxed);
+  }
 
  private:
   void MarkDirty() EXCLUDES(mu_);
@@ -193,6 +200,9 @@ class DeviceTaintEvictionController {
   mutable Mutex mu_;
   CondVar wake_;
   bool dirty_ GUARDED_BY(mu_) = true;
+  // Whether pod and claim changes can matter: some rule, NoExecute slice
+  // taint or pending eviction existed at the end of the last round.
+  std::atomic<bool> pods_matter_{true};
   bool stopping_ GUARDED_BY(mu_) = false;
   // rule uid → pods evicted because of it since the controller started.
   std::map<std::string, int64_t> evicted_by_rule_ GUARDED_BY(mu_);

@@ -435,6 +435,29 @@ TEST_F(DeviceTaintEvictionControllerTest, EvictsWithConditionAndEventOnce) {
             "Device Taint manager: deleting due to NoExecute taint");
 }
 
+TEST_F(DeviceTaintEvictionControllerTest, PodChangesMatterOnlyWithTaints) {
+  Store(Cluster({Taint("NoSchedule")}));
+  Pump();
+  EXPECT_TRUE(controller_->PodChangesMatter());  // until the first round
+  controller_->RunOnce(kNow);
+  EXPECT_FALSE(controller_->PodChangesMatter());
+
+  MakeController({});
+  Cluster with_rule;
+  with_rule.AddRule("gpu-0-watched", "gpu-0", Taint("NoSchedule"));
+  ASSERT_TRUE(api_.Create(with_rule.rules[0]).ok());
+  Pump();
+  controller_->RunOnce(kNow);
+  EXPECT_TRUE(controller_->PodChangesMatter());
+}
+
+TEST_F(DeviceTaintEvictionControllerTest, PodChangesMatterWithANoExecuteTaint) {
+  Store(Cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")}, {Tolerate(30)}));
+  Pump();
+  controller_->RunOnce(kNow);
+  EXPECT_TRUE(controller_->PodChangesMatter());
+}
+
 TEST_F(DeviceTaintEvictionControllerTest, WaitsForTolerationSeconds) {
   Store(Cluster({Taint("NoExecute", "2026-09-23T11:59:50Z")}, {Tolerate(30)}));
   Pump();
