@@ -10,6 +10,7 @@ api::AllocationResult AllocationSearch::BuildResult(int claim) const {
   const ClaimState& cs = states_[claim];
   const api::ResourceClaim& rc = *cs.claim;
   api::AllocationResult result;
+  result.devices.results.reserve(picked_[claim].size());
   for (const PickedDevice& p : picked_[claim]) {
     const InventoryDevice& device = inventory_.devices()[p.device];
     api::DeviceRequestAllocationResult r;
@@ -19,11 +20,20 @@ api::AllocationResult AllocationSearch::BuildResult(int claim) const {
     r.device = device.device->name;
     if (p.request->admin) r.admin_access = true;
     if (p.request->tolerations) r.tolerations = *p.request->tolerations;
-    r.binding_conditions = device.device->binding_conditions;
-    r.binding_failure_conditions = device.device->binding_failure_conditions;
+    // Assigned only when set: most devices have none of these, and
+    // assigning an empty container still costs a call per result.
+    const api::Device& published = *device.device;
+    if (!published.binding_conditions.empty()) {
+      r.binding_conditions = published.binding_conditions;
+    }
+    if (!published.binding_failure_conditions.empty()) {
+      r.binding_failure_conditions = published.binding_failure_conditions;
+    }
     r.share_id = p.share_id;
-    r.consumed_capacity = p.consumed;
-    r.skip_node_operations = device.slice->spec.skip_node_operations;
+    if (!p.consumed.empty()) r.consumed_capacity = p.consumed;
+    if (!device.slice->spec.skip_node_operations.empty()) {
+      r.skip_node_operations = device.slice->spec.skip_node_operations;
+    }
     result.devices.results.push_back(std::move(r));
   }
 
