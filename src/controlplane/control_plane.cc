@@ -40,13 +40,13 @@ ControlPlane::ControlPlane(client::ApiClient& client,
           client, *pods_, *nodes_, options.pod_gc);
     }
     if (options.run_quota_controller) {
+      // Claims, classes and pods come from the scheduling side's caches, as
+      // the pod GC's do: three more watches of the busiest resources cost
+      // the API server measurably under load.
       quotas_ = make(client::ResourceFor<api::ResourceQuota>());
-      quota_claims_ = make(client::ResourceClaimsResource());
-      quota_classes_ = make(client::DeviceClassesResource());
-      quota_pods_ = make(client::PodsResource());
       quota_controller_ = std::make_unique<controller::ResourceQuotaController>(
-          client, *quotas_, *quota_claims_, options.quota, quota_classes_.get(),
-          quota_pods_.get());
+          client, *quotas_, *claims_, options.quota, classes_.get(),
+          pods_.get());
     }
     if (options.run_service_accounts_controller) {
       account_namespaces_ = make(client::ResourceFor<api::Namespace>());
@@ -118,9 +118,6 @@ void ControlPlane::Start() {
   if (pod_gc_) pod_gc_->Start();
   if (quota_controller_) {
     quotas_->Start();
-    quota_claims_->Start();
-    quota_classes_->Start();
-    quota_pods_->Start();
     quota_controller_->Start();
   }
   if (service_accounts_controller_) {
@@ -150,9 +147,6 @@ void ControlPlane::Stop() {
   if (quota_controller_) {
     quota_controller_->Stop();
     quotas_->Stop();
-    quota_claims_->Stop();
-    quota_classes_->Stop();
-    quota_pods_->Stop();
   }
   if (service_accounts_controller_) {
     service_accounts_controller_->Stop();

@@ -119,9 +119,9 @@ class ControlPlane {
   std::unique_ptr<controller::ClaimController> controller_;
   // Reads pods_ and nodes_ (the scheduling side's caches).
   std::unique_ptr<controller::PodGcController> pod_gc_;
-  // Its own caches: started and stopped with it, never pumped in rounds.
-  std::unique_ptr<client::Informer> quotas_, quota_claims_, quota_classes_,
-      quota_pods_;
+  // Its own quota cache (started and stopped with it, never pumped in
+  // rounds); claims, classes and pods are the scheduling side's caches.
+  std::unique_ptr<client::Informer> quotas_;
   std::unique_ptr<controller::ResourceQuotaController> quota_controller_;
   std::unique_ptr<client::Informer> account_namespaces_, service_accounts_;
   std::unique_ptr<controller::ServiceAccountsController>
