@@ -145,7 +145,9 @@ void DeviceInventory::Reindex() {
       devices_.push_back(InventoryDevice{
           &device, &slice, it->second,
           slice.spec.driver + "/" + slice.spec.pool.name + "/" + device.name,
-          entry->cel[i].get()});
+          entry->cel[i].get(),
+          device.allow_multiple_allocations.value_or(false),
+          !device.taints.empty(), !device.consumes_counters.empty()});
     }
     first_device_.push_back(static_cast<uint32_t>(devices_.size()));
     patch_problems_.insert(patch_problems_.end(), entry->problems.begin(),

@@ -37,9 +37,12 @@ struct InventoryDevice {
   uint32_t pool = 0;  // index into DeviceInventory::pools()
   std::string id;     // "<driver>/<pool>/<device>", the allocated-state key
   const cel::DraDevice* cel = nullptr;
-  bool shareable() const {
-    return device->allow_multiple_allocations.value_or(false);
-  }
+  // Copies of facts of *device that the search reads for every candidate,
+  // kept here so that its inner loop does not load the (large) api::Device.
+  bool is_shareable = false;       // allowMultipleAllocations
+  bool has_taints = false;         // !taints.empty()
+  bool consumes_counters = false;  // !consumesCounters.empty()
+  bool shareable() const { return is_shareable; }
 };
 
 // All slices of one (driver, pool name), any generation.

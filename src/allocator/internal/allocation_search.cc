@@ -289,7 +289,7 @@ AllocationSearch::Placement AllocationSearch::Place(int claim,
   const bool shareable = device.shareable();
   if (!TaintsTolerated(d, c.device)) return Placement::kNo;
 
-  const bool has_consumption = !device.device->consumes_counters.empty();
+  const bool has_consumption = device.consumes_counters;
   const bool skip_counters =
       shareable && (state_.ConsumedCapacity(device.id) != nullptr ||
                     sharing_.contains(c.device));
@@ -442,8 +442,9 @@ void AllocationSearch::Unplace(int claim) {
 
 bool AllocationSearch::TaintsTolerated(const RequestData& d,
                                        uint32_t device) const {
-  for (const api::DeviceTaint& taint :
-       inventory_.devices()[device].device->taints) {
+  const InventoryDevice& published = inventory_.devices()[device];
+  if (!published.has_taints) return true;
+  for (const api::DeviceTaint& taint : published.device->taints) {
     if (!Blocks(taint)) continue;
     bool tolerated = false;
     if (d.tolerations != nullptr) {
