@@ -12,6 +12,7 @@
 #include "quota/pod_evaluator.h"
 #include "quota/quota_check.h"
 #include "quota/resource_claim_evaluator.h"
+#include "quota/resource_names.h"
 
 namespace dralloc::apiserver {
 namespace {
@@ -77,8 +78,11 @@ std::optional<ApiError> ResourceQuotaAdmission::Admit(
   if (claim != nullptr) {
     mine.info = &ClaimInfo();
     mine.usage = ClaimUsage(*claim);
-    mine.check = [&mine](const api::ResourceQuota& quota) {
-      return quota::CheckClaimAgainstQuota(quota, mine.usage);
+    mine.check = [this, &mine](const api::ResourceQuota& quota) {
+      return quota::CheckClaimAgainstQuota(
+          quota, mine.usage, [this](std::string_view name) {
+            return IsMappedExtendedResource(name);
+          });
     };
   } else {
     mine.info = &PodInfo();
@@ -184,6 +188,31 @@ std::optional<std::string> ResourceQuotaAdmission::ExtendedResourceNameOf(
     return std::nullopt;
   }
   return *found->spec.extended_resource_name;
+}
+
+bool ResourceQuotaAdmission::IsMappedExtendedResource(
+    std::string_view name) const {
+  static const api::ResourceInfo& info =
+      *api::FindResourceByKind("DeviceClass");
+  if (name.starts_with(quota::kImplicitExtendedResourcePrefix)) {
+    return StoredObject(
+               info, "",
+               name.substr(quota::kImplicitExtendedResourcePrefix.size())) !=
+           nullptr;
+  }
+  // Classes are few, and only a quota naming an extended resource asks.
+  const store::ListResult listed =
+      storage_.store().List(ResourceStorage::Prefix(info, ""), "", 0);
+  for (const store::KeyValue& kv : listed.items) {
+    StatusOr<SharedObject> object = storage_.ObjectOf(kv, /*cache=*/true);
+    if (!object.ok()) continue;
+    const auto* device_class = std::get_if<api::DeviceClass>(object->get());
+    if (device_class != nullptr && device_class->spec.extended_resource_name &&
+        *device_class->spec.extended_resource_name == name) {
+      return true;
+    }
+  }
+  return false;
 }
 
 ApiOr<std::vector<api::ResourceQuota>> ResourceQuotaAdmission::QuotasIn(

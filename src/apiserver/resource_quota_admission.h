@@ -100,6 +100,10 @@ class ResourceQuotaAdmission : public AdmissionPlugin {
   // when the class is not stored or names none.
   std::optional<std::string> ExtendedResourceNameOf(
       std::string_view device_class) const;
+  // Whether a stored DeviceClass maps extended resource `name` (the
+  // implicit name of a stored class, or some class's extendedResourceName):
+  // quota::ResourceClaimEvaluator::IsMapped over the store.
+  bool IsMappedExtendedResource(std::string_view name) const;
   // The quotas stored in `namespace_`, with their resourceVersions.
   ApiOr<std::vector<api::ResourceQuota>> QuotasIn(
       const std::string& namespace_) const;

@@ -622,5 +622,43 @@ TEST_F(DeviceTaintEvictionControllerTest, RechecksRuleStatusAfterAnEviction) {
   EXPECT_EQ(controller_->metrics().rule_status_updates, 1u);
 }
 
+// Upstream applies only its own condition (server-side apply); here the
+// controller updates the status of its cached copy with only that condition
+// replaced. Either way another writer's conditions stay: a stale copy
+// conflicts, writes nothing, and the newer rule's event brings a new round.
+TEST_F(DeviceTaintEvictionControllerTest, RuleStatusKeepsOtherConditions) {
+  Cluster cluster({}, {Tolerate(60)});
+  cluster.AddRule("gpu-0-broken", "gpu-0",
+                  Taint("NoExecute", "2026-09-23T12:00:00Z"));
+  Store(cluster);
+  Pump();
+  auto stored =
+      api_.Get(client::DeviceTaintRulesResource(), "", "gpu-0-broken");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  api::DeviceTaintRule rule = std::get<api::DeviceTaintRule>(**stored);
+  api::Condition audited;
+  audited.type = "example.com/Audited";
+  audited.status = "True";
+  audited.reason = "Reviewed";
+  audited.last_transition_time = "2026-09-23T11:00:00Z";
+  rule.status.conditions.push_back(audited);
+  ASSERT_TRUE(api_.UpdateStatus(rule).ok());
+  // The controller's cache has not seen that write yet.
+  controller_->RunOnce(kNow);
+  EXPECT_EQ(controller_->metrics().rule_status_updates, 0u);
+  Pump();
+  controller_->RunOnce(kNow);
+  EXPECT_EQ(controller_->metrics().rule_status_updates, 1u);
+  stored = api_.Get(client::DeviceTaintRulesResource(), "", "gpu-0-broken");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  const auto& conditions =
+      std::get<api::DeviceTaintRule>(**stored).status.conditions;
+  ASSERT_EQ(conditions.size(), 2u);
+  EXPECT_EQ(conditions[0].type, "example.com/Audited");
+  EXPECT_EQ(conditions[0].reason, "Reviewed");
+  EXPECT_EQ(conditions[1].type, "EvictionInProgress");
+  EXPECT_EQ(conditions[1].reason, "PodsPendingEviction");
+}
+
 }  // namespace
 }  // namespace dralloc::controller

@@ -11,6 +11,7 @@
 #include "quota/extended_resource_claim_owner.h"
 #include "quota/pod_evaluator.h"
 #include "quota/resource_claim_evaluator.h"
+#include "quota/resource_names.h"
 #include "quota/usage_math.h"
 
 namespace dralloc::controller {
@@ -148,7 +149,8 @@ api::ResourceQuotaStatus ResourceQuotaController::DesiredStatus(
   status.hard = quota.spec.hard;
   const std::vector<std::string> hard_names = quota::ResourceNames(status.hard);
   const std::vector<std::string> by_claims =
-      quota::ResourceClaimEvaluator::MatchingResources(hard_names);
+      quota::ResourceClaimEvaluator::MatchingResources(hard_names,
+                                                       objects.is_mapped);
   std::vector<std::string> by_pods;
   if (objects.pods != nullptr) {
     by_pods = quota::PodEvaluator::MatchingResources(hard_names);
@@ -200,6 +202,27 @@ ResourceQuotaController::ExtendedNameOf() const {
   };
 }
 
+quota::ResourceClaimEvaluator::IsMapped ResourceQuotaController::IsMapped()
+    const {
+  if (classes_ == nullptr) return {};
+  return [this](std::string_view name) {
+    if (name.starts_with(quota::kImplicitExtendedResourcePrefix)) {
+      return classes_->Get(
+                 "",
+                 name.substr(quota::kImplicitExtendedResourcePrefix.size())) !=
+             nullptr;
+    }
+    for (const ObjectPtr& object : classes_->List()) {
+      const auto* device_class = As<api::DeviceClass>(object);
+      if (device_class != nullptr &&
+          device_class->spec.extended_resource_name == name) {
+        return true;
+      }
+    }
+    return false;
+  };
+}
+
 Status ResourceQuotaController::Sync(const std::string& key) {
   ObjectPtr object = quotas_.Get(key);
   const auto* cached = As<api::ResourceQuota>(object);
@@ -226,6 +249,7 @@ Status ResourceQuotaController::Sync(const std::string& key) {
     objects.pods = &pods;
   }
   objects.extended_name_of = ExtendedNameOf();
+  objects.is_mapped = IsMapped();
   api::ResourceQuota quota = *cached;
   api::ResourceQuotaStatus status = DesiredStatus(quota, objects);
   if (quota::Equals(status.hard, quota.status.hard) &&

@@ -86,6 +86,9 @@ class ResourceQuotaController {
     // Null: pods are not evaluated (their resources keep what was recorded).
     const std::vector<const api::Pod*>* pods = nullptr;
     quota::ResourceClaimEvaluator::ExtendedNameOf extended_name_of;
+    // Which extended resource names some DeviceClass maps (the claim
+    // evaluator charges only those).
+    quota::ResourceClaimEvaluator::IsMapped is_mapped;
     SystemTime now = std::chrono::system_clock::now();
   };
   // The status `quota` should have given the objects of its namespace.
@@ -98,6 +101,8 @@ class ResourceQuotaController {
   void OnPod(const client::ObjectPtr& old, const client::ObjectPtr& now);
   // DeviceClass → spec.extendedResourceName, from `classes_`.
   quota::ResourceClaimEvaluator::ExtendedNameOf ExtendedNameOf() const;
+  // The device class mapping of `classes_` (maps nothing without it).
+  quota::ResourceClaimEvaluator::IsMapped IsMapped() const;
   // Queues every quota of `namespace_`.
   void QueueNamespace(const std::string& namespace_);
   Status Sync(const std::string& key);

@@ -252,6 +252,7 @@ TEST(ResourceQuotaDesiredStatusTest, SpecialClaimIsNotChargedTwice) {
       [](std::string_view) -> std::optional<std::string> {
     return "example.com/gpu";
   };
+  objects.is_mapped = [](std::string_view) { return true; };
   EXPECT_EQ(ResourceQuotaController::DesiredStatus(quota, objects).used,
             List({{"requests.example.com/gpu", 1},
                   {"requests.deviceclass.resource.kubernetes.io/gpu", 1}}));

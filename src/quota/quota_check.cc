@@ -58,12 +58,13 @@ QuotaCheck CheckAgainstQuota(const api::ResourceQuota& quota,
   return check;
 }
 
-QuotaCheck CheckClaimAgainstQuota(const api::ResourceQuota& quota,
-                                  const api::ResourceList& usage) {
-  if (!ResourceClaimEvaluator::Matches(quota)) return {};
+QuotaCheck CheckClaimAgainstQuota(
+    const api::ResourceQuota& quota, const api::ResourceList& usage,
+    const ResourceClaimEvaluator::IsMapped& is_mapped) {
+  if (!ResourceClaimEvaluator::Matches(quota, is_mapped)) return {};
   return CheckAgainstQuota(quota, usage,
                            ResourceClaimEvaluator::MatchingResources(
-                               ResourceNames(quota.status.hard)));
+                               ResourceNames(quota.status.hard), is_mapped));
 }
 
 QuotaCheck CheckPodAgainstQuota(const api::ResourceQuota& quota,

@@ -9,6 +9,7 @@
 
 #include "api/types/core.h"
 #include "api/types/resource_quota.h"
+#include "quota/resource_claim_evaluator.h"
 
 namespace dralloc::quota {
 
@@ -38,8 +39,9 @@ QuotaCheck CheckAgainstQuota(const api::ResourceQuota& quota,
                              const std::vector<std::string>& constrained);
 
 // CheckAgainstQuota with the claim evaluator's matching.
-QuotaCheck CheckClaimAgainstQuota(const api::ResourceQuota& quota,
-                                  const api::ResourceList& usage);
+QuotaCheck CheckClaimAgainstQuota(
+    const api::ResourceQuota& quota, const api::ResourceList& usage,
+    const ResourceClaimEvaluator::IsMapped& is_mapped);
 
 // CheckAgainstQuota with the pod evaluator's matching, after its rule that
 // containers state the cpu and memory the quota constrains.

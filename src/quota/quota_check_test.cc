@@ -34,10 +34,16 @@ api::ResourceQuota Quota(ResourceList hard, ResourceList used) {
   return quota;
 }
 
+// No DeviceClass maps an extended resource name in these cases.
+QuotaCheck CheckClaim(const api::ResourceQuota& quota,
+                      const ResourceList& usage) {
+  return CheckClaimAgainstQuota(quota, usage, {});
+}
+
 const ResourceList kTwoGpuClaim = List({{kClaims, 1}, {kGpus, 2}});
 
 TEST(QuotaCheckTest, ChargesWhatFits) {
-  const QuotaCheck check = CheckClaimAgainstQuota(
+  const QuotaCheck check = CheckClaim(
       Quota(List({{kClaims, 5}, {kGpus, 4}}), List({{kClaims, 1}, {kGpus, 2}})),
       kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kCharged) << check.refusal;
@@ -46,14 +52,14 @@ TEST(QuotaCheckTest, ChargesWhatFits) {
 }
 
 TEST(QuotaCheckTest, ChargesOnlyResourcesInHard) {
-  const QuotaCheck check = CheckClaimAgainstQuota(
+  const QuotaCheck check = CheckClaim(
       Quota(List({{kClaims, 5}}), List({{kClaims, 0}})), kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kCharged);
   EXPECT_TRUE(Equals(check.new_used, List({{kClaims, 1}})));
 }
 
 TEST(QuotaCheckTest, RefusesWithUpstreamMessageNamingOnlyExceeded) {
-  const QuotaCheck check = CheckClaimAgainstQuota(
+  const QuotaCheck check = CheckClaim(
       Quota(List({{kClaims, 5}, {kGpus, 3}}), List({{kClaims, 1}, {kGpus, 2}})),
       kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kRefused);
@@ -65,7 +71,7 @@ TEST(QuotaCheckTest, RefusesWithUpstreamMessageNamingOnlyExceeded) {
 }
 
 TEST(QuotaCheckTest, RefusalListsSeveralResourcesSorted) {
-  const QuotaCheck check = CheckClaimAgainstQuota(
+  const QuotaCheck check = CheckClaim(
       Quota(List({{kClaims, 1}, {kGpus, 1}}), List({{kClaims, 1}, {kGpus, 0}})),
       kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kRefused);
@@ -80,9 +86,9 @@ TEST(QuotaCheckTest, RefusalListsSeveralResourcesSorted) {
 }
 
 TEST(QuotaCheckTest, RefusesWhileUsageIsUnknown) {
-  const QuotaCheck check = CheckClaimAgainstQuota(
-      Quota(List({{kClaims, 5}, {kGpus, 4}, {"pods", 3}}), List({})),
-      kTwoGpuClaim);
+  const QuotaCheck check =
+      CheckClaim(Quota(List({{kClaims, 5}, {kGpus, 4}, {"pods", 3}}), List({})),
+                 kTwoGpuClaim);
   ASSERT_EQ(check.outcome, Outcome::kRefused);
   EXPECT_EQ(check.refusal,
             "status unknown for quota: gpu-quota, resources: "
@@ -92,16 +98,15 @@ TEST(QuotaCheckTest, RefusesWhileUsageIsUnknown) {
 
 TEST(QuotaCheckTest, IgnoresQuotasOnOtherResources) {
   EXPECT_EQ(
-      CheckClaimAgainstQuota(Quota(List({{"pods", 1}}), List({})), kTwoGpuClaim)
-          .outcome,
+      CheckClaim(Quota(List({{"pods", 1}}), List({})), kTwoGpuClaim).outcome,
       Outcome::kNotConstrained);
   // A quota on another class constrains nothing this claim uses.
-  EXPECT_EQ(CheckClaimAgainstQuota(
-                Quota(List({{"tpu.deviceclass.resource.k8s.io/devices", 1}}),
-                      List({{"tpu.deviceclass.resource.k8s.io/devices", 1}})),
-                kTwoGpuClaim)
-                .outcome,
-            Outcome::kNotConstrained);
+  EXPECT_EQ(
+      CheckClaim(Quota(List({{"tpu.deviceclass.resource.k8s.io/devices", 1}}),
+                       List({{"tpu.deviceclass.resource.k8s.io/devices", 1}})),
+                 kTwoGpuClaim)
+          .outcome,
+      Outcome::kNotConstrained);
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ api::ResourceList ResourceClaimEvaluator::Usage(
 }
 
 std::vector<std::string> ResourceClaimEvaluator::MatchingResources(
-    const std::vector<std::string>& names) {
+    const std::vector<std::string>& names, const IsMapped& is_mapped) {
   std::vector<std::string> result;
   for (const std::string& name : names) {
     const bool per_class = name.ends_with(kDevicesPerClassSuffix) &&
@@ -95,21 +95,25 @@ std::vector<std::string> ResourceClaimEvaluator::MatchingResources(
     const bool implicit_extended =
         name.starts_with(kImplicitExtendedPerClassPrefix) &&
         name.size() > kImplicitExtendedPerClassPrefix.size();
-    if (name == kClaimObjectCount || per_class || implicit_extended ||
-        IsExtendedRequestName(name)) {
+    const bool extended = implicit_extended || IsExtendedRequestName(name);
+    if (name == kClaimObjectCount || per_class ||
+        (extended && is_mapped &&
+         is_mapped(std::string_view(name).substr(kRequestsPrefix.size())))) {
       result.push_back(name);
     }
   }
   return result;
 }
 
-bool ResourceClaimEvaluator::Matches(const api::ResourceQuota& quota) {
+bool ResourceClaimEvaluator::Matches(const api::ResourceQuota& quota,
+                                     const IsMapped& is_mapped) {
   if (!quota.spec.scopes.empty()) return false;
   if (quota.spec.scope_selector.has_value() &&
       !quota.spec.scope_selector->match_expressions.empty()) {
     return false;
   }
-  return !MatchingResources(ResourceNames(quota.status.hard)).empty();
+  return !MatchingResources(ResourceNames(quota.status.hard), is_mapped)
+              .empty();
 }
 
 }  // namespace dralloc::quota

@@ -27,7 +27,12 @@
 // exempt admins ("Admins are *not* exempt from quota").
 //
 // Only quotas whose status.hard names one of these resources (and that have
-// no scopes, which never match claims) constrain claims.
+// no scopes, which never match claims) constrain claims. The two requests.*
+// names count only while some DeviceClass maps them (upstream's
+// MatchingResources with its device class mapping): the implicit name of
+// every existing class, and each extendedResourceName some class sets. A
+// quota on a name no class maps is left to the pod evaluator, so creating a
+// claim is never refused because such a name's usage is not computed yet.
 #ifndef DRALLOC_QUOTA_RESOURCE_CLAIM_EVALUATOR_H_
 #define DRALLOC_QUOTA_RESOURCE_CLAIM_EVALUATOR_H_
 
@@ -56,12 +61,19 @@ class ResourceClaimEvaluator {
       const api::ResourceClaim& claim,
       const ExtendedNameOf& extended_name_of = {},
       const api::ResourceList* owner_pod_usage = nullptr);
+  // Whether some DeviceClass maps extended resource `name` (upstream's
+  // ExtendedResourceCache.GetDeviceClass): true for
+  // "deviceclass.resource.kubernetes.io/<class>" while the class exists and
+  // for any name some class sets as spec.extendedResourceName. An empty
+  // function maps nothing.
+  using IsMapped = std::function<bool(std::string_view)>;
   // The names among `names` that this evaluator charges, in input order.
   static std::vector<std::string> MatchingResources(
-      const std::vector<std::string>& names);
+      const std::vector<std::string>& names, const IsMapped& is_mapped);
   // Whether `quota` constrains claims: its status.hard names a claim
   // resource and it has no scopes or scope selector.
-  static bool Matches(const api::ResourceQuota& quota);
+  static bool Matches(const api::ResourceQuota& quota,
+                      const IsMapped& is_mapped);
 };
 
 }  // namespace dralloc::quota

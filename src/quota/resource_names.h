@@ -14,8 +14,12 @@ inline constexpr std::string_view kClaimObjectCount =
 // "<class>" + this: the devices a claim requests of that DeviceClass.
 inline constexpr std::string_view kDevicesPerClassSuffix =
     ".deviceclass.resource.k8s.io/devices";
+// This + "<class>": the implicit extended resource name of a DeviceClass
+// (KEP-5004).
+inline constexpr std::string_view kImplicitExtendedResourcePrefix =
+    "deviceclass.resource.kubernetes.io/";
 // This + "<class>": the same devices under the implicit extended resource
-// name of the class (KEP-5004), which upstream charges alongside.
+// name of the class, which upstream charges alongside.
 inline constexpr std::string_view kImplicitExtendedPerClassPrefix =
     "requests.deviceclass.resource.kubernetes.io/";
 
