@@ -25,6 +25,11 @@ std::vector<fs::path> ManifestFiles() {
   for (const char* root : {"examples", "tests/golden"}) {
     if (!fs::exists(root)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
+      // resource.k8s.io/v1alpha2 objects are no api::Object yet; their own
+      // round trip is v1alpha2/types_test.cc.
+      if (entry.path().string().find("golden/v1alpha2") != std::string::npos) {
+        continue;
+      }
       const std::string ext = entry.path().extension().string();
       if (entry.is_regular_file() &&
           (ext == ".yaml" || ext == ".yml" || ext == ".json")) {

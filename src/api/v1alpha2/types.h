@@ -3,8 +3,9 @@
 // parameters, resource handles) and 1.30's structured model (namedResources
 // slices, ResourceClaimParameters, ResourceClassParameters).
 //
-// These are the wire structs of issue #27 (docs/classic-dra.md). They are
-// not served or stored yet: nothing outside this folder's tests uses them.
+// These are the wire structs of issue #27 (docs/classic-dra.md), validated
+// by validation.h here. They are not served or stored yet: nothing outside
+// this folder and its tests uses them.
 //
 // Required fields (no `omitempty` in upstream's JSON tags) are kAlways, so
 // they are written even when empty, as Go writes them. Four lists upstream
