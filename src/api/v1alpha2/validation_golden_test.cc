@@ -25,6 +25,7 @@
 
 #include "api/struct_codec.h"
 #include "api/v1alpha2/validation.h"
+#include "api/validation/expected_errors_test_util.h"
 #include "encoding/document_reader.h"
 #include "golden_case.h"
 
@@ -33,42 +34,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ExpectedError {
-  std::string type;
-  std::string field;
-  std::string detail;
-};
-
 struct ValidationCase {
   std::string text;
   std::string operation = "create";
-  bool expect_valid = false;
-  std::vector<ExpectedError> expected;
+  validation_case::Expectations expect;
 };
 
 ValidationCase ReadCase(const fs::path& path) {
   ValidationCase c;
   c.text = golden::ReadFile(path);
+  c.expect = validation_case::ReadExpectations(c.text);
   for (const std::string& comment : golden::HeaderComments(c.text)) {
     if (auto operation = golden::HeaderValue(comment, "operation")) {
       c.operation = golden::Trim(*operation);
-      continue;
     }
-    const std::optional<std::string_view> expect =
-        golden::HeaderValue(comment, "expect");
-    if (!expect) continue;
-    std::istringstream words{std::string(*expect)};
-    ExpectedError e;
-    words >> e.type;
-    if (e.type == "valid") {
-      c.expect_valid = true;
-      continue;
-    }
-    words >> e.field;
-    if (e.field == "-") e.field.clear();
-    std::getline(words, e.detail);
-    e.detail.erase(0, e.detail.find_first_not_of(' '));
-    c.expected.push_back(std::move(e));
   }
   return c;
 }
@@ -180,15 +159,6 @@ ErrorList RunCase(const std::string& kind,
   return {};
 }
 
-std::string Describe(const ErrorList& errors) {
-  std::string out;
-  for (const FieldError& e : errors) {
-    out += "  " + std::string(FieldErrorTypeName(e.type)) + " " +
-           (e.field.empty() ? "-" : e.field) + "  (" + e.ToString() + ")\n";
-  }
-  return out.empty() ? "  (none)\n" : out;
-}
-
 std::vector<fs::path> CaseFiles() {
   return golden::CaseFiles("tests/golden/v1alpha2/validation", {".yaml"});
 }
@@ -197,7 +167,7 @@ class V1alpha2ValidationTest : public testing::TestWithParam<fs::path> {};
 
 TEST_P(V1alpha2ValidationTest, MatchesUpstream130) {
   const ValidationCase c = ReadCase(GetParam());
-  ASSERT_TRUE(c.expect_valid != !c.expected.empty())
+  ASSERT_TRUE(c.expect.valid != !c.expect.errors.empty())
       << "a case needs either '# expect: valid' or '# expect: <Type> <field>'";
   auto documents = encoding::ReadDocuments(c.text, GetParam().string());
   ASSERT_TRUE(documents.ok()) << documents.status();
@@ -211,26 +181,7 @@ TEST_P(V1alpha2ValidationTest, MatchesUpstream130) {
   const ErrorList errors = RunCase(kind, json, c.operation);
   if (testing::Test::HasFailure()) return;
 
-  std::vector<std::pair<std::string, std::string>> got, want;
-  for (const FieldError& e : errors) {
-    got.emplace_back(FieldErrorTypeName(e.type), e.field);
-  }
-  for (const ExpectedError& e : c.expected) want.emplace_back(e.type, e.field);
-  std::sort(got.begin(), got.end());
-  std::sort(want.begin(), want.end());
-  EXPECT_EQ(got, want) << "errors produced:\n" << Describe(errors);
-  for (const ExpectedError& e : c.expected) {
-    if (e.detail.empty()) continue;
-    const bool found =
-        std::any_of(errors.begin(), errors.end(), [&](const FieldError& error) {
-          return FieldErrorTypeName(error.type) == e.type &&
-                 error.field == e.field &&
-                 error.ToString().find(e.detail) != std::string::npos;
-        });
-    EXPECT_TRUE(found) << "no " << e.type << " error at " << e.field
-                       << " containing \"" << e.detail << "\"; produced:\n"
-                       << Describe(errors);
-  }
+  validation_case::ExpectErrors(errors, c.expect);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, V1alpha2ValidationTest,

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "api/codec.h"
+#include "api/validation/expected_errors_test_util.h"
 #include "api/validation/validation.h"
 #include "encoding/document_reader.h"
 #include "golden_case.h"
@@ -31,40 +32,17 @@ namespace fs = std::filesystem;
 
 const char kCaseRoot[] = "tests/golden/validation";
 
-struct ExpectedError {
-  std::string type;
-  std::string field;
-  std::string detail;
-};
-
 struct ValidationCase {
   fs::path path;
   std::string text;
-  bool expect_valid = false;
-  std::vector<ExpectedError> expected;
+  validation_case::Expectations expect;
 };
 
 ValidationCase ReadCase(const fs::path& path) {
   ValidationCase c;
   c.path = path;
   c.text = golden::ReadFile(path);
-  for (const std::string& comment : golden::HeaderComments(c.text)) {
-    const std::optional<std::string_view> expect =
-        golden::HeaderValue(comment, "expect");
-    if (!expect) continue;
-    std::istringstream words{std::string(*expect)};
-    ExpectedError e;
-    words >> e.type;
-    if (e.type == "valid") {
-      c.expect_valid = true;
-      continue;
-    }
-    words >> e.field;
-    if (e.field == "-") e.field.clear();
-    std::getline(words, e.detail);
-    e.detail.erase(0, e.detail.find_first_not_of(' '));
-    c.expected.push_back(std::move(e));
-  }
+  c.expect = validation_case::ReadExpectations(c.text);
   return c;
 }
 
@@ -72,18 +50,9 @@ std::vector<fs::path> CaseFiles() {
   return golden::CaseFiles(kCaseRoot, {".yaml", ".json"});
 }
 
-std::string Describe(const ErrorList& errors) {
-  std::string out;
-  for (const FieldError& e : errors) {
-    out += "  " + std::string(FieldErrorTypeName(e.type)) + " " +
-           (e.field.empty() ? "-" : e.field) + "  (" + e.ToString() + ")\n";
-  }
-  return out.empty() ? "  (none)\n" : out;
-}
-
 void RunCase(const ValidationCase& c) {
   SCOPED_TRACE(c.path.string());
-  ASSERT_TRUE(c.expect_valid != !c.expected.empty())
+  ASSERT_TRUE(c.expect.valid != !c.expect.errors.empty())
       << "a case needs either '# expect: valid' or '# expect: <Type> <field>' "
          "lines";
   auto documents = encoding::ReadDocuments(c.text, c.path.string());
@@ -91,30 +60,10 @@ void RunCase(const ValidationCase& c) {
   ASSERT_EQ(documents->size(), 1u) << "a case holds exactly one object";
   std::vector<DecodeResult> decoded = DecodeDocument((*documents)[0].json);
   ASSERT_EQ(decoded.size(), 1u);
-  ASSERT_TRUE(decoded[0].errors.empty()) << "decode failed:\n"
-                                         << Describe(decoded[0].errors);
-  const ErrorList errors = Validate(*decoded[0].object);
-
-  std::vector<std::pair<std::string, std::string>> got, want;
-  for (const FieldError& e : errors)
-    got.emplace_back(FieldErrorTypeName(e.type), e.field);
-  for (const ExpectedError& e : c.expected) want.emplace_back(e.type, e.field);
-  std::sort(got.begin(), got.end());
-  std::sort(want.begin(), want.end());
-  EXPECT_EQ(got, want) << "errors produced:\n" << Describe(errors);
-
-  for (const ExpectedError& e : c.expected) {
-    if (e.detail.empty()) continue;
-    const bool found =
-        std::any_of(errors.begin(), errors.end(), [&](const FieldError& error) {
-          return FieldErrorTypeName(error.type) == e.type &&
-                 error.field == e.field &&
-                 error.ToString().find(e.detail) != std::string::npos;
-        });
-    EXPECT_TRUE(found) << "no " << e.type << " error at " << e.field
-                       << " containing \"" << e.detail << "\"; produced:\n"
-                       << Describe(errors);
-  }
+  ASSERT_TRUE(decoded[0].errors.empty())
+      << "decode failed:\n"
+      << validation_case::Describe(decoded[0].errors);
+  validation_case::ExpectErrors(Validate(*decoded[0].object), c.expect);
 }
 
 class ValidationGoldenTest : public testing::TestWithParam<fs::path> {};
