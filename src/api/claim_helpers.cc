@@ -62,11 +62,15 @@ bool CanBeReserved(const ResourceClaim& claim) {
 }
 
 bool IsForPod(const ResourceClaim& claim, std::string_view pod_uid) {
-  const auto& owners = claim.metadata.owner_references;
-  return std::any_of(
-      owners.begin(), owners.end(), [&](const OwnerReference& owner) {
-        return owner.uid == pod_uid && owner.controller.value_or(false);
-      });
+  return IsControlledBy(claim.metadata, pod_uid);
+}
+
+bool IsControlledBy(const ObjectMeta& meta, std::string_view uid) {
+  return std::any_of(meta.owner_references.begin(), meta.owner_references.end(),
+                     [&](const OwnerReference& owner) {
+                       return owner.uid == uid &&
+                              owner.controller.value_or(false);
+                     });
 }
 
 ResourceClaimConsumerReference PodConsumerRef(const Pod& pod) {

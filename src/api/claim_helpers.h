@@ -63,6 +63,9 @@ ResourceClaimConsumerReference PodConsumerRef(const Pod& pod);
 
 bool HasFinalizer(const ObjectMeta& meta, std::string_view finalizer);
 
+// Whether the object's controlling owner reference names `uid`.
+bool IsControlledBy(const ObjectMeta& meta, std::string_view uid);
+
 // True if `toleration` tolerates `taint` (upstream's
 // DeviceToleration.ToleratesTaint): same effect and key when given; Exists
 // matches any value, Equal (or no operator) the same value.

@@ -3,17 +3,10 @@
 #include <algorithm>
 #include <utility>
 
+#include "api/claim_helpers.h"
+
 namespace dralloc::classiccontroller {
-namespace {
-
 namespace v1alpha2 = api::v1alpha2;
-
-bool HasFinalizer(const api::ObjectMeta& meta, std::string_view finalizer) {
-  return std::find(meta.finalizers.begin(), meta.finalizers.end(), finalizer) !=
-         meta.finalizers.end();
-}
-
-}  // namespace
 
 std::string DriverFinalizer(std::string_view driver) {
   return std::string(driver) + "/deletion-protection";
@@ -26,7 +19,7 @@ ClaimSync DecideClaimSync(const v1alpha2::ResourceClaim& claim,
   if (!claim.status.reserved_for.empty()) return out;  // in use
   if (claim.metadata.deletion_timestamp ||
       claim.status.deallocation_requested) {
-    if (!HasFinalizer(claim.metadata, DriverFinalizer(driver))) return out;
+    if (!api::HasFinalizer(claim.metadata, DriverFinalizer(driver))) return out;
     out.action = ClaimSync::Action::kDeallocate;
     out.clear_allocation = claim.status.allocation.has_value();
     out.clear_deallocation_requested = claim.status.deallocation_requested;
@@ -52,10 +45,8 @@ bool SchedulingContextNeedsDriver(const v1alpha2::PodSchedulingContext& context,
     return false;  // the scheduler has not asked anything yet
   }
   if (pod.metadata.deletion_timestamp) return false;
-  for (const api::OwnerReference& owner : context.metadata.owner_references) {
-    if (owner.controller.value_or(false)) return owner.uid == pod.metadata.uid;
-  }
-  return false;  // obsolete: not the current pod's
+  // Obsolete when it is not the current pod's.
+  return api::IsControlledBy(context.metadata, pod.metadata.uid);
 }
 
 bool ClaimPendingForDriver(const v1alpha2::ResourceClaim& claim,

@@ -102,6 +102,17 @@ void ValidateMetaUpdate(const ObjectMeta& next, const ObjectMeta& old,
   }
 }
 
+// The metadata update rule, then the create checks of `next`: the update
+// validation of every kind whose update adds nothing else (or adds after).
+template <typename T>
+ErrorList UpdateErrors(const T& next, const T& old,
+                       ErrorList (*validate)(const T&)) {
+  ErrorList errors;
+  ValidateMetaUpdate(next.metadata, old.metadata, errors);
+  for (FieldError& e : validate(next)) errors.push_back(std::move(e));
+  return errors;
+}
+
 void ValidateClaimSpec(const ResourceClaimSpec& spec, const FieldPath& path,
                        ErrorList& errors) {
   ValidateDns1123Subdomain(spec.resource_class_name,
@@ -369,10 +380,7 @@ ErrorList ValidateResourceClass(const ResourceClass& resource_class) {
 
 ErrorList ValidateResourceClassUpdate(const ResourceClass& next,
                                       const ResourceClass& old) {
-  ErrorList errors;
-  ValidateMetaUpdate(next.metadata, old.metadata, errors);
-  for (FieldError& e : ValidateResourceClass(next)) errors.push_back(e);
-  return errors;
+  return UpdateErrors(next, old, &ValidateResourceClass);
 }
 
 // ---- ResourceClaim ----
@@ -486,10 +494,7 @@ ErrorList ValidatePodSchedulingContext(const PodSchedulingContext& context) {
 
 ErrorList ValidatePodSchedulingContextUpdate(const PodSchedulingContext& next,
                                              const PodSchedulingContext& old) {
-  ErrorList errors;
-  ValidateMetaUpdate(next.metadata, old.metadata, errors);
-  for (FieldError& e : ValidatePodSchedulingContext(next)) errors.push_back(e);
-  return errors;
+  return UpdateErrors(next, old, &ValidatePodSchedulingContext);
 }
 
 ErrorList ValidatePodSchedulingContextStatusUpdate(
@@ -531,9 +536,7 @@ ErrorList ValidateResourceSlice(const ResourceSlice& slice) {
 
 ErrorList ValidateResourceSliceUpdate(const ResourceSlice& next,
                                       const ResourceSlice& old) {
-  ErrorList errors;
-  ValidateMetaUpdate(next.metadata, old.metadata, errors);
-  for (FieldError& e : ValidateResourceSlice(next)) errors.push_back(e);
+  ErrorList errors = UpdateErrors(next, old, &ValidateResourceSlice);
   if (next.node_name != old.node_name) {
     errors.push_back(InvalidString(FieldPath("nodeName"), next.node_name,
                                    std::string(kImmutable)));
@@ -562,12 +565,7 @@ ErrorList ValidateResourceClaimParameters(
 
 ErrorList ValidateResourceClaimParametersUpdate(
     const ResourceClaimParameters& next, const ResourceClaimParameters& old) {
-  ErrorList errors;
-  ValidateMetaUpdate(next.metadata, old.metadata, errors);
-  for (FieldError& e : ValidateResourceClaimParameters(next)) {
-    errors.push_back(e);
-  }
-  return errors;
+  return UpdateErrors(next, old, &ValidateResourceClaimParameters);
 }
 
 ErrorList ValidateResourceClassParameters(
@@ -587,12 +585,7 @@ ErrorList ValidateResourceClassParameters(
 
 ErrorList ValidateResourceClassParametersUpdate(
     const ResourceClassParameters& next, const ResourceClassParameters& old) {
-  ErrorList errors;
-  ValidateMetaUpdate(next.metadata, old.metadata, errors);
-  for (FieldError& e : ValidateResourceClassParameters(next)) {
-    errors.push_back(e);
-  }
-  return errors;
+  return UpdateErrors(next, old, &ValidateResourceClassParameters);
 }
 
 // ---- Defaults ----

@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <utility>
 
+#include "api/claim_helpers.h"
+
 namespace dralloc::controller::classic {
 namespace {
 
 namespace v1alpha2 = api::v1alpha2;
-
-bool HasBuiltinFinalizer(const v1alpha2::ResourceClaim& claim) {
-  const auto& finalizers = claim.metadata.finalizers;
-  return std::find(finalizers.begin(), finalizers.end(),
-                   v1alpha2::kBuiltinFinalizer) != finalizers.end();
-}
 
 void ClearAllocation(v1alpha2::ResourceClaim& claim) {
   claim.status.allocation.reset();
@@ -29,7 +25,8 @@ ClassicClaimRelease ReleaseConsumers(v1alpha2::ResourceClaim& claim,
   for (size_t i = 0; i < reserved.size(); ++i) {
     if (i >= still_used.size() || still_used[i]) kept.push_back(reserved[i]);
   }
-  const bool builtin = HasBuiltinFinalizer(claim);
+  const bool builtin =
+      api::HasFinalizer(claim.metadata, v1alpha2::kBuiltinFinalizer);
   const bool deleting = claim.metadata.deletion_timestamp.has_value();
   const bool waits_for_consumer = claim.spec.allocation_mode ==
                                   v1alpha2::kAllocationModeWaitForFirstConsumer;

@@ -6,25 +6,12 @@
 #include <random>
 #include <utility>
 
+#include "api/claim_helpers.h"
+
 namespace dralloc::scheduler::classic {
 namespace {
 
 namespace v1alpha2 = api::v1alpha2;
-
-bool HasFinalizer(const api::ObjectMeta& meta, std::string_view finalizer) {
-  return std::find(meta.finalizers.begin(), meta.finalizers.end(), finalizer) !=
-         meta.finalizers.end();
-}
-
-// Whether `context` is controlled by `pod` (a controller owner reference
-// with the pod's uid).
-bool ControlledBy(const v1alpha2::PodSchedulingContext& context,
-                  const api::Pod& pod) {
-  for (const api::OwnerReference& owner : context.metadata.owner_references) {
-    if (owner.controller.value_or(false)) return owner.uid == pod.metadata.uid;
-  }
-  return false;
-}
 
 const v1alpha2::ResourceClaimSchedulingStatus* StatusFor(
     const v1alpha2::PodSchedulingContext* context,
@@ -59,7 +46,8 @@ Verdict ClassicClaims::PreFilter(
   claims_.clear();
   unavailable_.clear();
   context_ = context;
-  if (context != nullptr && !ControlledBy(*context, pod)) {
+  if (context != nullptr &&
+      !api::IsControlledBy(context->metadata, pod.metadata.uid)) {
     return Verdict::Error(fmt::format(
         "PodSchedulingContext object with UID {} is not owned by Pod {}/{}",
         context->metadata.uid, pod.metadata.namespace_, pod.metadata.name));
@@ -80,7 +68,7 @@ Verdict ClassicClaims::PreFilter(
       const auto& on_nodes = claim.status.allocation->available_on_nodes;
       state.node_filter = on_nodes ? &*on_nodes : nullptr;
       state.structured =
-          HasFinalizer(claim.metadata, v1alpha2::kBuiltinFinalizer);
+          api::HasFinalizer(claim.metadata, v1alpha2::kBuiltinFinalizer);
     } else {
       const v1alpha2::ResourceClass* resource_class =
           classes ? classes(claim.spec.resource_class_name) : nullptr;
