@@ -11,6 +11,8 @@
 #      the node side: `dralloc local-cluster` end to end with kubectl, node
 #      faults (kill -9, hangs, restarts), and wire compatibility with
 #      @grpc/grpc-js (pinned by tests/node/grpc-js/package-lock.json);
+#      resource.k8s.io/v1alpha2 (classic DRA) beside v1 and scheduled with
+#      `dralloc driver classic-example`;
 #      TLS, authentication, RBAC, the Node authorizer, quota and audit with
 #      kubectl 1.33 and 1.32, Helm 4 (pinned by tests/helm/package-lock.json)
 #      under RBAC, and the kubectl suite over TLS as a non-admin user bound
@@ -37,6 +39,10 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 echo "== API server with real clients: kubectl 1.33 and 1.32, @kubernetes/client-node, crash test"
 bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/kubectl_suite.sh build/src/cli/dralloc 1.32
+echo "== resource.k8s.io/v1alpha2 (classic DRA) beside v1 with kubectl 1.33 and 1.32, and on etcd"
+bash tests/clients/classic_api_suite.sh build/src/cli/dralloc 1.33
+bash tests/clients/classic_api_suite.sh build/src/cli/dralloc 1.32
+DRALLOC_STORAGE=etcd bash tests/clients/classic_api_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/client_node_suite.sh build/src/cli/dralloc
 bash tests/crash/crash_test.sh build/src/cli/dralloc
 
@@ -71,6 +77,9 @@ bash tests/clients/device_taint_suite.sh build/src/cli/dralloc 1.32
 bash tests/clients/allocation_features_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/pool_status_suite.sh build/src/cli/dralloc 1.32
 bash tests/clients/extended_resources_suite.sh build/src/cli/dralloc 1.33
+echo "== classic DRA (resource.k8s.io/v1alpha2, KEP-3063): dralloc serve + dralloc driver classic-example with kubectl 1.33 and 1.32"
+bash tests/clients/classic_dra_suite.sh build/src/cli/dralloc 1.33
+bash tests/clients/classic_dra_suite.sh build/src/cli/dralloc 1.32
 
 echo "== node side: local-cluster end to end, faults, wire compatibility with @grpc/grpc-js"
 bash tests/node/e2e_suite.sh build/src/cli/dralloc

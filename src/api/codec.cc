@@ -35,11 +35,18 @@ constexpr std::array<KindEntry, kKindCount> kKinds = [] {
   return kinds;
 }();
 
-const KindEntry* FindKind(std::string_view kind) {
+// The entry of the kind `api_version` serves as `kind`, or nullptr.
+const KindEntry* FindKind(std::string_view api_version, std::string_view kind) {
+  const KindTraits* traits = FindKindTraits(api_version, kind);
+  if (traits == nullptr) return nullptr;
   for (const KindEntry& entry : kKinds) {
-    if (entry.traits->kind == kind) return &entry;
+    if (entry.traits == traits) return &entry;
   }
   return nullptr;
+}
+
+const KindEntry& EntryOf(const Object& object) {
+  return kKinds[object.index()];
 }
 
 // True if `api_version` serves the kind in the hub's wire shape.
@@ -85,7 +92,7 @@ FieldError DecodeError(std::string field, std::string detail) {
 bool IsListKind(std::string_view kind) {
   if (kind == "List") return true;
   if (kind.size() <= 4 || !kind.ends_with("List")) return false;
-  return FindKind(kind.substr(0, kind.size() - 4)) != nullptr;
+  return FindKindTraits(kind.substr(0, kind.size() - 4)) != nullptr;
 }
 
 void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
@@ -137,7 +144,7 @@ void DecodeObjectInto(JsonElement element, const DecodeOptions& options,
     DecodeList(object, options, results, result);
     return;
   }
-  const KindEntry* entry = FindKind(result.kind);
+  const KindEntry* entry = FindKind(result.api_version, result.kind);
   const bool hub_shaped =
       entry != nullptr && HubShaped(*entry, result.api_version);
   const bool v1beta1 =
@@ -214,22 +221,33 @@ std::vector<DecodeResult> DecodeElement(JsonElement root,
 }
 
 std::string_view PreferredVersion(const Object& object) {
-  const KindEntry* entry = FindKind(KindOf(object));
-  return entry == nullptr ? std::string_view() : entry->traits->api_versions[0];
+  return EntryOf(object).traits->api_versions[0];
 }
 
 bool IsServed(std::string_view api_version, std::string_view kind) {
-  const KindEntry* entry = FindKind(kind);
-  if (entry == nullptr) return false;
-  return HubShaped(*entry, api_version) || Converted(*entry, api_version);
+  return FindKind(api_version, kind) != nullptr;
+}
+
+bool IsServed(std::string_view api_version, const Object& object) {
+  const KindEntry& entry = EntryOf(object);
+  return HubShaped(entry, api_version) || Converted(entry, api_version);
+}
+
+std::vector<std::string_view> ServedVersions(const Object& object) {
+  std::vector<std::string_view> out;
+  for (std::string_view v : EntryOf(object).traits->api_versions) {
+    if (!v.empty()) out.push_back(v);
+  }
+  return out;
 }
 
 std::vector<std::string_view> ServedVersions(std::string_view kind) {
   std::vector<std::string_view> out;
-  const KindEntry* entry = FindKind(kind);
-  if (entry == nullptr) return out;
-  for (std::string_view v : entry->traits->api_versions) {
-    if (!v.empty()) out.push_back(v);
+  for (const KindEntry& entry : kKinds) {
+    if (entry.traits->kind != kind) continue;
+    for (std::string_view v : entry.traits->api_versions) {
+      if (!v.empty()) out.push_back(v);
+    }
   }
   return out;
 }
@@ -237,7 +255,7 @@ std::vector<std::string_view> ServedVersions(std::string_view kind) {
 StatusOr<Json> EncodeObject(const Object& object,
                             std::string_view api_version) {
   const std::string_view kind = KindOf(object);
-  if (!IsServed(api_version, kind)) {
+  if (!IsServed(api_version, object)) {
     return InvalidArgumentError(
         fmt::format("{} is not served in version \"{}\"", kind, api_version));
   }
@@ -250,7 +268,7 @@ StatusOr<Json> EncodeObject(const Object& object,
 StatusOr<std::string> EncodeObjectText(const Object& object,
                                        std::string_view api_version) {
   const std::string_view kind = KindOf(object);
-  if (!IsServed(api_version, kind)) {
+  if (!IsServed(api_version, object)) {
     return InvalidArgumentError(
         fmt::format("{} is not served in version \"{}\"", kind, api_version));
   }

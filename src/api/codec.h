@@ -24,6 +24,8 @@ inline constexpr std::string_view kResourceV1beta1 = "resource.k8s.io/v1beta1";
 inline constexpr std::string_view kResourceV1beta2 = "resource.k8s.io/v1beta2";
 inline constexpr std::string_view kResourceV1alpha3 =
     "resource.k8s.io/v1alpha3";
+inline constexpr std::string_view kResourceV1alpha2 =
+    "resource.k8s.io/v1alpha2";
 inline constexpr std::string_view kCoreV1 = "v1";
 
 // The outcome of decoding one object. `object` is set iff `errors` is empty.
@@ -60,13 +62,20 @@ StatusOr<std::string> EncodeObjectText(const Object& object,
                                        std::string_view api_version);
 
 // The version we emit by default for an object's kind (v1 for resource kinds
-// that have it, v1alpha3 for ResourceSlicePatch, v1 for core kinds).
+// that have it, v1alpha3 for ResourceSlicePatch, v1alpha2 for the classic
+// family, v1 for core kinds).
 std::string_view PreferredVersion(const Object& object);
 
 // True if `api_version` serves `kind`.
 bool IsServed(std::string_view api_version, std::string_view kind);
+// True if `api_version` serves the kind of `object` (its family: a v1alpha2
+// ResourceClaim is not served in resource.k8s.io/v1).
+bool IsServed(std::string_view api_version, const Object& object);
 
-// All versions that serve `kind`, preferred first.
+// All versions that serve the kind of `object`, preferred first.
+std::vector<std::string_view> ServedVersions(const Object& object);
+// All versions that serve a kind named `kind` (both families' versions for
+// a shared name), preferred first.
 std::vector<std::string_view> ServedVersions(std::string_view kind);
 
 }  // namespace dralloc::api

@@ -501,7 +501,12 @@ TEST(CodecEncodeTest, UnservedVersionIsInvalidArgument) {
 }
 
 TEST(CodecEncodeTest, ServedAndPreferredVersions) {
-  EXPECT_EQ(ServedVersions("ResourceClaim"),
+  // By name: both families' versions; by object: its own family's.
+  EXPECT_EQ(
+      ServedVersions("ResourceClaim"),
+      (std::vector<std::string_view>{kResourceV1, kResourceV1beta2,
+                                     kResourceV1beta1, kResourceV1alpha2}));
+  EXPECT_EQ(ServedVersions(Object(ResourceClaim{})),
             (std::vector<std::string_view>{kResourceV1, kResourceV1beta2,
                                            kResourceV1beta1}));
   EXPECT_EQ(ServedVersions("DeviceTaintRule"),

@@ -4,6 +4,8 @@
 #include <string>
 #include <variant>
 
+#include "api/v1alpha2/validation.h"
+
 namespace dralloc::api {
 namespace {
 
@@ -42,6 +44,11 @@ void ApplyDefaults(Object& object) {
     DefaultClaimSpec(claim->spec);
   } else if (auto* tmpl = std::get_if<ResourceClaimTemplate>(&object)) {
     DefaultClaimSpec(tmpl->spec.spec);
+  } else if (auto* classic = std::get_if<v1alpha2::ResourceClaim>(&object)) {
+    v1alpha2::SetDefaults(*classic);
+  } else if (auto* classic_template =
+                 std::get_if<v1alpha2::ResourceClaimTemplate>(&object)) {
+    v1alpha2::SetDefaults(*classic_template);
   } else if (auto* pod = std::get_if<Pod>(&object)) {
     if (pod->status.phase.empty()) pod->status.phase = "Pending";
   } else if (auto* ns = std::get_if<Namespace>(&object)) {

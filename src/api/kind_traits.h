@@ -38,6 +38,10 @@ struct KindTraits {
   int creation_rank = 0;
   // Position in AllResources(), and so in discovery and OpenAPI listings.
   int listing = 0;
+  // The first segments of the kind's store keys ("v1alpha2/resourceclaims"
+  // for the classic family's claims); empty means `plural`. Two families of
+  // one resource keep apart stores (docs/classic-dra.md, section 3).
+  std::string_view store_prefix;
 };
 
 // The traits of kind T, an alternative of api::Object.
@@ -69,7 +73,7 @@ struct Kind<ResourceSlice> {
                        "resource.k8s.io/v1beta1"},
       .converted_version = "resource.k8s.io/v1beta1",
       .field_labels = {"spec.nodeName", "spec.driver", "spec.pool.name"},
-      .creation_rank = 3,
+      .creation_rank = 4,
       .listing = 7};
 };
 
@@ -85,7 +89,7 @@ struct Kind<ResourceClaim> {
       .api_versions = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
                        "resource.k8s.io/v1beta1"},
       .converted_version = "resource.k8s.io/v1beta1",
-      .creation_rank = 7,
+      .creation_rank = 12,
       .listing = 5};
 };
 
@@ -100,7 +104,7 @@ struct Kind<ResourceClaimTemplate> {
       .api_versions = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
                        "resource.k8s.io/v1beta1"},
       .converted_version = "resource.k8s.io/v1beta1",
-      .creation_rank = 6,
+      .creation_rank = 10,
       .listing = 6};
 };
 
@@ -113,7 +117,7 @@ struct Kind<DeviceTaintRule> {
       .singular = "devicetaintrule",
       .api_versions = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
                        "resource.k8s.io/v1alpha3"},
-      .creation_rank = 5,
+      .creation_rank = 7,
       .listing = 8};
 };
 
@@ -125,7 +129,7 @@ struct Kind<ResourceSlicePatch> {
       .plural = "resourceslicepatches",
       .singular = "resourceslicepatch",
       .api_versions = {"resource.k8s.io/v1alpha3"},
-      .creation_rank = 4,
+      .creation_rank = 6,
       .listing = 9};
 };
 
@@ -167,7 +171,7 @@ struct Kind<Pod> {
       .api_versions = {"v1"},
       .field_labels = {"spec.nodeName", "spec.schedulerName", "status.phase",
                        "status.nominatedNodeName"},
-      .creation_rank = 8,
+      .creation_rank = 14,
       .listing = 2};
 };
 
@@ -186,7 +190,7 @@ struct Kind<Event> {
                        "involvedObject.resourceVersion",
                        "involvedObject.fieldPath", "reason",
                        "reportingComponent", "source", "type"},
-      .creation_rank = 9,
+      .creation_rank = 16,
       .listing = 3};
 };
 
@@ -198,7 +202,7 @@ struct Kind<Lease> {
                                      .singular = "lease",
                                      .namespaced = true,
                                      .api_versions = {"coordination.k8s.io/v1"},
-                                     .creation_rank = 10,
+                                     .creation_rank = 17,
                                      .listing = 10};
 };
 
@@ -211,7 +215,7 @@ struct Kind<ResourceQuota> {
                                      .has_status = true,
                                      .short_names = {"quota"},
                                      .api_versions = {"v1"},
-                                     .creation_rank = 15,
+                                     .creation_rank = 22,
                                      .listing = 15};
 };
 
@@ -224,7 +228,7 @@ struct Kind<ClusterRole> {
       .plural = "clusterroles",
       .singular = "clusterrole",
       .api_versions = {"rbac.authorization.k8s.io/v1"},
-      .creation_rank = 11,
+      .creation_rank = 18,
       .listing = 11};
 };
 
@@ -237,7 +241,7 @@ struct Kind<Role> {
       .singular = "role",
       .namespaced = true,
       .api_versions = {"rbac.authorization.k8s.io/v1"},
-      .creation_rank = 12,
+      .creation_rank = 19,
       .listing = 12};
 };
 
@@ -249,7 +253,7 @@ struct Kind<ClusterRoleBinding> {
       .plural = "clusterrolebindings",
       .singular = "clusterrolebinding",
       .api_versions = {"rbac.authorization.k8s.io/v1"},
-      .creation_rank = 13,
+      .creation_rank = 20,
       .listing = 13};
 };
 
@@ -262,7 +266,7 @@ struct Kind<RoleBinding> {
       .singular = "rolebinding",
       .namespaced = true,
       .api_versions = {"rbac.authorization.k8s.io/v1"},
-      .creation_rank = 14,
+      .creation_rank = 21,
       .listing = 14};
 };
 
@@ -275,7 +279,7 @@ struct Kind<ServiceAccount> {
                                      .namespaced = true,
                                      .short_names = {"sa"},
                                      .api_versions = {"v1"},
-                                     .creation_rank = 16,
+                                     .creation_rank = 23,
                                      .listing = 16};
 };
 
@@ -287,7 +291,7 @@ struct Kind<Secret> {
                                      .namespaced = true,
                                      .api_versions = {"v1"},
                                      .field_labels = {"type"},
-                                     .creation_rank = 17,
+                                     .creation_rank = 24,
                                      .listing = 17};
 };
 
@@ -299,7 +303,7 @@ struct Kind<ConfigMap> {
                                      .namespaced = true,
                                      .short_names = {"cm"},
                                      .api_versions = {"v1"},
-                                     .creation_rank = 18,
+                                     .creation_rank = 25,
                                      .listing = 18};
 };
 
@@ -313,8 +317,110 @@ struct Kind<ResourcePoolStatusRequest> {
       .singular = "resourcepoolstatusrequest",
       .has_status = true,
       .api_versions = {"resource.k8s.io/v1alpha3"},
-      .creation_rank = 19,
+      .creation_rank = 26,
       .listing = 19};
+};
+
+// resource.k8s.io/v1alpha2, the classic DRA family (docs/classic-dra.md):
+// served only in v1alpha2, stored in its own wire shape under its own keys.
+template <>
+struct Kind<v1alpha2::ResourceClass> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceClass",
+      .plural = "resourceclasses",
+      .singular = "resourceclass",
+      .api_versions = {"resource.k8s.io/v1alpha2"},
+      .creation_rank = 3,
+      .listing = 20,
+      .store_prefix = "v1alpha2/resourceclasses"};
+};
+
+template <>
+struct Kind<v1alpha2::ResourceClaim> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceClaim",
+      .plural = "resourceclaims",
+      .singular = "resourceclaim",
+      .namespaced = true,
+      .has_status = true,
+      .api_versions = {"resource.k8s.io/v1alpha2"},
+      .creation_rank = 13,
+      .listing = 21,
+      .store_prefix = "v1alpha2/resourceclaims"};
+};
+
+template <>
+struct Kind<v1alpha2::ResourceClaimTemplate> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceClaimTemplate",
+      .plural = "resourceclaimtemplates",
+      .singular = "resourceclaimtemplate",
+      .namespaced = true,
+      .api_versions = {"resource.k8s.io/v1alpha2"},
+      .creation_rank = 11,
+      .listing = 22,
+      .store_prefix = "v1alpha2/resourceclaimtemplates"};
+};
+
+template <>
+struct Kind<v1alpha2::PodSchedulingContext> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "PodSchedulingContext",
+      .plural = "podschedulingcontexts",
+      .singular = "podschedulingcontext",
+      .namespaced = true,
+      .has_status = true,
+      .api_versions = {"resource.k8s.io/v1alpha2"},
+      .creation_rank = 15,
+      .listing = 23,
+      .store_prefix = "v1alpha2/podschedulingcontexts"};
+};
+
+// 1.30's slices: nodeName and driverName at the top level.
+template <>
+struct Kind<v1alpha2::ResourceSlice> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceSlice",
+      .plural = "resourceslices",
+      .singular = "resourceslice",
+      .api_versions = {"resource.k8s.io/v1alpha2"},
+      .field_labels = {"nodeName", "driverName"},
+      .creation_rank = 5,
+      .listing = 24,
+      .store_prefix = "v1alpha2/resourceslices"};
+};
+
+template <>
+struct Kind<v1alpha2::ResourceClaimParameters> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceClaimParameters",
+      .plural = "resourceclaimparameters",
+      .singular = "resourceclaimparameters",
+      .namespaced = true,
+      .api_versions = {"resource.k8s.io/v1alpha2"},
+      .creation_rank = 9,
+      .listing = 25,
+      .store_prefix = "v1alpha2/resourceclaimparameters"};
+};
+
+template <>
+struct Kind<v1alpha2::ResourceClassParameters> {
+  static constexpr KindTraits traits{
+      .group = "resource.k8s.io",
+      .kind = "ResourceClassParameters",
+      .plural = "resourceclassparameters",
+      .singular = "resourceclassparameters",
+      .namespaced = true,
+      .api_versions = {"resource.k8s.io/v1alpha2"},
+      .creation_rank = 8,
+      .listing = 26,
+      .store_prefix = "v1alpha2/resourceclassparameters"};
 };
 
 // The number of kinds.
@@ -348,12 +454,23 @@ constexpr std::array<const KindTraits*, kKindCount> AllKindTraits() {
   return all;
 }
 
-// The traits of `kind`, or nullptr.
+// The traits of `kind`, or nullptr. A name two families share gives the
+// structured family's kind; FindKindTraits(api_version, kind) picks by
+// version.
 const KindTraits* FindKindTraits(std::string_view kind);
+// The traits of the kind `api_version` serves as `kind`, or nullptr.
+const KindTraits* FindKindTraits(std::string_view api_version,
+                                 std::string_view kind);
+
+// The traits of the alternative `object` holds.
+const KindTraits& TraitsOf(const Object& object);
 
 // The creation rank of `kind` (KindTraits::creation_rank); kinds that are
 // not served rank after every served one.
 int CreationRank(std::string_view kind);
+inline int CreationRank(const Object& object) {
+  return TraitsOf(object).creation_rank;
+}
 
 }  // namespace dralloc::api
 

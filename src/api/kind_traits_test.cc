@@ -17,11 +17,12 @@ namespace dralloc::api {
 namespace {
 
 TEST(KindTraitsTest, EveryKindIsDescribedOnce) {
-  std::set<std::string_view> kinds;
+  std::set<std::pair<std::string_view, std::string_view>> kinds;
   std::set<int> listings;
   ForEachKind([&]<typename T>(const KindTraits& traits) {
     EXPECT_EQ(KindName<T>(), traits.kind);
-    EXPECT_TRUE(kinds.insert(traits.kind).second) << traits.kind;
+    EXPECT_TRUE(kinds.insert({traits.api_versions[0], traits.kind}).second)
+        << traits.kind;
     EXPECT_TRUE(listings.insert(traits.listing).second) << traits.kind;
     EXPECT_FALSE(traits.plural.empty()) << traits.kind;
     EXPECT_FALSE(traits.api_versions[0].empty()) << traits.kind;
@@ -32,7 +33,16 @@ TEST(KindTraitsTest, EveryKindIsDescribedOnce) {
                 traits.api_versions.end())
           << traits.kind;
     }
-    EXPECT_EQ(FindKindTraits(traits.kind), &traits);
+    for (std::string_view version : traits.api_versions) {
+      if (version.empty()) continue;
+      EXPECT_EQ(FindKindTraits(version, traits.kind), &traits) << version;
+      EXPECT_EQ(FindResourceByKind(version, traits.kind),
+                &ResourceInfoFor<T>());
+    }
+    EXPECT_EQ(ResourceInfoFor<T>().listing, traits.listing);
+    EXPECT_EQ(&TraitsOf(Object(std::in_place_type<T>)), &traits);
+    EXPECT_EQ(&ResourceInfoOf(Object(std::in_place_type<T>)),
+              &ResourceInfoFor<T>());
     EXPECT_EQ(FindResourceByKind(traits.kind)->plural, traits.plural);
   });
   EXPECT_EQ(kinds.size(), kKindCount);
@@ -45,36 +55,42 @@ TEST(KindTraitsTest, EveryKindIsDescribedOnce) {
 TEST(KindTraitsTest, RegistryOrderAndVersions) {
   std::vector<std::string_view> kinds;
   for (const ResourceInfo& info : AllResources()) kinds.push_back(info.kind);
-  EXPECT_EQ(kinds,
-            (std::vector<std::string_view>{"Namespace",
-                                           "Node",
-                                           "Pod",
-                                           "Event",
-                                           "DeviceClass",
-                                           "ResourceClaim",
-                                           "ResourceClaimTemplate",
-                                           "ResourceSlice",
-                                           "DeviceTaintRule",
-                                           "ResourceSlicePatch",
-                                           "Lease",
-                                           "ClusterRole",
-                                           "Role",
-                                           "ClusterRoleBinding",
-                                           "RoleBinding",
-                                           "ResourceQuota",
-                                           "ServiceAccount",
-                                           "Secret",
-                                           "ConfigMap",
-                                           "ResourcePoolStatusRequest"}));
+  EXPECT_EQ(kinds, (std::vector<std::string_view>{"Namespace",
+                                                  "Node",
+                                                  "Pod",
+                                                  "Event",
+                                                  "DeviceClass",
+                                                  "ResourceClaim",
+                                                  "ResourceClaimTemplate",
+                                                  "ResourceSlice",
+                                                  "DeviceTaintRule",
+                                                  "ResourceSlicePatch",
+                                                  "Lease",
+                                                  "ClusterRole",
+                                                  "Role",
+                                                  "ClusterRoleBinding",
+                                                  "RoleBinding",
+                                                  "ResourceQuota",
+                                                  "ServiceAccount",
+                                                  "Secret",
+                                                  "ConfigMap",
+                                                  "ResourcePoolStatusRequest",
+                                                  "ResourceClass",
+                                                  "ResourceClaim",
+                                                  "ResourceClaimTemplate",
+                                                  "PodSchedulingContext",
+                                                  "ResourceSlice",
+                                                  "ResourceClaimParameters",
+                                                  "ResourceClassParameters"}));
   EXPECT_EQ(ServedGroups(), (std::vector<std::string_view>{
                                 "", "resource.k8s.io", "coordination.k8s.io",
                                 "rbac.authorization.k8s.io"}));
   EXPECT_EQ(GroupVersions("coordination.k8s.io"),
             std::vector<std::string_view>{"v1"});
   EXPECT_EQ(GroupVersions(""), std::vector<std::string_view>{"v1"});
-  EXPECT_EQ(
-      GroupVersions("resource.k8s.io"),
-      (std::vector<std::string_view>{"v1", "v1beta2", "v1beta1", "v1alpha3"}));
+  EXPECT_EQ(GroupVersions("resource.k8s.io"),
+            (std::vector<std::string_view>{"v1", "v1beta2", "v1beta1",
+                                           "v1alpha3", "v1alpha2"}));
   EXPECT_TRUE(GroupVersions("apps").empty());
   EXPECT_EQ(FindResourceByKind("ResourceClaim")->versions,
             (std::vector<std::string_view>{"v1", "v1beta2", "v1beta1"}));
@@ -84,13 +100,51 @@ TEST(KindTraitsTest, RegistryOrderAndVersions) {
   EXPECT_TRUE(FindResourceByKind("DeviceClass")->short_names.empty());
 }
 
+// docs/classic-dra.md, section 3: the shared resources are two entries, one
+// per family, each with its own store keys, linked to each other.
+TEST(KindTraitsTest, SharedResourcesAreOneEntryPerFamily) {
+  const ResourceInfo& structured = ResourceInfoFor<ResourceClaim>();
+  const ResourceInfo& classic = ResourceInfoFor<v1alpha2::ResourceClaim>();
+  EXPECT_EQ(structured.sibling, &classic);
+  EXPECT_EQ(classic.sibling, &structured);
+  EXPECT_EQ(structured.store_prefix, "resourceclaims");
+  EXPECT_EQ(classic.store_prefix, "v1alpha2/resourceclaims");
+  EXPECT_FALSE(structured.IsClassic());
+  EXPECT_TRUE(classic.IsClassic());
+  EXPECT_EQ(classic.versions, std::vector<std::string_view>{"v1alpha2"});
+  EXPECT_EQ(FindResource("resource.k8s.io", "v1alpha2", "resourceclaims"),
+            &classic);
+  EXPECT_EQ(FindResource("resource.k8s.io", "v1", "resourceclaims"),
+            &structured);
+  EXPECT_EQ(FindResourceByKind("ResourceClaim"), &structured);
+  EXPECT_EQ(FindResourceByKind(kResourceV1alpha2, "ResourceClaim"), &classic);
+  EXPECT_EQ(FindResourceByKind(kResourceV1beta1, "ResourceClaim"), &structured);
+  EXPECT_EQ(FindResourceByKind(kResourceV1alpha2, "DeviceClass"), nullptr);
+  EXPECT_EQ(ResourceInfoFor<v1alpha2::ResourceSlice>().field_labels,
+            (std::vector<std::string_view>{"nodeName", "driverName"}));
+  // Kinds of one family only have no sibling.
+  EXPECT_EQ(ResourceInfoFor<v1alpha2::ResourceClass>().sibling, nullptr);
+  EXPECT_EQ(ResourceInfoFor<DeviceClass>().sibling, nullptr);
+  EXPECT_EQ(ResourceInfoFor<Pod>().store_prefix, "pods");
+}
+
 TEST(KindTraitsTest, CodecVersionsFollowTraits) {
   EXPECT_EQ(ServedVersions("DeviceTaintRule"),
             (std::vector<std::string_view>{kResourceV1, kResourceV1beta2,
                                            kResourceV1alpha3}));
-  EXPECT_EQ(ServedVersions("ResourceSlice"),
-            (std::vector<std::string_view>{kResourceV1, kResourceV1beta2,
-                                           kResourceV1beta1}));
+  EXPECT_EQ(
+      ServedVersions("ResourceSlice"),
+      (std::vector<std::string_view>{kResourceV1, kResourceV1beta2,
+                                     kResourceV1beta1, kResourceV1alpha2}));
+  EXPECT_EQ(ServedVersions(Object(v1alpha2::ResourceSlice{})),
+            std::vector<std::string_view>{kResourceV1alpha2});
+  EXPECT_TRUE(IsServed(kResourceV1alpha2, "ResourceClaim"));
+  EXPECT_FALSE(IsServed(kResourceV1, Object(v1alpha2::ResourceClaim{})));
+  EXPECT_TRUE(IsServed(kResourceV1alpha2, Object(v1alpha2::ResourceClaim{})));
+  EXPECT_FALSE(IsServed(kResourceV1alpha2, Object(ResourceClaim{})));
+  EXPECT_EQ(PreferredVersion(Object(v1alpha2::ResourceClaim{})),
+            kResourceV1alpha2);
+  EXPECT_EQ(PreferredVersion(Object(ResourceClaim{})), kResourceV1);
   EXPECT_EQ(ServedVersions("ResourceSlicePatch"),
             std::vector<std::string_view>{kResourceV1alpha3});
   EXPECT_TRUE(IsServed(kResourceV1beta1, "ResourceClaim"));
@@ -108,12 +162,19 @@ TEST(KindTraitsTest, CreationRanks) {
             (std::vector<std::string_view>{"Namespace",
                                            "Node",
                                            "DeviceClass",
+                                           "ResourceClass",
+                                           "ResourceSlice",
                                            "ResourceSlice",
                                            "ResourceSlicePatch",
                                            "DeviceTaintRule",
+                                           "ResourceClassParameters",
+                                           "ResourceClaimParameters",
+                                           "ResourceClaimTemplate",
                                            "ResourceClaimTemplate",
                                            "ResourceClaim",
+                                           "ResourceClaim",
                                            "Pod",
+                                           "PodSchedulingContext",
                                            "Event",
                                            "Lease",
                                            "ClusterRole",
@@ -125,8 +186,10 @@ TEST(KindTraitsTest, CreationRanks) {
                                            "Secret",
                                            "ConfigMap",
                                            "ResourcePoolStatusRequest"}));
-  EXPECT_EQ(CreationRank("Pod"), 8);
-  EXPECT_EQ(CreationRank("Unknown"), 20);
+  EXPECT_EQ(CreationRank("Pod"), 14);
+  EXPECT_EQ(CreationRank("Unknown"), 27);
+  EXPECT_EQ(CreationRank(Object(v1alpha2::ResourceClaim{})), 13);
+  EXPECT_EQ(CreationRank(Object(ResourceClaim{})), 12);
 }
 
 // Field-table checks over every type reachable from a kind.

@@ -21,6 +21,7 @@
 #include "api/types/resource_slice_patch.h"
 #include "api/types/secret.h"
 #include "api/types/service_account.h"
+#include "api/v1alpha2/types.h"
 
 namespace dralloc::api {
 
@@ -33,9 +34,19 @@ using Object =
                  // core/v1 identities and configuration
                  ServiceAccount, Secret, ConfigMap,
                  // resource.k8s.io/v1alpha3 pool status (KEP-5677)
-                 ResourcePoolStatusRequest>;
+                 ResourcePoolStatusRequest,
+                 // resource.k8s.io/v1alpha2: classic DRA (KEP-3063), stored
+                 // in its own wire shape (docs/classic-dra.md)
+                 v1alpha2::ResourceClass, v1alpha2::ResourceClaim,
+                 v1alpha2::ResourceClaimTemplate,
+                 v1alpha2::PodSchedulingContext, v1alpha2::ResourceSlice,
+                 v1alpha2::ResourceClaimParameters,
+                 v1alpha2::ResourceClassParameters>;
 
-// Kind name of the alternative held ("ResourceSlice").
+// Kind name of the alternative held ("ResourceSlice"). Three names
+// (ResourceClaim, ResourceClaimTemplate, ResourceSlice) belong to two
+// alternatives, one per family: code that needs the resource asks by
+// alternative (ResourceInfoOf in resource_registry.h, TraitsOf here).
 std::string_view KindOf(const Object& object);
 // Whether a kind of Object has a status (and a spec), for code that
 // visits objects and treats those parts apart.

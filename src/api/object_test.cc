@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "api/codec.h"
+#include "api/kind_traits.h"
+
 namespace dralloc::api {
 namespace {
 
@@ -63,4 +66,41 @@ TEST(DifferingMembersTest, DifferentKindsHaveNoCommonMembers) {
 }
 
 }  // namespace
+// The classic kinds joined the variant without growing it: a Pod is its
+// largest alternative (docs/classic-dra.md, section 3).
+TEST(ObjectTest, PodIsTheLargestAlternative) {
+  ForEachKind([]<typename T>(const KindTraits& traits) {
+    EXPECT_LE(sizeof(T), sizeof(Pod)) << traits.kind;
+  });
+}
+
+// Decoding picks the family by apiVersion: the same kind name decodes to
+// the classic alternative in v1alpha2 and to the structured one in v1.
+TEST(ObjectTest, DecodingPicksTheFamilyByVersion) {
+  const auto classic = DecodeDocument(
+      R"({"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim",)"
+      R"("metadata":{"name":"c","namespace":"ns"},)"
+      R"("spec":{"resourceClassName":"gpu"}})");
+  ASSERT_EQ(classic.size(), 1u);
+  ASSERT_TRUE(classic[0].object.has_value()) << ToString(classic[0].errors);
+  EXPECT_TRUE(
+      std::holds_alternative<v1alpha2::ResourceClaim>(*classic[0].object));
+  EXPECT_EQ(PreferredVersion(*classic[0].object), kResourceV1alpha2);
+  const auto structured = DecodeDocument(
+      R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",)"
+      R"("metadata":{"name":"c","namespace":"ns"},"spec":{}})");
+  ASSERT_TRUE(structured[0].object.has_value());
+  EXPECT_TRUE(std::holds_alternative<ResourceClaim>(*structured[0].object));
+  // A v1alpha2 kind in another version is no match.
+  const auto wrong = DecodeDocument(
+      R"({"apiVersion":"resource.k8s.io/v1","kind":"PodSchedulingContext",)"
+      R"("metadata":{"name":"p"}})");
+  ASSERT_FALSE(wrong[0].object.has_value());
+  EXPECT_NE(ToString(wrong[0].errors).find("no matches for kind"),
+            std::string::npos);
+  // Encoding a classic object in v1 is refused, not reshaped.
+  EXPECT_FALSE(EncodeObject(*classic[0].object, kResourceV1).ok());
+  EXPECT_TRUE(EncodeObject(*classic[0].object, kResourceV1alpha2).ok());
+}
+
 }  // namespace dralloc::api

@@ -37,6 +37,9 @@ ResourceInfo InfoOf(const KindTraits& traits) {
     info.versions.push_back(VersionOf(api_version));
   }
   info.field_labels = NonEmpty(traits.field_labels);
+  info.store_prefix =
+      traits.store_prefix.empty() ? traits.plural : traits.store_prefix;
+  info.listing = traits.listing;
   return info;
 }
 
@@ -47,6 +50,14 @@ const std::vector<ResourceInfo>& Table() {
     ForEachKind([&]<typename T>(const KindTraits& traits) {
       out.at(static_cast<size_t>(traits.listing)) = InfoOf(traits);
     });
+    for (ResourceInfo& info : out) {
+      for (const ResourceInfo& other : out) {
+        if (&other != &info && other.group == info.group &&
+            other.plural == info.plural) {
+          info.sibling = &other;
+        }
+      }
+    }
     return out;
   }();
   return table;
@@ -71,6 +82,10 @@ std::string ResourceInfo::GroupVersion(std::string_view version) const {
   return out;
 }
 
+bool ResourceInfo::IsClassic() const {
+  return !versions.empty() && versions.front() == "v1alpha2";
+}
+
 std::span<const ResourceInfo> AllResources() { return Table(); }
 
 const ResourceInfo* FindResource(std::string_view group,
@@ -91,6 +106,17 @@ const ResourceInfo* FindResourceByKind(std::string_view kind) {
     if (info.kind == kind) return &info;
   }
   return nullptr;
+}
+
+const ResourceInfo* FindResourceByKind(std::string_view api_version,
+                                       std::string_view kind) {
+  const KindTraits* traits = FindKindTraits(api_version, kind);
+  if (traits == nullptr) return nullptr;
+  return &Table()[static_cast<size_t>(traits->listing)];
+}
+
+const ResourceInfo& ResourceInfoOf(const Object& object) {
+  return Table()[static_cast<size_t>(TraitsOf(object).listing)];
 }
 
 std::vector<std::string_view> ServedGroups() {

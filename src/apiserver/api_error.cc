@@ -45,7 +45,41 @@ std::string_view CauseReason(api::FieldErrorType type) {
   return "FieldValueInvalid";
 }
 
+// "resource.k8s.io/v1alpha2 (classic DRA)" or "resource.k8s.io/v1
+// (structured DRA)": the family of `info` by its preferred version.
+std::string FamilyOf(const api::ResourceInfo& info) {
+  return fmt::format("{} ({} DRA)", info.GroupVersion(info.versions.front()),
+                     info.IsClassic() ? "classic" : "structured");
+}
+
+// "resourceclaims.v1alpha2.resource.k8s.io": the resource in the preferred
+// version of `info`, as kubectl names it.
+std::string VersionedResource(const api::ResourceInfo& info) {
+  return fmt::format("{}.{}.{}", info.plural, info.versions.front(),
+                     info.group);
+}
+
 }  // namespace
+
+ApiError HeldByOtherFamily(const api::ResourceInfo& info,
+                           std::string_view name) {
+  const api::ResourceInfo& holder = info.sibling ? *info.sibling : info;
+  return {406, "NotAcceptable",
+          fmt::format("{} \"{}\" is a {} object and has no {} form; use {}",
+                      info.QualifiedResource(), name, FamilyOf(holder),
+                      info.GroupVersion(info.versions.front()),
+                      VersionedResource(holder)),
+          Details(info, name, info.plural)};
+}
+
+ApiError AlreadyExistsInOtherFamily(const api::ResourceInfo& info,
+                                    std::string_view name) {
+  const api::ResourceInfo& holder = info.sibling ? *info.sibling : info;
+  return {409, "AlreadyExists",
+          fmt::format("{} \"{}\" already exists as a {} object",
+                      info.QualifiedResource(), name, FamilyOf(holder)),
+          Details(info, name, info.plural)};
+}
 
 Json ApiError::ToStatus() const {
   Json status = {{"kind", "Status"},

@@ -48,6 +48,15 @@ class ApiOr {
 
 ApiError NotFound(const api::ResourceInfo& info, std::string_view name);
 ApiError AlreadyExists(const api::ResourceInfo& info, std::string_view name);
+// A request by name through `info` for an object the other family of a
+// shared resource holds (docs/classic-dra.md, section 3): 406 NotAcceptable
+// naming the family that holds it and the resource to ask instead.
+ApiError HeldByOtherFamily(const api::ResourceInfo& info,
+                           std::string_view name);
+// A create through `info` of a name the other family holds: 409
+// AlreadyExists naming that family.
+ApiError AlreadyExistsInOtherFamily(const api::ResourceInfo& info,
+                                    std::string_view name);
 ApiError Conflict(const api::ResourceInfo& info, std::string_view name,
                   std::string_view detail =
                       "the object has been modified; please apply your "

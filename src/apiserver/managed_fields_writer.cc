@@ -72,7 +72,7 @@ std::string ManagedFieldsWriter::CreatedText(api::Object& next) const {
         std::swap(place, managed);
         return tree.ok() ? std::move(*tree) : Json(nullptr);
       },
-      patch::SchemaForKind(scope_.info->kind), options);
+      patch::SchemaFor(*scope_.info), options);
   managed.clear();
   for (std::string& entry : entries) {
     managed.push_back({std::move(entry), /*canonical=*/true});
@@ -88,7 +88,7 @@ std::string ManagedFieldsWriter::CreatedText(api::Object& next) const {
 
 void ManagedFieldsWriter::RecordManagedFields(const api::Object* old,
                                               api::Object& next) const {
-  const patch::PatchSchema& schema = patch::SchemaForKind(scope_.info->kind);
+  const patch::PatchSchema& schema = patch::SchemaFor(*scope_.info);
   const patch::ApplyOptions options{manager_, false,
                                     scope_.info->GroupVersion(scope_.version),
                                     NowRfc3339(), scope_.subresource};

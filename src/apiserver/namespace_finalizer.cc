@@ -35,7 +35,7 @@ bool NeedsFinalizing(const std::string& stored) {
 std::string NamespaceOfKey(const std::string& key) {
   const api::ResourceInfo* info = ResourceStorage::InfoForKey(key);
   if (info == nullptr || !info->namespaced) return "";
-  const size_t start = info->plural.size() + 2;  // "/<plural>/"
+  const size_t start = info->store_prefix.size() + 2;  // "/<prefix>/"
   const size_t slash = key.find('/', start);
   if (start >= key.size() || slash == std::string::npos) return "";
   return key.substr(start, slash - start);

@@ -87,9 +87,16 @@ std::string_view ObjectName(const auth::RequestAttributes& attributes) {
 }
 
 bool SelectsNode(const auth::RequestAttributes& attributes,
-                 std::string_view node) {
-  const std::string* value = attributes.FieldSelectorValue(kNodeNameField);
+                 std::string_view node,
+                 std::string_view field = kNodeNameField) {
+  const std::string* value = attributes.FieldSelectorValue(field);
   return value != nullptr && *value == node;
+}
+
+// resource.k8s.io/v1alpha2 (Kubernetes 1.30) slices keep nodeName at the
+// top level and in their own store (docs/classic-dra.md, section 3).
+bool IsClassicSlice(const auth::RequestAttributes& attributes) {
+  return attributes.api_version == "v1alpha2";
 }
 
 }  // namespace
@@ -150,12 +157,18 @@ auth::AuthorizationResult NodeAuthorizer::AuthorizeResourceSlice(
   if (verb == "get" || verb == "update" || verb == "patch" ||
       verb == "delete") {
     if (attributes.name.empty()) return NoOpinion("No Object name found");
-    const std::string key = "/resourceslices/" + attributes.name;
-    if (StoredNodeName(key) == node) return Allow();
+    const bool classic = IsClassicSlice(attributes);
+    const std::string key =
+        (classic ? "/v1alpha2/resourceslices/" : "/resourceslices/") +
+        attributes.name;
+    if (StoredNodeName(key, classic) == node) return Allow();
     return NoRelationship(node);
   }
   if (verb == "list" || verb == "watch" || verb == "deletecollection") {
-    if (SelectsNode(attributes, node)) return Allow();
+    if (SelectsNode(attributes, node,
+                    IsClassicSlice(attributes) ? "nodeName" : kNodeNameField)) {
+      return Allow();
+    }
     return NoOpinion(
         "can only list/watch/deletecollection resourceslices with nodeName "
         "field selector");
@@ -314,7 +327,8 @@ void NodeAuthorizer::RulesFor(const auth::UserInfo& user, std::string_view,
   }
 }
 
-std::string NodeAuthorizer::StoredNodeName(const std::string& key) const {
+std::string NodeAuthorizer::StoredNodeName(const std::string& key,
+                                           bool top_level) const {
   const std::optional<store::KeyValue> kv = store_.Get(key);
   if (!kv || kv->value == nullptr) return {};
   thread_local simdjson::dom::parser parser;
@@ -324,7 +338,8 @@ std::string NodeAuthorizer::StoredNodeName(const std::string& key) const {
     return {};
   }
   std::string_view node;
-  if (root["spec"]["nodeName"].get(node) != simdjson::SUCCESS) return {};
+  const auto field = top_level ? root["nodeName"] : root["spec"]["nodeName"];
+  if (field.get(node) != simdjson::SUCCESS) return {};
   return std::string(node);
 }
 

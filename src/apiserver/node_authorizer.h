@@ -86,8 +86,10 @@ class NodeAuthorizer : public auth::Authorizer {
                               const Attributes& attributes) const;
   Result AuthorizeByStaticRules(const Attributes& attributes) const;
 
-  // spec.nodeName of the stored object at `key` ("" when absent).
-  std::string StoredNodeName(const std::string& key) const;
+  // The nodeName of the object stored at `key`: spec.nodeName, or the
+  // top-level nodeName of a v1alpha2 slice (`top_level`).
+  std::string StoredNodeName(const std::string& key,
+                             bool top_level = false) const;
   // Whether a pod bound to `node` uses the object (see
   // NodeAuthorizerGraph::UsedOnNode), asking the graph again once it has
   // caught up with the store.

@@ -369,6 +369,9 @@ NodeRestrictionAdmission::Refusal NodeRestrictionAdmission::AdmitNode(
 NodeRestrictionAdmission::Refusal NodeRestrictionAdmission::AdmitResourceSlice(
     std::string_view node, const AdmissionRequest& request) {
   const auto node_of = [](const api::Object* object) -> std::string_view {
+    if (const auto* classic = As<api::v1alpha2::ResourceSlice>(object)) {
+      return classic->node_name;
+    }
     const auto* slice = As<api::ResourceSlice>(object);
     if (slice == nullptr || !slice->spec.node_name) return {};
     return *slice->spec.node_name;

@@ -413,7 +413,7 @@ struct V1beta1Shape<api::ResourceClaimTemplate> {
 void AddResourceFor(SchemaBuilder& builder, Json& paths,
                     const api::ResourceInfo& info, std::string_view version) {
   api::ForEachKind([&]<typename T>(const api::KindTraits& traits) {
-    if (traits.kind != info.kind) return;
+    if (traits.listing != info.listing) return;
     if (version == "v1beta1") {
       AddResource<typename V1beta1Shape<T>::type>(builder, paths, info,
                                                   version);

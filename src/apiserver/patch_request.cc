@@ -58,7 +58,7 @@ ApiOr<PatchRequest> PatchRequest::Parse(const RequestScope& scope,
     return BadRequest("the patch is not valid JSON");
   }
   return PatchRequest(type, std::move(patch_text), std::move(patch_json),
-                      patch::SchemaForKind(scope.info->kind),
+                      patch::SchemaFor(*scope.info),
                       scope.info->GroupVersion(scope.version));
 }
 

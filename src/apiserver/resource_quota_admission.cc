@@ -25,7 +25,7 @@ const api::ResourceInfo& QuotaInfo() {
 
 const api::ResourceInfo& ClaimInfo() {
   static const api::ResourceInfo& info =
-      *api::FindResourceByKind("ResourceClaim");
+      api::ResourceInfoFor<api::ResourceClaim>();
   return info;
 }
 

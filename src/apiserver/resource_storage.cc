@@ -144,9 +144,12 @@ std::optional<size_t> ResourceIndex(const api::ResourceInfo& resource) {
   if (&resource >= all.data() && &resource < all.data() + all.size()) {
     return static_cast<size_t>(&resource - all.data());
   }
-  const api::ResourceInfo* entry = api::FindResourceByKind(resource.kind);
-  if (entry == nullptr) return std::nullopt;
-  return static_cast<size_t>(entry - all.data());
+  for (const api::ResourceInfo& entry : all) {
+    if (entry.store_prefix == resource.store_prefix) {
+      return static_cast<size_t>(&entry - all.data());
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -177,24 +180,28 @@ std::string ResourceStorage::Key(const api::ResourceInfo& info,
                                  std::string_view namespace_,
                                  std::string_view name) {
   if (info.namespaced) {
-    return fmt::format("/{}/{}/{}", info.plural, namespace_, name);
+    return fmt::format("/{}/{}/{}", info.store_prefix, namespace_, name);
   }
-  return fmt::format("/{}/{}", info.plural, name);
+  return fmt::format("/{}/{}", info.store_prefix, name);
 }
 
 std::string ResourceStorage::Prefix(const api::ResourceInfo& info,
                                     std::string_view namespace_) {
   if (info.namespaced && !namespace_.empty()) {
-    return fmt::format("/{}/{}/", info.plural, namespace_);
+    return fmt::format("/{}/{}/", info.store_prefix, namespace_);
   }
-  return fmt::format("/{}/", info.plural);
+  return fmt::format("/{}/", info.store_prefix);
 }
 
 const api::ResourceInfo* ResourceStorage::InfoForKey(std::string_view key) {
   if (key.size() < 2) return nullptr;
-  const std::string_view plural = key.substr(1, key.find('/', 1) - 1);
   for (const api::ResourceInfo& info : api::AllResources()) {
-    if (info.plural == plural) return &info;
+    const std::string_view prefix = info.store_prefix;
+    if (key.size() > prefix.size() + 1 &&
+        key.substr(1, prefix.size()) == prefix &&
+        key[prefix.size() + 1] == '/') {
+      return &info;
+    }
   }
   return nullptr;
 }
@@ -308,10 +315,20 @@ ApiOr<SharedObject> ResourceStorage::Current(const RequestScope& scope,
   return SharedObject(std::move(object));
 }
 
+ApiError ResourceStorage::Absent(const api::ResourceInfo& info,
+                                 std::string_view namespace_,
+                                 std::string_view name) const {
+  if (info.sibling != nullptr &&
+      store_.Get(Key(*info.sibling, namespace_, name))) {
+    return HeldByOtherFamily(info, name);
+  }
+  return NotFound(info, name);
+}
+
 ApiOr<SharedObject> ResourceStorage::GetObject(
     const RequestScope& scope) const {
   auto kv = store_.Get(Key(*scope.info, scope.namespace_, scope.name));
-  if (!kv) return NotFound(*scope.info, scope.name);
+  if (!kv) return Absent(*scope.info, scope.namespace_, scope.name);
   return Current(scope, *kv, true);
 }
 
@@ -390,6 +407,10 @@ ApiOr<WriteResult> ResourceStorage::CreateDecoded(const RequestScope& scope,
   const std::string text =
       StoredText(scope, nullptr, object, options.field_manager);
   const std::string key = Key(info, meta.namespace_, meta.name);
+  if (info.sibling != nullptr &&
+      store_.Get(Key(*info.sibling, meta.namespace_, meta.name))) {
+    return AlreadyExistsInOtherFamily(info, meta.name);
+  }
   if (options.dry_run) {
     store::KeyValue unwritten{
         key, std::make_shared<const std::string>(WithRevision(text, 0)), 0, 0};
@@ -418,7 +439,7 @@ ApiOr<std::string> ResourceStorage::Get(const RequestScope& scope,
     if (auto error = WaitForRevision(min_revision)) return *error;
   }
   auto kv = store_.Get(Key(*scope.info, scope.namespace_, scope.name));
-  if (!kv) return NotFound(*scope.info, scope.name);
+  if (!kv) return Absent(*scope.info, scope.namespace_, scope.name);
   return ToVersion(scope, *kv->value);
 }
 
@@ -428,7 +449,7 @@ ApiOr<WriteResult> ResourceStorage::ApplyCreate(const RequestScope& scope,
   const api::ResourceInfo& info = *scope.info;
   Json applied = Json::parse(create_body, nullptr, false);
   auto outcome = patch::ServerSideApply(
-      nullptr, applied, patch::SchemaForKind(info.kind),
+      nullptr, applied, patch::SchemaFor(info),
       {options.field_manager, options.force, info.GroupVersion(scope.version),
        NowRfc3339(), ""});
   if (!outcome.ok()) return BadRequest(outcome.status().message());
@@ -575,7 +596,7 @@ ApiOr<WriteResult> ResourceStorage::UpdateLoop(const RequestScope& scope,
       if (apply && scope.subresource != "status") {
         return ApplyCreate(scope, options, create_body);
       }
-      return NotFound(info, scope.name);
+      return Absent(info, scope.namespace_, scope.name);
     }
     auto shared_current = Current(scope, *kv, options.want_object);
     if (!shared_current.ok()) return shared_current.error();
@@ -733,7 +754,7 @@ ApiOr<WriteResult> ResourceStorage::Delete(const RequestScope& scope,
   const std::string key = Key(info, scope.namespace_, scope.name);
   for (int attempt = 0; attempt < kMaxWriteAttempts; ++attempt) {
     auto kv = store_.Get(key);
-    if (!kv) return NotFound(info, scope.name);
+    if (!kv) return Absent(info, scope.namespace_, scope.name);
     auto current = DecodeStored(scope, *kv->value);
     if (!current.ok()) return current.error();
     api::ObjectMeta& meta = api::MetaOf(*current);
@@ -809,7 +830,8 @@ ApiOr<WriteResult> ResourceStorage::DeleteKeyAs(const std::string& key,
   RequestScope scope;
   scope.info = info;
   scope.version = std::string(info->versions[0]);
-  std::string_view rest = std::string_view(key).substr(info->plural.size() + 2);
+  std::string_view rest =
+      std::string_view(key).substr(info->store_prefix.size() + 2);
   if (info->namespaced) {
     const size_t slash = rest.find('/');
     if (slash == std::string_view::npos) return NotFoundPath(key);

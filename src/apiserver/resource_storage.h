@@ -184,6 +184,10 @@ class ResourceStorage {
                              std::vector<std::string> warnings) const;
   // The namespace of a create: the request's, existing and not being
   // deleted (NamespaceLifecycle admission).
+  // The answer for a name `info`'s store does not hold: 404, or 406 when
+  // the other family of a shared resource holds it.
+  ApiError Absent(const api::ResourceInfo& info, std::string_view namespace_,
+                  std::string_view name) const;
   std::optional<ApiError> CheckNamespace(const RequestScope& scope,
                                          api::ObjectMeta& meta) const;
   // A server-side apply of an absent object creates it from `create_body`.

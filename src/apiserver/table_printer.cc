@@ -1,6 +1,7 @@
 #include "apiserver/table_printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -141,6 +142,44 @@ std::vector<Column> ColumnsFor(std::string_view kind) {
   if (kind == "ConfigMap") {
     return {{"Name", "Name", 0},
             {"Data", "The number of keys in the config map", 0, "integer"},
+            {"Age", "Time since creation"}};
+  }
+  return {{"Name", "Name of the object"}, {"Age", "Time since creation"}};
+}
+
+// resource.k8s.io/v1alpha2 (Kubernetes 1.30's printers). 1.30's columns of
+// ResourceSlice could not be read; dralloc shows its top-level nodeName and
+// driverName. The parameters kinds get the default columns.
+std::vector<Column> ClassicColumnsFor(std::string_view kind) {
+  if (kind == "ResourceClass") {
+    return {{"Name", "Name of the class"},
+            {"DriverName", "The driver that handles claims of this class"},
+            {"Age", "Time since creation"}};
+  }
+  if (kind == "ResourceClaim") {
+    return {{"Name", "Name of the claim"},
+            {"ResourceClassName", "The ResourceClass of the claim"},
+            {"AllocationMode", "Immediate or WaitForFirstConsumer"},
+            {"State",
+             "A summary of the current state (allocated, pending, reserved, "
+             "etc.)."},
+            {"Age", "Time since creation"}};
+  }
+  if (kind == "ResourceClaimTemplate") {
+    return {{"Name", "Name of the template"},
+            {"ResourceClassName", "The ResourceClass of the claims"},
+            {"AllocationMode", "Immediate or WaitForFirstConsumer"},
+            {"Age", "Time since creation"}};
+  }
+  if (kind == "PodSchedulingContext") {
+    return {{"Name", "Name of the context"},
+            {"SelectedNode", "The node the scheduler selected"},
+            {"Age", "Time since creation"}};
+  }
+  if (kind == "ResourceSlice") {
+    return {{"Name", "Name of the slice"},
+            {"Node", "The node the instances are on"},
+            {"Driver", "The driver publishing the instances"},
             {"Age", "Time since creation"}};
   }
   return {{"Name", "Name of the object"}, {"Age", "Time since creation"}};
@@ -579,6 +618,52 @@ int64_t MemberCount(const Json& object, std::string_view member) {
              : 0;
 }
 
+// 1.30's claim state: deleted, pending (not when deleted) or allocated,
+// then reserved, or deallocating when deleted or deallocationRequested.
+std::string ClassicClaimState(const Json& claim) {
+  std::vector<std::string_view> states;
+  const bool deleted = !At(claim, {"metadata", "deletionTimestamp"}).is_null();
+  if (deleted) states.push_back("deleted");
+  if (At(claim, {"status", "allocation"}).is_null()) {
+    if (!deleted) states.push_back("pending");
+  } else {
+    states.push_back("allocated");
+    const Json& reserved = At(claim, {"status", "reservedFor"});
+    if (reserved.is_array() && !reserved.empty()) {
+      states.push_back("reserved");
+    } else if (deleted ||
+               At(claim, {"status", "deallocationRequested"}) == true) {
+      states.push_back("deallocating");
+    }
+  }
+  return fmt::format("{}", fmt::join(states, ","));
+}
+
+Json ClassicCells(std::string_view kind, const Json& object) {
+  const std::string name = Text(At(object, {"metadata", "name"}));
+  if (kind == "ResourceClass") {
+    return {name, Text(At(object, {"driverName"})), Age(object)};
+  }
+  if (kind == "ResourceClaim") {
+    return {name, Text(At(object, {"spec", "resourceClassName"})),
+            Text(At(object, {"spec", "allocationMode"})),
+            ClassicClaimState(object), Age(object)};
+  }
+  if (kind == "ResourceClaimTemplate") {
+    return {name, Text(At(object, {"spec", "spec", "resourceClassName"})),
+            Text(At(object, {"spec", "spec", "allocationMode"})), Age(object)};
+  }
+  if (kind == "PodSchedulingContext") {
+    return {name, Text(At(object, {"spec", "selectedNode"})), Age(object)};
+  }
+  if (kind == "ResourceSlice") {
+    std::string node = Text(At(object, {"nodeName"}));
+    return {name, node.empty() ? "<none>" : node,
+            Text(At(object, {"driverName"})), Age(object)};
+  }
+  return {name, Age(object)};
+}
+
 Json Cells(std::string_view kind, const Json& object) {
   const std::string name = Text(At(object, {"metadata", "name"}));
   if (kind == "ResourceClaim") return {name, ClaimState(object), Age(object)};
@@ -687,7 +772,9 @@ Json MakeTable(const api::ResourceInfo& info,
                const std::vector<std::string>& objects,
                const Json& list_metadata) {
   Json columns = Json::array();
-  for (const Column& column : ColumnsFor(info.kind)) {
+  const bool classic = info.IsClassic();
+  for (const Column& column :
+       classic ? ClassicColumnsFor(info.kind) : ColumnsFor(info.kind)) {
     columns.push_back({{"name", column.name},
                        {"type", column.type},
                        {"format", column.name == "Name" ? "name" : ""},
@@ -698,7 +785,8 @@ Json MakeTable(const api::ResourceInfo& info,
   for (const std::string& text : objects) {
     Json object = Json::parse(text, nullptr, false);
     if (object.is_discarded()) continue;
-    Json row = {{"cells", Cells(info.kind, object)}};
+    Json row = {{"cells", classic ? ClassicCells(info.kind, object)
+                                  : Cells(info.kind, object)}};
     if (info.kind == "Pod") AddPodRowConditions(object, row);
     row["object"] = {{"kind", "PartialObjectMetadata"},
                      {"apiVersion", "meta.k8s.io/v1"},

@@ -40,6 +40,8 @@ void RegisterServeCommand(CLI::App& app, int& exit_code);
 void RegisterControlPlaneCommands(CLI::App& app, int& exit_code);
 void RegisterLocalClusterCommand(CLI::App& app, int& exit_code);
 void RegisterDriverCommands(CLI::App& app, int& exit_code);
+// `driver classic-example` (classic_driver_command.cc), under `driver`.
+void AddClassicDriverCommand(CLI::App& driver, int& exit_code);
 void RegisterPodResourcesCommand(CLI::App& app, int& exit_code);
 void RegisterNodeCommand(CLI::App& app, int& exit_code);
 void RegisterNodeCheckpointCommand(CLI::App& app, int& exit_code);

@@ -236,8 +236,10 @@ void AddTestFlags(CLI::App& command, DriverFlags& flags) {
 }  // namespace
 
 void RegisterDriverCommands(CLI::App& app, int& exit_code) {
-  CLI::App* driver =
-      app.add_subcommand("driver", "DRA drivers for the node side");
+  CLI::App* driver = app.add_subcommand(
+      "driver",
+      "Example DRA drivers: the node side (example) and a classic DRA "
+      "control-plane driver (classic-example)");
   driver->require_subcommand(1);
   auto [example, flags] = AddCommand<DriverFlags>(
       *driver, "example",
@@ -246,6 +248,7 @@ void RegisterDriverCommands(CLI::App& app, int& exit_code) {
       exit_code, [](const DriverFlags& f) { return RunExampleDriver(f); });
   AddDriverFlags(example, flags);
   AddTestFlags(example, flags);
+  AddClassicDriverCommand(*driver, exit_code);
 }
 
 }  // namespace dralloc::cli

@@ -110,10 +110,9 @@ void PutInNamespace(LoadResult& loaded, std::string_view namespace_) {
   for (LoadedObject& object : loaded.objects) {
     if (!object.result.object) continue;
     api::Object& decoded = *object.result.object;
-    const api::ResourceInfo* info =
-        api::FindResourceByKind(api::KindOf(decoded));
+    const api::ResourceInfo& info = api::ResourceInfoOf(decoded);
     api::ObjectMeta& meta = api::MetaOf(decoded);
-    if (info != nullptr && info->namespaced && meta.namespace_.empty()) {
+    if (info.namespaced && meta.namespace_.empty()) {
       meta.namespace_ = std::string(namespace_);
     }
   }
@@ -144,7 +143,7 @@ bool LoadValidObjects(const std::vector<std::string>& paths,
       ok = false;
       continue;
     }
-    api::ErrorList errors = api::Validate(*object.result.object);
+    api::ErrorList errors = api::ValidateDefaulted(*object.result.object);
     if (!errors.empty()) {
       err << fmt::format("error: {}: invalid\n", object.Location());
       PrintFieldErrors(errors, "  ", err);

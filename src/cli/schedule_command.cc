@@ -43,6 +43,7 @@ struct ScheduleFlags {
   std::string placement = "default";
   int threads = 2;
   bool stats = false;
+  int classic_gpus_per_node = 0;
 };
 
 template <typename T>
@@ -127,6 +128,14 @@ int RunSchedule(const ScheduleFlags& flags) {
     std::cerr << "error: " << loaded.message() << '\n';
     return kExitBadInput;
   }
+  if (flags.classic_gpus_per_node > 0) {
+    if (Status simulated =
+            what_if.SimulateClassicDrivers(flags.classic_gpus_per_node);
+        !simulated.ok()) {
+      std::cerr << "error: " << simulated.message() << '\n';
+      return kExitBadInput;
+    }
+  }
   controlplane::ControlPlane& plane = what_if.plane();
   // Cluster state (nodes, slices, classes) is synced before the clock
   // starts, as in upstream's scheduler_perf; --stats reports both.
@@ -204,6 +213,14 @@ void RegisterScheduleCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 2));
   command.add_flag("--stats", flags.stats,
                    "Print scheduling throughput and counters to stderr");
+  command
+      .add_option("--classic-gpus-per-node", flags.classic_gpus_per_node,
+                  "Simulate a classic DRA (resource.k8s.io/v1alpha2) "
+                  "control-plane driver for every ResourceClass's driver, "
+                  "answering as `dralloc driver classic-example` would, with "
+                  "this many GPUs on every node (0: none; classic claims then "
+                  "wait for their driver)")
+      ->check(CLI::Range(0, 128));
 }
 
 }  // namespace dralloc::cli

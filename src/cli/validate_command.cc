@@ -36,7 +36,7 @@ int RunValidate(const ValidateOptions& options) {
       exit_code = kExitBadInput;
       continue;
     }
-    const api::ErrorList errors = api::Validate(*result.object);
+    const api::ErrorList errors = api::ValidateDefaulted(*result.object);
     if (errors.empty()) {
       std::cout << result.DisplayName() << ": valid\n";
     } else {

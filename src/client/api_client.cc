@@ -9,16 +9,6 @@
 #include "common/clock.h"
 
 namespace dralloc::client {
-namespace {
-
-const api::ResourceInfo& MustFind(std::string_view kind) {
-  const api::ResourceInfo* info = api::FindResourceByKind(kind);
-  if (info == nullptr) std::abort();  // the registry serves every kind below
-  return *info;
-}
-
-}  // namespace
-
 StatusOr<ObjectPtr> ApiClient::UpdateWithStatus(api::Object object) {
   api::Object status_source = object;
   StatusOr<ObjectPtr> updated = Update(std::move(object));
@@ -57,7 +47,10 @@ Status ApiClient::Delete(const api::ResourceInfo& resource,
 Status StatusForApiError(int code, std::string_view reason,
                          std::string message) {
   StatusCode status = StatusCode::kInternal;
-  if (code == 404) {
+  if (code == 404 || code == 406) {
+    // 406: the name belongs to the other family of a shared resource
+    // (docs/classic-dra.md, section 3); through this resource it is not
+    // there, as the in-memory client answers too.
     status = StatusCode::kNotFound;
   } else if (code == 409) {
     status = reason == "AlreadyExists" ? StatusCode::kAlreadyExists
@@ -110,7 +103,7 @@ api::Event PodWarningEvent(const api::Pod& pod, std::string reason,
 }
 
 const api::ResourceInfo& ResourceOf(const api::Object& object) {
-  return MustFind(api::KindOf(object));
+  return api::ResourceInfoOf(object);
 }
 
 }  // namespace dralloc::client

@@ -158,10 +158,7 @@ api::Event PodWarningEvent(const api::Pod& pod, std::string reason,
 // ResourceFor<api::Pod>().
 template <typename T>
 const api::ResourceInfo& ResourceFor() {
-  // Never null: the registry serves every kind in api/kind_traits.h.
-  static const api::ResourceInfo& info =
-      *api::FindResourceByKind(api::KindName<T>());
-  return info;
+  return api::ResourceInfoFor<T>();
 }
 
 // The same under the names existing callers use.

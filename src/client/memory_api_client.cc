@@ -145,7 +145,7 @@ MemoryApiClient::Collection& MemoryApiClient::CollectionFor(
   if (auto known = by_info_.find(&resource); known != by_info_.end()) {
     return *known->second;
   }
-  auto& slot = collections_[resource.plural];
+  auto& slot = collections_[resource.store_prefix];
   if (!slot) slot = std::make_unique<Collection>();
   by_info_.emplace(&resource, slot.get());
   return *slot;
@@ -225,7 +225,7 @@ StatusOr<ObjectPtr> MemoryApiClient::Get(const api::ResourceInfo& resource,
 std::optional<api::StringMap> MemoryApiClient::Labels(
     std::string_view name) const {
   MutexLock lock(mu_);
-  auto collection = collections_.find(NamespacesResource().plural);
+  auto collection = collections_.find(NamespacesResource().store_prefix);
   if (collection == collections_.end()) return std::nullopt;
   auto it = collection->second->objects.find(ObjectKey("", name));
   if (it == collection->second->objects.end()) return std::nullopt;
@@ -273,6 +273,16 @@ StatusOr<ObjectPtr> MemoryApiClient::Create(api::Object object) {
     return Status(StatusCode::kAlreadyExists,
                   fmt::format("{} \"{}\" already exists",
                               info.QualifiedResource(), meta.name));
+  }
+  // The two families of a shared resource have one name space
+  // (docs/classic-dra.md, section 3).
+  if (info.sibling != nullptr &&
+      CollectionFor(*info.sibling).objects.contains(key)) {
+    return Status(StatusCode::kAlreadyExists,
+                  fmt::format("{} \"{}\" already exists as a {} object",
+                              info.QualifiedResource(), meta.name,
+                              info.sibling->GroupVersion(
+                                  info.sibling->versions.front())));
   }
   meta.uid = !kept_uid.empty()
                  ? kept_uid

@@ -71,6 +71,14 @@ RetryQueue::Outcome RetryQueue::Finish(const std::string& key, bool succeeded) {
   return outcome;
 }
 
+void RetryQueue::AddAfter(const std::string& key,
+                          std::chrono::milliseconds delay) {
+  const SystemTime when = options_.clock() + delay;
+  MutexLock lock(mu_);
+  auto [it, added] = retry_at_.try_emplace(key, when);
+  if (!added && when < it->second) it->second = when;
+}
+
 bool RetryQueue::Idle() const {
   MutexLock lock(mu_);
   return retry_at_.empty() && queue_.Idle();

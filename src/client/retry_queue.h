@@ -61,6 +61,10 @@ class RetryQueue {
 
   // Queues `key` now (deduplicated as WorkQueue does).
   void Add(std::string key) { queue_.Add(std::move(key)); }
+  // Queues `key` after `delay` (client-go's AddAfter), unless it is already
+  // due earlier. Counts no failure.
+  void AddAfter(const std::string& key, std::chrono::milliseconds delay)
+      EXCLUDES(mu_);
   // The next key, waiting up to `wait` for one; a retry that falls due
   // within `wait` counts. nullopt if none or shut down.
   std::optional<std::string> Pop(std::chrono::milliseconds wait) EXCLUDES(mu_);

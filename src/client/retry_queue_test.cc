@@ -37,6 +37,23 @@ TEST(RetryQueueTest, RetryDelayDoublesUpToTheCap) {
   EXPECT_EQ(RetryQueue::RetryDelay(immediate, INT_MAX), milliseconds(0));
 }
 
+TEST(RetryQueueTest, AddAfterQueuesWhenDueAndKeepsTheEarlierTime) {
+  ManualClockQueue q;
+  q.queue.AddAfter("a", milliseconds(30));
+  EXPECT_FALSE(q.queue.Idle());
+  q.Advance(milliseconds(29));
+  EXPECT_EQ(q.Pop(), std::nullopt);
+  q.queue.AddAfter("a", milliseconds(100));  // later: the earlier time stays
+  q.Advance(milliseconds(1));
+  ASSERT_EQ(q.Pop(), "a");
+  EXPECT_EQ(q.queue.Finish("a", true), Outcome::kDone);
+  EXPECT_TRUE(q.queue.Idle());
+  q.queue.AddAfter("b", milliseconds(50));
+  q.queue.AddAfter("b", milliseconds(10));  // earlier: moved up
+  q.Advance(milliseconds(10));
+  EXPECT_EQ(q.Pop(), "b");
+}
+
 TEST(RetryQueueTest, FailedKeyComesBackAfterItsBackoff) {
   ManualClockQueue q;
   q.queue.Add("a");

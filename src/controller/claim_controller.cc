@@ -8,6 +8,7 @@
 
 #include "api/claim_helpers.h"
 #include "common/log.h"
+#include "controller/classic/classic_claim_release.h"
 
 namespace dralloc::controller {
 namespace {
@@ -26,8 +27,8 @@ const api::OwnerReference* ControllerOf(const api::ObjectMeta& meta) {
   return nullptr;
 }
 
-const api::OwnerReference* OwningPod(const api::ResourceClaim& claim) {
-  const api::OwnerReference* owner = ControllerOf(claim.metadata);
+const api::OwnerReference* OwningPod(const api::ObjectMeta& claim) {
+  const api::OwnerReference* owner = ControllerOf(claim);
   if (owner == nullptr || owner->kind != "Pod" || owner->api_version != "v1") {
     return nullptr;
   }
@@ -57,6 +58,27 @@ std::string QueueKey(std::string_view prefix, std::string_view namespace_,
   return key;
 }
 
+// The metadata of the claim generated for the pod's template entry
+// `entry`: upstream's generateName, the template's labels and annotations,
+// the pod claim name annotation, and the pod as controller.
+api::ObjectMeta GeneratedClaimMeta(const api::Pod& pod,
+                                   const api::PodResourceClaim& entry,
+                                   const api::ObjectMeta& template_meta) {
+  api::ObjectMeta meta;
+  meta.generate_name = GenerateNameFor(pod.metadata.name, entry.name);
+  meta.namespace_ = pod.metadata.namespace_;
+  meta.labels = template_meta.labels;
+  meta.annotations = template_meta.annotations;
+  meta.annotations[std::string(api::kPodClaimNameAnnotation)] = entry.name;
+  meta.owner_references.push_back({.api_version = "v1",
+                                   .kind = "Pod",
+                                   .name = pod.metadata.name,
+                                   .uid = pod.metadata.uid,
+                                   .controller = true,
+                                   .block_owner_deletion = true});
+  return meta;
+}
+
 // Releases the claim's devices: status.allocation and the per-device
 // status go together.
 void ClearAllocation(api::ResourceClaim& claim) {
@@ -78,12 +100,14 @@ ClaimController::ClaimController(client::ApiClient& client,
                                  client::Informer& pods,
                                  client::Informer& claims,
                                  client::Informer& templates,
-                                 ClaimControllerOptions options)
+                                 ClaimControllerOptions options,
+                                 ClassicClaimInformers classic)
     : client_(client),
       pods_(pods),
       claims_(claims),
       templates_(templates),
       options_(options),
+      classic_(classic),
       queue_({.max_retries = options_.max_retries}) {
   pods_.AddHandler(
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnPod(o, n); });
@@ -91,6 +115,15 @@ ClaimController::ClaimController(client::ApiClient& client,
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnClaim(o, n); });
   templates_.AddHandler(
       [this](const ObjectPtr& o, const ObjectPtr& n) { OnTemplate(o, n); });
+  if (classic_.claims != nullptr) {
+    classic_.claims->AddHandler([this](const ObjectPtr& o, const ObjectPtr& n) {
+      OnClassicClaim(o, n);
+    });
+  }
+  if (classic_.templates != nullptr) {
+    classic_.templates->AddHandler(
+        [this](const ObjectPtr& o, const ObjectPtr& n) { OnTemplate(o, n); });
+  }
 }
 
 ClaimController::~ClaimController() { Stop(); }
@@ -138,24 +171,46 @@ bool ClaimController::PodNeedsSync(const api::Pod& pod) const {
   return false;
 }
 
-bool ClaimController::ClaimNeedsSync(const api::ResourceClaim& claim) const {
-  if (claim.metadata.deletion_timestamp) return true;
+bool ClaimController::ConsumerGone(const std::string& namespace_,
+                                   std::string_view resource,
+                                   std::string_view api_group,
+                                   std::string_view name,
+                                   std::string_view uid) const {
+  if (!api_group.empty() || resource != "pods") return false;
   // A pod missing from the cache counts as gone here; SyncClaim asks the
   // API before it acts.
+  const ObjectPtr object = pods_.Get(namespace_, name);
+  const auto* pod = As<api::Pod>(object);
+  return pod == nullptr || pod->metadata.uid != uid || PodIsDone(*pod);
+}
+
+bool ClaimController::ClaimNeedsSync(const api::ResourceClaim& claim) const {
+  if (claim.metadata.deletion_timestamp) return true;
   const std::string& ns = claim.metadata.namespace_;
-  auto alive = [&](std::string_view name, std::string_view uid) {
-    const ObjectPtr object = pods_.Get(ns, name);
-    const auto* pod = As<api::Pod>(object);
-    return pod != nullptr && pod->metadata.uid == uid && !PodIsDone(*pod);
-  };
   for (const auto& ref : claim.status.reserved_for) {
-    if (ref.api_group.empty() && ref.resource == "pods" &&
-        !alive(ref.name, ref.uid)) {
+    if (ConsumerGone(ns, ref.resource, ref.api_group, ref.name, ref.uid)) {
       return true;
     }
   }
+  const api::OwnerReference* owner = OwningPod(claim.metadata);
+  return owner != nullptr &&
+         ConsumerGone(ns, "pods", "", owner->name, owner->uid);
+}
+
+void ClaimController::IndexOwnedClaim(const api::ObjectMeta& claim,
+                                      bool added) {
   const api::OwnerReference* owner = OwningPod(claim);
-  return owner != nullptr && !alive(owner->name, owner->uid);
+  if (owner == nullptr) return;
+  auto annotation =
+      claim.annotations.find(std::string(api::kPodClaimNameAnnotation));
+  if (annotation == claim.annotations.end()) return;
+  MutexLock lock(mu_);
+  if (added) {
+    owned_[owner->uid][annotation->second] = claim.name;
+  } else if (auto it = owned_.find(owner->uid); it != owned_.end()) {
+    it->second.erase(annotation->second);
+    if (it->second.empty()) owned_.erase(it);
+  }
 }
 
 void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
@@ -164,21 +219,7 @@ void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
   // Ownership is set at creation and never changes (metadata.ownerReferences
   // and annotations of a generated claim are the controller's): only
   // additions and deletions update the index.
-  if (!(old && now)) {
-    if (const api::OwnerReference* owner = OwningPod(*claim)) {
-      auto annotation = claim->metadata.annotations.find(
-          std::string(api::kPodClaimNameAnnotation));
-      if (annotation != claim->metadata.annotations.end()) {
-        MutexLock lock(mu_);
-        if (now) {
-          owned_[owner->uid][annotation->second] = claim->metadata.name;
-        } else if (auto it = owned_.find(owner->uid); it != owned_.end()) {
-          it->second.erase(annotation->second);
-          if (it->second.empty()) owned_.erase(it);
-        }
-      }
-    }
-  }
+  if (!(old && now)) IndexOwnedClaim(claim->metadata, now != nullptr);
   // Only a claim SyncClaim would change: one being deleted, reserved for
   // a pod that is gone or done, or generated for such a pod.
   if (now && ClaimNeedsSync(*claim)) {
@@ -188,8 +229,9 @@ void ClaimController::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
 }
 
 void ClaimController::OnTemplate(const ObjectPtr&, const ObjectPtr& now) {
-  const auto* tmpl = As<api::ResourceClaimTemplate>(now);
-  if (tmpl == nullptr) return;
+  if (now == nullptr) return;
+  // Either family's template (both handlers lead here).
+  const api::ObjectMeta& tmpl = api::MetaOf(*now);
   // Pods waiting for this template can now get their claims (queued in key
   // order, so generated names do not depend on the cache's hashing).
   std::vector<ObjectPtr> pods = pods_.List();
@@ -200,10 +242,9 @@ void ClaimController::OnTemplate(const ObjectPtr&, const ObjectPtr& now) {
   });
   for (const ObjectPtr& object : pods) {
     const auto* pod = As<api::Pod>(object);
-    if (pod == nullptr || pod->metadata.namespace_ != tmpl->metadata.namespace_)
-      continue;
+    if (pod == nullptr || pod->metadata.namespace_ != tmpl.namespace_) continue;
     for (const auto& entry : pod->spec.resource_claims) {
-      if (entry.resource_claim_template_name == tmpl->metadata.name &&
+      if (entry.resource_claim_template_name == tmpl.name &&
           api::ClaimStatusFor(*pod, entry.name) == nullptr) {
         queue_.Add(
             QueueKey(kPodPrefix, pod->metadata.namespace_, pod->metadata.name));
@@ -262,6 +303,28 @@ std::string ClaimController::OwnedClaimName(const std::string& pod_uid,
   return claim == it->second.end() ? "" : claim->second;
 }
 
+std::optional<api::Object> ClaimController::ClaimFromTemplate(
+    const api::Pod& pod, const api::PodResourceClaim& entry) const {
+  const std::string& name = *entry.resource_claim_template_name;
+  ObjectPtr object = templates_.Get(pod.metadata.namespace_, name);
+  if (const auto* tmpl = As<api::ResourceClaimTemplate>(object)) {
+    api::ResourceClaim claim;
+    claim.metadata = GeneratedClaimMeta(pod, entry, tmpl->spec.metadata);
+    claim.spec = tmpl->spec.spec;
+    return api::Object(std::move(claim));
+  }
+  // A template name is held by one family only (docs/classic-dra.md,
+  // section 3): a v1alpha2 template generates a v1alpha2 claim.
+  if (classic_.templates == nullptr) return std::nullopt;
+  object = classic_.templates->Get(pod.metadata.namespace_, name);
+  const auto* classic = As<api::v1alpha2::ResourceClaimTemplate>(object);
+  if (classic == nullptr) return std::nullopt;
+  api::v1alpha2::ResourceClaim claim;
+  claim.metadata = GeneratedClaimMeta(pod, entry, classic->spec.metadata);
+  claim.spec = classic->spec.spec;
+  return api::Object(std::move(claim));
+}
+
 Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
   std::vector<api::PodResourceClaimStatus> added;
   for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
@@ -269,10 +332,8 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
     if (api::ClaimStatusFor(pod, entry.name) != nullptr) continue;
     std::string name = OwnedClaimName(pod.metadata.uid, entry.name);
     if (name.empty()) {
-      ObjectPtr tmpl_object = templates_.Get(
-          pod.metadata.namespace_, *entry.resource_claim_template_name);
-      const auto* tmpl = As<api::ResourceClaimTemplate>(tmpl_object);
-      if (tmpl == nullptr) {
+      std::optional<api::Object> claim = ClaimFromTemplate(pod, entry);
+      if (!claim) {
         // Waits for the template (OnTemplate requeues the pod).
         log::Info("claim-controller",
                   "pod {}/{}: resource claim template \"{}\" not found",
@@ -280,26 +341,11 @@ Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
                   *entry.resource_claim_template_name);
         continue;
       }
-      api::ResourceClaim claim;
-      claim.metadata.generate_name =
-          GenerateNameFor(pod.metadata.name, entry.name);
-      claim.metadata.namespace_ = pod.metadata.namespace_;
-      claim.metadata.labels = tmpl->spec.metadata.labels;
-      claim.metadata.annotations = tmpl->spec.metadata.annotations;
-      claim.metadata.annotations[std::string(api::kPodClaimNameAnnotation)] =
-          entry.name;
-      claim.metadata.owner_references.push_back({.api_version = "v1",
-                                                 .kind = "Pod",
-                                                 .name = pod.metadata.name,
-                                                 .uid = pod.metadata.uid,
-                                                 .controller = true,
-                                                 .block_owner_deletion = true});
-      claim.spec = tmpl->spec.spec;
       {
         MutexLock lock(mu_);
         ++metrics_.create_attempts;
       }
-      auto created = client_.Create(api::Object(std::move(claim)));
+      auto created = client_.Create(*std::move(claim));
       if (!created.ok()) {
         {
           MutexLock lock(mu_);
@@ -386,7 +432,10 @@ bool ClaimController::PodStillUses(std::string_view namespace_,
 Status ClaimController::SyncClaim(const std::string& key) {
   ObjectPtr object = claims_.Get(key);
   const auto* cached = As<api::ResourceClaim>(object);
-  if (cached == nullptr) return OkStatus();
+  if (cached == nullptr) {
+    // Claim keys carry no family: the name is held by one at most.
+    return classic_.claims != nullptr ? SyncClassicClaim(key) : OkStatus();
+  }
   const std::string& ns = cached->metadata.namespace_;
 
   const auto& reserved = cached->status.reserved_for;
@@ -401,7 +450,7 @@ Status ClaimController::SyncClaim(const std::string& key) {
   if (valid_count == reserved.size() && !cached->metadata.deletion_timestamp) {
     // The common case, a claim in use: nothing to write unless its owning
     // pod is gone.
-    return DeleteIfOrphaned(*cached);
+    return DeleteIfOrphaned(cached->metadata, client::ResourceClaimsResource());
   }
   std::vector<api::ResourceClaimConsumerReference> valid;
   for (size_t i = 0; i < reserved.size(); ++i) {
@@ -443,7 +492,7 @@ Status ClaimController::SyncClaim(const std::string& key) {
     return OkStatus();
   }
 
-  return DeleteIfOrphaned(claim);
+  return DeleteIfOrphaned(claim.metadata, client::ResourceClaimsResource());
 }
 
 Status ClaimController::WriteStatus(api::ResourceClaim& claim) {
@@ -452,14 +501,14 @@ Status ClaimController::WriteStatus(api::ResourceClaim& claim) {
   return OkStatus();
 }
 
-Status ClaimController::DeleteIfOrphaned(const api::ResourceClaim& claim) {
+Status ClaimController::DeleteIfOrphaned(const api::ObjectMeta& claim,
+                                         const api::ResourceInfo& resource) {
   // A generated claim goes with its pod.
   const api::OwnerReference* owner = OwningPod(claim);
-  const std::string& ns = claim.metadata.namespace_;
-  if (owner != nullptr && !claim.metadata.deletion_timestamp &&
+  const std::string& ns = claim.namespace_;
+  if (owner != nullptr && !claim.deletion_timestamp &&
       !PodStillUses(ns, owner->name, owner->uid)) {
-    Status deleted = client_.Delete(client::ResourceClaimsResource(), ns,
-                                    claim.metadata.name, claim.metadata.uid);
+    Status deleted = client_.Delete(resource, ns, claim.name, claim.uid);
     if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
       return deleted;
     }
@@ -467,6 +516,73 @@ Status ClaimController::DeleteIfOrphaned(const api::ResourceClaim& claim) {
     ++metrics_.claims_deleted;
   }
   return OkStatus();
+}
+
+// ---- resource.k8s.io/v1alpha2 claims (docs/classic-dra.md, section 6) ----
+
+void ClaimController::OnClassicClaim(const ObjectPtr& old,
+                                     const ObjectPtr& now) {
+  const auto* claim = As<api::v1alpha2::ResourceClaim>(now ? now : old);
+  if (claim == nullptr) return;
+  if (!(old && now)) IndexOwnedClaim(claim->metadata, now != nullptr);
+  if (now && ClassicClaimNeedsSync(*claim)) {
+    queue_.Add(QueueKey(kClaimPrefix, claim->metadata.namespace_,
+                        claim->metadata.name));
+  }
+}
+
+bool ClaimController::ClassicClaimNeedsSync(
+    const api::v1alpha2::ResourceClaim& claim) const {
+  if (claim.metadata.deletion_timestamp) return true;
+  const std::string& ns = claim.metadata.namespace_;
+  for (const auto& ref : claim.status.reserved_for) {
+    if (ConsumerGone(ns, ref.resource, ref.api_group, ref.name, ref.uid)) {
+      return true;
+    }
+  }
+  const api::OwnerReference* owner = OwningPod(claim.metadata);
+  return owner != nullptr &&
+         ConsumerGone(ns, "pods", "", owner->name, owner->uid);
+}
+
+Status ClaimController::SyncClassicClaim(const std::string& key) {
+  ObjectPtr object = classic_.claims->Get(key);
+  const auto* cached = As<api::v1alpha2::ResourceClaim>(object);
+  if (cached == nullptr) return OkStatus();
+  const std::string& ns = cached->metadata.namespace_;
+  const auto& reserved = cached->status.reserved_for;
+  std::vector<bool> still_used(reserved.size(), true);
+  for (size_t i = 0; i < reserved.size(); ++i) {
+    const auto& ref = reserved[i];
+    still_used[i] = !(ref.api_group.empty() && ref.resource == "pods" &&
+                      !PodStillUses(ns, ref.name, ref.uid));
+  }
+  api::v1alpha2::ResourceClaim claim = *cached;
+  const size_t before = claim.status.reserved_for.size();
+  const bool was_allocated = claim.status.allocation.has_value();
+  const classic::ClassicClaimRelease release =
+      classic::ReleaseConsumers(claim, still_used);
+  if (release.write_status) {
+    ASSIGN_OR_RETURN(ObjectPtr written,
+                     client_.UpdateStatus(api::Object(claim)));
+    claim = std::get<api::v1alpha2::ResourceClaim>(*written);
+    MutexLock lock(mu_);
+    metrics_.reservations_removed +=
+        before - std::min(before, claim.status.reserved_for.size());
+    if (was_allocated && !claim.status.allocation) ++metrics_.deallocations;
+  }
+  if (release.remove_builtin_finalizer) {
+    RemoveFinalizer(claim.metadata, api::v1alpha2::kBuiltinFinalizer);
+    auto written = client_.Update(api::Object(claim));
+    if (!written.ok() && written.status().code() != StatusCode::kNotFound) {
+      return written.status();
+    }
+    if (written.ok()) {
+      claim = std::get<api::v1alpha2::ResourceClaim>(**written);
+    }
+  }
+  return DeleteIfOrphaned(claim.metadata,
+                          client::ResourceFor<api::v1alpha2::ResourceClaim>());
 }
 
 void ClaimController::Start() {

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -43,6 +44,14 @@ struct ClaimControllerMetrics {
   uint64_t syncs = 0;  // pod and claim keys processed
 };
 
+// The resource.k8s.io/v1alpha2 (classic DRA) informers, when the classic
+// family is on: pods' template entries may name a v1alpha2 template, whose
+// claims are v1alpha2 claims (docs/classic-dra.md, section 6).
+struct ClassicClaimInformers {
+  client::Informer* claims = nullptr;
+  client::Informer* templates = nullptr;
+};
+
 struct ClaimControllerOptions {
   // Worker threads for Start().
   int workers = 4;
@@ -57,7 +66,8 @@ class ClaimController {
   // (it registers handlers).
   ClaimController(client::ApiClient& client, client::Informer& pods,
                   client::Informer& claims, client::Informer& templates,
-                  ClaimControllerOptions options = {});
+                  ClaimControllerOptions options = {},
+                  ClassicClaimInformers classic = {});
   ~ClaimController();
 
   // Processes one queued key, waiting up to `wait` for one; false when
@@ -79,12 +89,32 @@ class ClaimController {
   bool PodNeedsSync(const api::Pod& pod) const;
   bool ClaimNeedsSync(const api::ResourceClaim& claim) const;
   void OnTemplate(const client::ObjectPtr& old, const client::ObjectPtr& now);
+  // Indexes a generated claim (either family) by its owning pod.
+  void IndexOwnedClaim(const api::ObjectMeta& claim, bool added) EXCLUDES(mu_);
+  // Whether a pod consumer `ref` (pods only) is gone or done, from the cache.
+  bool ConsumerGone(const std::string& namespace_, std::string_view resource,
+                    std::string_view api_group, std::string_view name,
+                    std::string_view uid) const;
+
+  // resource.k8s.io/v1alpha2 claims: the consumers that are gone are
+  // released as Kubernetes 1.30 did (controller/classic).
+  void OnClassicClaim(const client::ObjectPtr& old,
+                      const client::ObjectPtr& now) EXCLUDES(mu_);
+  bool ClassicClaimNeedsSync(const api::v1alpha2::ResourceClaim& claim) const;
+  Status SyncClassicClaim(const std::string& key) EXCLUDES(mu_);
 
   Status Sync(const std::string& key);
   Status SyncPod(const std::string& key);
   Status SyncClaim(const std::string& key) EXCLUDES(mu_);
-  // Deletes a claim generated for a pod that is gone or finished.
-  Status DeleteIfOrphaned(const api::ResourceClaim& claim) EXCLUDES(mu_);
+  // Deletes a claim of `resource` generated for a pod that is gone or
+  // finished.
+  Status DeleteIfOrphaned(const api::ObjectMeta& claim,
+                          const api::ResourceInfo& resource) EXCLUDES(mu_);
+  // The claim to generate for the pod's template entry `entry`, of the
+  // family of the template it names; nullopt while no such template is
+  // known.
+  std::optional<api::Object> ClaimFromTemplate(
+      const api::Pod& pod, const api::PodResourceClaim& entry) const;
   // Creates (or finds) the claims of the pod's template entries and
   // records them in its status.
   Status EnsureGeneratedClaims(const api::Pod& pod) EXCLUDES(mu_);
@@ -105,6 +135,7 @@ class ClaimController {
   client::Informer& claims_;
   client::Informer& templates_;
   ClaimControllerOptions options_;
+  ClassicClaimInformers classic_;
   client::RetryQueue queue_;
 
   // mu_ guards owned_ and metrics_ (the workers share them);

@@ -18,6 +18,15 @@ ControlPlane::ControlPlane(client::ApiClient& client,
   slice_patches_ = make(client::ResourceSlicePatchesResource());
   taint_rules_ = make(client::DeviceTaintRulesResource());
   namespaces_ = make(client::ResourceFor<api::Namespace>());
+  if (options.classic_dra) {
+    classic_claims_ = make(client::ResourceFor<api::v1alpha2::ResourceClaim>());
+    classic_templates_ =
+        make(client::ResourceFor<api::v1alpha2::ResourceClaimTemplate>());
+    classic_classes_ =
+        make(client::ResourceFor<api::v1alpha2::ResourceClass>());
+    scheduling_contexts_ =
+        make(client::ResourceFor<api::v1alpha2::PodSchedulingContext>());
+  }
   pipeline_batch_ = options.pipeline_batch;
   if (options.run_controller) {
     client::Informer* pods = pods_.get();
@@ -34,7 +43,9 @@ ControlPlane::ControlPlane(client::ApiClient& client,
       templates = controller_templates_.get();
     }
     controller_ = std::make_unique<controller::ClaimController>(
-        client, *pods, *claims, *templates, options.controller);
+        client, *pods, *claims, *templates, options.controller,
+        controller::ClassicClaimInformers{classic_claims_.get(),
+                                          classic_templates_.get()});
     if (options.run_pod_gc) {
       pod_gc_ = std::make_unique<controller::PodGcController>(
           client, *pods_, *nodes_, options.pod_gc);
@@ -71,9 +82,10 @@ ControlPlane::ControlPlane(client::ApiClient& client,
   if (options.run_scheduler) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(
         client,
-        scheduler::SchedulerInformers{*pods_, *nodes_, *claims_, *slices_,
-                                      *classes_, *slice_patches_, *taint_rules_,
-                                      namespaces_.get()},
+        scheduler::SchedulerInformers{
+            *pods_, *nodes_, *claims_, *slices_, *classes_, *slice_patches_,
+            *taint_rules_, namespaces_.get(), classic_claims_.get(),
+            classic_classes_.get(), scheduling_contexts_.get()},
         options.scheduler);
   }
 }
@@ -100,9 +112,18 @@ std::vector<client::Informer*> ControlPlane::informers() const {
 
 std::vector<client::Informer*> ControlPlane::SchedulerSideInformers() const {
   // Device sources first, so that the first pods see the whole inventory.
-  return {classes_.get(),     slices_.get(),     slice_patches_.get(),
-          taint_rules_.get(), namespaces_.get(), nodes_.get(),
-          templates_.get(),   claims_.get(),     pods_.get()};
+  std::vector<client::Informer*> all = {
+      classes_.get(),     slices_.get(),     slice_patches_.get(),
+      taint_rules_.get(), namespaces_.get(), nodes_.get(),
+      templates_.get()};
+  if (classic_claims_) {
+    // Classes and templates before claims, contexts and claims before pods.
+    all.insert(all.end(), {classic_classes_.get(), classic_templates_.get(),
+                           scheduling_contexts_.get(), classic_claims_.get()});
+  }
+  all.push_back(claims_.get());
+  all.push_back(pods_.get());
+  return all;
 }
 
 std::vector<client::Informer*> ControlPlane::ControllerInformers() const {

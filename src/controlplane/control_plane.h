@@ -52,6 +52,12 @@ struct ControlPlaneOptions {
   // The ResourcePoolStatusRequest controller (KEP-5677) runs with the
   // controller (Start/Stop, not RunToQuiescence) unless this is false.
   bool run_pool_status_controller = true;
+  // Classic DRA (resource.k8s.io/v1alpha2, docs/classic-dra.md): the claim
+  // controller generates v1alpha2 claims from v1alpha2 templates and
+  // releases them, and the scheduler negotiates nodes with control-plane
+  // drivers through PodSchedulingContexts. Off: v1alpha2 objects are
+  // served but pods' classic claims are "not found".
+  bool classic_dra = true;
   scheduler::SchedulerOptions scheduler;
 };
 
@@ -116,6 +122,9 @@ class ControlPlane {
   // The pipelined controller's own caches (null otherwise).
   std::unique_ptr<client::Informer> controller_pods_, controller_claims_,
       controller_templates_;
+  // Classic DRA (null when off), shared by the controller and the scheduler.
+  std::unique_ptr<client::Informer> classic_claims_, classic_templates_,
+      classic_classes_, scheduling_contexts_;
   std::unique_ptr<controller::ClaimController> controller_;
   // Reads pods_ and nodes_ (the scheduling side's caches).
   std::unique_ptr<controller::PodGcController> pod_gc_;

@@ -14,8 +14,7 @@ Status StoreObjects(client::ApiClient& api, std::vector<api::Object> objects) {
   // Creation order: what objects refer to exists before them.
   std::stable_sort(objects.begin(), objects.end(),
                    [](const api::Object& a, const api::Object& b) {
-                     return api::CreationRank(api::KindOf(a)) <
-                            api::CreationRank(api::KindOf(b));
+                     return api::CreationRank(a) < api::CreationRank(b);
                    });
   std::set<std::string> namespaces;
   for (const api::Object& object : objects) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "controlplane/store_objects.h"
+#include "exampledriver/classic_gpu_pool.h"
 
 namespace dralloc::controlplane {
 namespace {
@@ -57,7 +58,27 @@ Status WhatIf::Load(std::vector<api::Object> objects) {
 
 Status WhatIf::WarmUp() { return plane_.WarmUp(); }
 
-Status WhatIf::Run() { return plane_.RunToQuiescence(); }
+Status WhatIf::SimulateClassicDrivers(int gpus_per_node) {
+  ASSIGN_OR_RETURN(classic_drivers_,
+                   ClassicDriverSimulation::Create(api_, gpus_per_node));
+  return OkStatus();
+}
+
+Status WhatIf::Run() {
+  RETURN_IF_ERROR(plane_.RunToQuiescence());
+  if (classic_drivers_ == nullptr) return OkStatus();
+  // Each turn of the drivers may let pods go on (allocations) and each
+  // turn of the scheduler may ask the drivers (PodSchedulingContexts).
+  constexpr int kMaxTurns = 100'000;
+  for (int turn = 0; turn < kMaxTurns; ++turn) {
+    ASSIGN_OR_RETURN(bool worked, classic_drivers_->Step());
+    if (!worked) return OkStatus();
+    RETURN_IF_ERROR(plane_.RunToQuiescence());
+  }
+  return Status(StatusCode::kDeadlineExceeded,
+                "the control plane and the simulated classic drivers did not "
+                "settle");
+}
 
 std::vector<PodPlacement> WhatIf::Placements() {
   std::vector<PodPlacement> out;
@@ -78,6 +99,25 @@ std::vector<PodPlacement> WhatIf::Placements() {
             fmt::format("{}/{}/{}", r.driver, r.pool, r.device));
       }
     };
+    // A classic claim: the GPUs of its handles.
+    auto add_classic_claim = [&](const std::string& name) {
+      const auto object =
+          api_.Get(client::ResourceFor<api::v1alpha2::ResourceClaim>(),
+                   pod->metadata.namespace_, name);
+      if (!object.ok()) return false;
+      const auto& claim = std::get<api::v1alpha2::ResourceClaim>(**object);
+      placement.claims.push_back(name);
+      if (!claim.status.allocation) return true;
+      for (const auto& handle : claim.status.allocation->resource_handles) {
+        auto parsed = exampledriver::ClassicHandle::FromJson(handle.data);
+        if (!parsed.ok()) continue;
+        for (const std::string& gpu : parsed->gpus) {
+          placement.devices.push_back(fmt::format(
+              "{}/{}/{}", handle.driver_name, parsed->node_name, gpu));
+        }
+      }
+      return true;
+    };
     for (const auto& entry : pod->spec.resource_claims) {
       std::string name = entry.resource_claim_name.value_or("");
       for (const auto& s : pod->status.resource_claim_statuses) {
@@ -85,7 +125,12 @@ std::vector<PodPlacement> WhatIf::Placements() {
           name = *s.resource_claim_name;
         }
       }
-      if (!name.empty()) add_claim(name);
+      if (name.empty()) continue;
+      if (plane_.claims().Get(pod->metadata.namespace_, name) == nullptr &&
+          add_classic_claim(name)) {
+        continue;
+      }
+      add_claim(name);
     }
     if (const auto& extended = pod->status.extended_resource_claim_status) {
       add_claim(extended->resource_claim_name);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "api/kind_traits.h"
+#include "api/resource_registry.h"
 #include "api/struct_codec.h"
 
 namespace dralloc::patch {
@@ -90,21 +91,28 @@ void AddStructRules(PatchSchema& schema, const std::string& path) {
 
 }  // namespace
 
-const PatchSchema& SchemaForKind(std::string_view kind) {
+const PatchSchema& SchemaFor(const api::ResourceInfo& resource) {
+  // By KindTraits::listing (= ResourceInfo::listing): the two families of a
+  // shared kind name have different rules.
   static const auto* const schemas = [] {
-    auto* by_kind = new std::map<std::string, PatchSchema, std::less<>>;
-    api::ForEachKind([&]<typename T>(const api::KindTraits&) {
-      AddStructRules<T>((*by_kind)[std::string(api::KindName<T>())], "");
+    auto* by_listing = new std::vector<PatchSchema>(api::kKindCount);
+    api::ForEachKind([&]<typename T>(const api::KindTraits& traits) {
+      AddStructRules<T>(by_listing->at(static_cast<size_t>(traits.listing)),
+                        "");
     });
-    return by_kind;
+    return by_listing;
   }();
+  return schemas->at(static_cast<size_t>(resource.listing));
+}
+
+const PatchSchema& SchemaForKind(std::string_view kind) {
   static const PatchSchema* const common = [] {
     auto* schema = new PatchSchema;
     AddValueRules<api::ObjectMeta>(*schema, "metadata");
     return schema;
   }();
-  auto it = schemas->find(kind);
-  return it == schemas->end() ? *common : it->second;
+  const api::ResourceInfo* resource = api::FindResourceByKind(kind);
+  return resource == nullptr ? *common : SchemaFor(*resource);
 }
 
 }  // namespace dralloc::patch

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/resource_registry.h"
 #include "patch/patch_json.h"
 
 namespace dralloc::patch {
@@ -53,11 +54,13 @@ class PatchSchema {
   std::map<std::string, ListRule, std::less<>> lists_;
 };
 
-// Rules for the kinds dralloc serves (DeviceClass, ResourceSlice,
-// ResourceClaim, ResourceClaimTemplate, DeviceTaintRule, ResourceSlicePatch,
-// Namespace, Node, Pod, Event). Every kind, including unknown ones, has the
-// ObjectMeta rules (finalizers, ownerReferences, managedFields). The returned
-// reference is to an immutable static; safe to share between threads.
+// Rules for the objects of `resource`, one of api::AllResources(). The
+// returned reference is to an immutable static; safe to share between
+// threads.
+const PatchSchema& SchemaFor(const api::ResourceInfo& resource);
+// The same for a kind named `kind` (the structured family's kind for a name
+// both families use). Every kind, including unknown ones, has the
+// ObjectMeta rules (finalizers, ownerReferences, managedFields).
 const PatchSchema& SchemaForKind(std::string_view kind);
 
 // Appends `field` to a schema path: "" + "spec" -> "spec",

@@ -155,7 +155,13 @@ std::vector<api::ClusterRole> ComponentRoles() {
        // The claim finalizer is written with the allocation (an update of
        // the claim, then of its status).
        Rule({"update", "patch"}, kResourceGroup,
-            {"resourceclaims", "resourceclaims/status"})}));
+            {"resourceclaims", "resourceclaims/status"}),
+       // resource.k8s.io/v1alpha2 (classic DRA, Kubernetes 1.30's rules):
+       // the classes it filters by, the contexts it negotiates through.
+       Rule(kRead, kResourceGroup,
+            {"resourceclasses", "resourceclaimparameters",
+             "resourceclassparameters", "podschedulingcontexts/status"}),
+       Rule(kReadWrite, kResourceGroup, {"podschedulingcontexts"})}));
   roles.push_back(MakeRole(
       "system:kube-controller-manager",
       {Rule({"create", "patch", "update"}, "", {"events"}),

@@ -88,6 +88,15 @@ TEST(BootstrapPolicyTest, DefaultGrants) {
   EXPECT_FALSE(allowed(someone, "list", "", "pods", "default"));
   EXPECT_TRUE(allowed({.name = "system:kube-scheduler"}, "update",
                       "resource.k8s.io", "resourceclaims/status", "default"));
+  // Classic DRA (resource.k8s.io/v1alpha2): the scheduler negotiates
+  // through PodSchedulingContexts and reads ResourceClasses.
+  EXPECT_TRUE(allowed({.name = "system:kube-scheduler"}, "create",
+                      "resource.k8s.io", "podschedulingcontexts", "default"));
+  EXPECT_TRUE(allowed({.name = "system:kube-scheduler"}, "watch",
+                      "resource.k8s.io", "resourceclasses", ""));
+  EXPECT_FALSE(allowed({.name = "system:kube-scheduler"}, "update",
+                       "resource.k8s.io", "podschedulingcontexts/status",
+                       "default"));
   auth::RequestAttributes health{.user = {.name = "system:anonymous",
                                           .groups = {"system:unauthenticated"}},
                                  .verb = "get",

@@ -24,6 +24,11 @@ const ResourceStrategy& SecretStrategy();
 const ResourceStrategy& ConfigMapStrategy();
 // resource_pool_status_request_strategy.cc (KEP-5677)
 const ResourceStrategy& ResourcePoolStatusRequestStrategy();
+// classic_strategies.cc: resource.k8s.io/v1alpha2 (issue #27)
+const ResourceStrategy& ClassicResourceClaimStrategy();
+const ResourceStrategy& ClassicResourceClaimTemplateStrategy();
+const ResourceStrategy& PodSchedulingContextStrategy();
+const ResourceStrategy& ClassicResourceSliceStrategy();
 
 }  // namespace dralloc::registry
 

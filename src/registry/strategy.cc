@@ -93,6 +93,11 @@ const ResourceStrategy& StrategyFor(const api::Object& object) {
     set(api::Secret{}, SecretStrategy());
     set(api::ConfigMap{}, ConfigMapStrategy());
     set(api::ResourcePoolStatusRequest{}, ResourcePoolStatusRequestStrategy());
+    set(api::v1alpha2::ResourceClaim{}, ClassicResourceClaimStrategy());
+    set(api::v1alpha2::ResourceClaimTemplate{},
+        ClassicResourceClaimTemplateStrategy());
+    set(api::v1alpha2::PodSchedulingContext{}, PodSchedulingContextStrategy());
+    set(api::v1alpha2::ResourceSlice{}, ClassicResourceSliceStrategy());
     return table;
   }();
   return *kTable[object.index()];

@@ -31,6 +31,14 @@ struct ExtendedClaimWrite {
   api::PodExtendedResourceClaimStatus pod_status;
 };
 
+// A resource.k8s.io/v1alpha2 claim its driver allocated, which PreBind
+// reserves for the pod (no assumption: classic claims hold no devices the
+// scheduler counts).
+struct ClassicClaimReservation {
+  std::string key;
+  client::ObjectPtr base;  // the claim as scheduled against
+};
+
 struct BindTask {
   client::ObjectPtr pod;
   std::string node;
@@ -40,6 +48,10 @@ struct BindTask {
   // nothing).
   std::vector<api::NodeAllocatableResourceClaimStatus> node_allocatable;
   std::optional<ExtendedClaimWrite> extended_claim;
+  // Classic DRA: the claims to reserve, and whether the pod has a
+  // PodSchedulingContext that PostBind deletes.
+  std::vector<ClassicClaimReservation> classic_claims;
+  bool delete_scheduling_context = false;
 };
 
 // Claim writes that succeeded: claim key and the revision written.

@@ -110,6 +110,7 @@ void Binder::BindAndFinish(const BindTask& task, BoundPod done) {
                      status.message()));
     return;
   }
+  dra_.PostBind(task);
   if (on_success_) on_success_(task);
   {
     MutexLock lock(bound_mu_);

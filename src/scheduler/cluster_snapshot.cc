@@ -317,4 +317,20 @@ int64_t ClusterSnapshot::DeviceFillPercent(
   return total == 0 ? 0 : static_cast<int64_t>(used * 100 / total);
 }
 
+client::ObjectPtr ClusterSnapshot::ClassicClaim(const std::string& key) const {
+  if (sources_.classic_claims == nullptr) return nullptr;
+  return sources_.classic_claims->Get(key);
+}
+
+client::ObjectPtr ClusterSnapshot::ClassicClass(std::string_view name) const {
+  if (sources_.classic_classes == nullptr) return nullptr;
+  return sources_.classic_classes->Get("", name);
+}
+
+client::ObjectPtr ClusterSnapshot::SchedulingContext(
+    const std::string& pod_key) const {
+  if (sources_.scheduling_contexts == nullptr) return nullptr;
+  return sources_.scheduling_contexts->Get(pod_key);
+}
+
 }  // namespace dralloc::scheduler

@@ -38,6 +38,12 @@ struct SnapshotSources {
   client::Informer& taint_rules;
   // Optional: namespace labels for pod affinity namespaceSelectors.
   client::Informer* namespaces = nullptr;
+  // Optional: the resource.k8s.io/v1alpha2 (classic DRA) claims, classes
+  // and PodSchedulingContexts. Without them a pod's classic claim is "not
+  // found", as on a cluster that does not serve v1alpha2.
+  client::Informer* classic_claims = nullptr;
+  client::Informer* classic_classes = nullptr;
+  client::Informer* scheduling_contexts = nullptr;
 };
 
 class ClusterSnapshot {
@@ -66,6 +72,14 @@ class ClusterSnapshot {
   client::ObjectPtr Claim(const std::string& key) const {
     return claims_.Get(key);
   }
+  // resource.k8s.io/v1alpha2 objects, straight from their informers (null
+  // when absent or when the classic informers are not given). Classic
+  // claims hold no devices, so nothing is assumed for them.
+  client::ObjectPtr ClassicClaim(const std::string& key) const;
+  client::ObjectPtr ClassicClass(std::string_view name) const;
+  // The PodSchedulingContext of the pod with key `pod_key` (named like it).
+  client::ObjectPtr SchedulingContext(const std::string& pod_key) const;
+  bool ServesClassic() const { return sources_.classic_claims != nullptr; }
   // Each of these updates the claim's view and recounts its devices.
   // The informer delivered `now` (null: deleted).
   void ObserveClaim(const std::string& key, const client::ObjectPtr& now);

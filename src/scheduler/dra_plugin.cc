@@ -64,7 +64,10 @@ PreEnqueueResult Unschedulable(std::string message,
 
 DraPlugin::DraPlugin(client::ApiClient& client, ClusterSnapshot& snapshot,
                      DraPluginOptions options)
-    : client_(client), snapshot_(snapshot), options_(options) {}
+    : client_(client),
+      snapshot_(snapshot),
+      options_(options),
+      classic_writes_(client) {}
 
 PreEnqueueResult DraPlugin::PreEnqueue(DraCycleState& state) const {
   const api::Pod& pod = state.pod;
@@ -83,6 +86,20 @@ PreEnqueueResult DraPlugin::PreEnqueue(DraCycleState& state) const {
                 nullptr};
     pc.object = snapshot_.Claim(pc.key);
     pc.claim = As<api::ResourceClaim>(pc.object);
+    if (pc.claim == nullptr && snapshot_.ServesClassic()) {
+      // A claim name is held by one family: not a v1 claim, maybe a
+      // v1alpha2 one (docs/classic-dra.md, section 3).
+      if (client::ObjectPtr classic_claim = snapshot_.ClassicClaim(pc.key)) {
+        const bool generated =
+            resolved.kind == api::PodClaimName::Kind::kGenerated;
+        if (auto unusable = classic::AddClassicClaim(
+                state.classic, pod, entry, generated, std::move(pc.key),
+                std::move(classic_claim))) {
+          return Unschedulable(std::move(*unusable));
+        }
+        continue;
+      }
+    }
     if (pc.claim == nullptr) {
       if (resolved.kind == api::PodClaimName::Kind::kGenerated) {
         // Created, but the cache does not have it yet.
@@ -161,6 +178,13 @@ bool DraPlugin::AllocatedClaimsAvailable(DraCycleState& state,
                     })) {
       state.unavailable_claims.insert(pc.key);
       needs_optional_node_operations = true;
+    }
+  }
+  if (state.classic != nullptr) {
+    const classic::Verdict verdict = state.classic->decisions.Filter(node.info);
+    if (!verdict.ok()) {
+      reasons.Add(verdict.reason);
+      return false;
     }
   }
   if (!available) reasons.Add("resourceclaim not available on the node");
@@ -407,7 +431,16 @@ Status DraPlugin::PreBind(const BindTask& task, WrittenClaims& written) const {
   if (task.extended_claim.has_value()) {
     RETURN_IF_ERROR(CreateExtendedClaim(task, written));
   }
+  if (!task.classic_claims.empty()) {
+    RETURN_IF_ERROR(classic_writes_.Reserve(pod, task.classic_claims));
+  }
   return WritePodStatus(task);
+}
+
+void DraPlugin::PostBind(const BindTask& task) const {
+  if (task.delete_scheduling_context) {
+    classic_writes_.DeleteContext(std::get<api::Pod>(*task.pod));
+  }
 }
 
 void DraPlugin::Unreserve(const BindTask& task,
@@ -450,6 +483,9 @@ void DraPlugin::Unreserve(const BindTask& task,
   }
   if (!bound_elsewhere && task.extended_claim.has_value()) {
     DeleteExtendedClaim(task);
+  }
+  if (!bound_elsewhere && !task.classic_claims.empty()) {
+    classic_writes_.Unreserve(pod, task.classic_claims);
   }
   if (!bound_elsewhere && !task.node_allocatable.empty() && now != nullptr &&
       !now->status.node_allocatable_resource_claim_statuses.empty()) {

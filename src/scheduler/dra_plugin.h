@@ -27,6 +27,8 @@
 #include "allocator/allocator.h"
 #include "client/api_client.h"
 #include "scheduler/bind_task.h"
+#include "scheduler/classic/classic_cycle_state.h"
+#include "scheduler/classic/classic_writes.h"
 #include "scheduler/cluster_snapshot.h"
 #include "scheduler/extended_resource_claim.h"
 #include "scheduler/filter_code.h"
@@ -114,6 +116,9 @@ struct DraCycleState {
   std::set<std::string> unavailable_claims;
   uint64_t allocator_calls = 0;
   std::string error;  // why Filter returned kError
+  // The pod's resource.k8s.io/v1alpha2 (classic DRA) claims, found by
+  // PreEnqueue; null when it has none (scheduler/classic).
+  std::unique_ptr<classic::ClassicCycleState> classic;
 };
 
 struct PreEnqueueResult {
@@ -134,7 +139,8 @@ class DraPlugin final {
   DraPlugin(client::ApiClient& client, ClusterSnapshot& snapshot,
             DraPluginOptions options);
 
-  // Resolves the pod's claims into state.claims, in spec order, stopping
+  // Resolves the pod's claims into state.claims (classic ones into
+  // state.classic), in spec order, stopping
   // at the first one that is not usable: its generated name is not in the
   // pod status yet (kGated), it is not in the cache (kGated for a generated
   // claim, kUnschedulable "not found" otherwise; both set missing_claim),
@@ -166,7 +172,8 @@ class DraPlugin final {
                              Candidate& candidate) const;
   // Filter's first half: whether every allocated claim's node selector
   // matches `node` (else the reason is recorded, the claim noted in
-  // state.unavailable_claims, and false returned).
+  // state.unavailable_claims, and false returned), and whether the classic
+  // claims allow the node (ClassicClaims::Filter).
   bool AllocatedClaimsAvailable(DraCycleState& state, const NodeEntry& node,
                                 UnschedulableReasons& reasons) const;
 
@@ -235,6 +242,13 @@ class DraPlugin final {
   void Unreserve(const BindTask& task, const WrittenClaims& written) const;
   // Drops Reserve's assumptions for `task` from the snapshot.
   void RestoreAssumed(const BindTask& task);
+  // After the pod was bound: deletes its PodSchedulingContext (classic
+  // DRA), when it had one.
+  void PostBind(const BindTask& task) const;
+  // The classic DRA writes (PodSchedulingContext, deallocation requests).
+  const classic::ClassicWrites& classic_writes() const {
+    return classic_writes_;
+  }
 
  private:
   // PreBind's last step: pod.status.nodeAllocatableResourceClaimStatuses
@@ -261,6 +275,7 @@ class DraPlugin final {
   client::ApiClient& client_;
   ClusterSnapshot& snapshot_;
   DraPluginOptions options_;
+  classic::ClassicWrites classic_writes_;
   uint64_t extended_claims_named_ = 0;  // by Reserve, under the lock
 };
 

@@ -23,7 +23,7 @@ bool PodPending(const api::Pod& pod) {
 }  // namespace
 
 struct Scheduler::Outcome {
-  enum class Kind { kGated, kUnschedulable, kReserved };
+  enum class Kind { kGated, kUnschedulable, kWaitingForDriver, kReserved };
   Kind kind = Kind::kGated;
   std::string message;
   std::optional<BindTask> task;
@@ -31,6 +31,10 @@ struct Scheduler::Outcome {
   ObjectPtr deallocate;
   // PostFilter: a stale special claim for extended resources to delete.
   ObjectPtr delete_claim;
+  // Classic DRA: PostFilter's deallocation request, or (kWaitingForDriver)
+  // what to publish in the pod's PodSchedulingContext.
+  std::optional<classic::ClassicDeallocation> classic_deallocate;
+  classic::ContextWrite context_write;
 };
 
 Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
@@ -68,6 +72,25 @@ Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
     source->AddHandler([this](const ObjectPtr& o, const ObjectPtr& n) {
       OnDeviceSource(o, n);
     });
+  }
+  if (informers_.classic_claims != nullptr) {
+    informers_.classic_claims->AddHandler(
+        [this](const ObjectPtr& o, const ObjectPtr& n) {
+          OnClassicClaim(o, n);
+        });
+  }
+  if (informers_.classic_classes != nullptr) {
+    informers_.classic_classes->AddHandler(
+        [this](const ObjectPtr&, const ObjectPtr&) {
+          MutexLock lock(mu_);
+          queue_.MoveAllUnschedulable();
+        });
+  }
+  if (informers_.scheduling_contexts != nullptr) {
+    informers_.scheduling_contexts->AddHandler(
+        [this](const ObjectPtr& o, const ObjectPtr& n) {
+          OnSchedulingContext(o, n);
+        });
   }
 }
 
@@ -127,6 +150,40 @@ void Scheduler::OnClaim(const ObjectPtr& old, const ObjectPtr& now) {
   if (freed) queue_.MoveAllUnschedulable();
   // Pods that waited for this claim to appear.
   if (before == nullptr && after != nullptr) queue_.ClaimAdded(key);
+}
+
+void Scheduler::OnClassicClaim(const ObjectPtr& old, const ObjectPtr& now) {
+  const std::string key = client::ObjectKey(*(now ? now : old));
+  const auto* before = As<api::v1alpha2::ResourceClaim>(old);
+  const auto* after = As<api::v1alpha2::ResourceClaim>(now);
+  MutexLock lock(mu_);
+  const bool was_allocated = before != nullptr && before->status.allocation;
+  const bool is_allocated = after != nullptr && after->status.allocation;
+  const bool freed =
+      (was_allocated && !is_allocated) ||
+      (before != nullptr && after != nullptr &&
+       after->status.reserved_for.size() < before->status.reserved_for.size());
+  if (freed) queue_.MoveAllUnschedulable();
+  // Pods that waited for this claim to appear, or for its driver.
+  if ((before == nullptr && after != nullptr) ||
+      (is_allocated && !was_allocated)) {
+    queue_.ClaimAdded(key);
+  }
+}
+
+void Scheduler::OnSchedulingContext(const ObjectPtr& old,
+                                    const ObjectPtr& now) {
+  const auto* before = As<api::v1alpha2::PodSchedulingContext>(old);
+  const auto* after = As<api::v1alpha2::PodSchedulingContext>(now);
+  // Only the drivers' answers matter: the spec is this scheduler's own
+  // write (a new context has no answer yet), and reacting to it would loop.
+  static const api::v1alpha2::PodSchedulingContextStatus kNoAnswer;
+  if (after == nullptr ||
+      (before != nullptr ? before->status : kNoAnswer) == after->status) {
+    return;
+  }
+  MutexLock lock(mu_);
+  queue_.DriverAnswered(client::ObjectKey(*now));
 }
 
 void Scheduler::OnDeviceSource(const ObjectPtr&, const ObjectPtr&) {
@@ -190,12 +247,30 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
       out.message = std::move(verdict.message);
       out.deallocate = std::move(verdict.deallocate);
       out.delete_claim = std::move(verdict.delete_claim);
+      out.classic_deallocate = std::move(verdict.classic_deallocate);
       return out;
     case CycleVerdict::Kind::kFeasible:
       break;
   }
+  classic::ClassicReserve drivers;
+  if (state.classic != nullptr) {
+    drivers = framework_.classic().Reserve(
+        state, snapshot_.nodes()[verdict.chosen->node].info.name);
+    if (drivers.waits) {
+      // Nothing is reserved or assumed until the drivers allocated.
+      for (const std::string& claim_key : drivers.claims) {
+        queue_.WaitForClaim(claim_key, pod_key);
+      }
+      out.kind = Outcome::Kind::kWaitingForDriver;
+      out.message = std::move(drivers.message);
+      out.context_write = std::move(drivers.write);
+      return out;
+    }
+  }
   out.kind = Outcome::Kind::kReserved;
   out.task = dra_.Reserve(state, pod_object, *verdict.chosen);
+  out.task->classic_claims = std::move(drivers.reservations);
+  out.task->delete_scheduling_context = drivers.delete_scheduling_context;
   // The pod counts on its node from now on, as upstream's assumed pod.
   api::Pod assumed = pod;
   assumed.spec.node_name = out.task->node;
@@ -239,6 +314,32 @@ bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
       }
       if (outcome.delete_claim)
         dra_.DeleteStaleExtendedClaim(outcome.delete_claim);
+      if (outcome.classic_deallocate &&
+          dra_.classic_writes()
+              .Deallocate(*pod, *outcome.classic_deallocate)
+              .ok()) {
+        MutexLock relock(mu_);
+        ++stats_.deallocations;
+        outcome.message += " deallocation of ResourceClaim requested";
+      }
+      ReportUnschedulable(*pod, outcome.message, changed);
+      return true;
+    }
+    case Outcome::Kind::kWaitingForDriver: {
+      const bool changed = queue_.MarkWaitingForDriver(*key, outcome.message);
+      lock.Release();
+      Status published =
+          dra_.classic_writes().PublishContext(*pod, outcome.context_write);
+      if (!published.ok()) {
+        {
+          MutexLock relock(mu_);
+          queue_.BindFailed(*key);  // retried with backoff
+        }
+        ReportSchedulerError(*pod, fmt::format("running Reserve plugin "
+                                               "\"DynamicResources\": {}",
+                                               published.message()));
+        return true;
+      }
       ReportUnschedulable(*pod, outcome.message, changed);
       return true;
     }
@@ -366,8 +467,9 @@ void Scheduler::Start() {
     for (client::Informer* informer :
          {&informers_.pods, &informers_.nodes, &informers_.claims,
           &informers_.slices, &informers_.classes, &informers_.slice_patches,
-          &informers_.taint_rules}) {
-      while (!stopping_ &&
+          &informers_.taint_rules, informers_.classic_claims,
+          informers_.classic_classes, informers_.scheduling_contexts}) {
+      while (informer != nullptr && !stopping_ &&
              !informer->WaitForSync(std::chrono::milliseconds(200))) {
       }
     }

@@ -112,6 +112,12 @@ class Scheduler {
                       const client::ObjectPtr& now) EXCLUDES(mu_);
   void OnNode(const client::ObjectPtr& old, const client::ObjectPtr& now)
       EXCLUDES(mu_);
+  // Classic DRA: a v1alpha2 claim changed (its driver allocated or
+  // deallocated it), or a driver answered in a PodSchedulingContext.
+  void OnClassicClaim(const client::ObjectPtr& old,
+                      const client::ObjectPtr& now) EXCLUDES(mu_);
+  void OnSchedulingContext(const client::ObjectPtr& old,
+                           const client::ObjectPtr& now) EXCLUDES(mu_);
 
   // The scheduling cycle: the plugins in upstream's order.
   Outcome Cycle(const client::ObjectPtr& pod_object) REQUIRES(mu_);

@@ -38,6 +38,7 @@ SchedulingFramework::SchedulingFramework(
     std::vector<std::unique_ptr<NodePlugin>> profile, FrameworkOptions options)
     : snapshot_(snapshot),
       dra_(dra),
+      classic_(snapshot),
       profile_(std::move(profile)),
       options_(options) {
   if (options_.filter_cache) {
@@ -88,6 +89,10 @@ CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
     verdict.delete_claim = state.stale_extended_claim;
     return reject("cannot schedule extended resource claim");
   }
+  if (state.classic != nullptr) {
+    const classic::Verdict drivers = classic_.PreFilter(state);
+    if (!drivers.ok()) return reject(drivers.reason);
+  }
   if (filter_cache_ != nullptr && !state.to_allocate.empty()) {
     filter_cache_->BeginCycle(state.to_allocate);
   }
@@ -118,7 +123,15 @@ CycleVerdict SchedulingFramework::Schedule(DraCycleState& state,
     verdict.kind = CycleVerdict::Kind::kUnschedulable;
     verdict.message = reasons.Message(all_nodes);
     verdict.deallocate = dra_.PostFilter(state);
+    if (verdict.deallocate == nullptr) {
+      verdict.classic_deallocate = classic_.PostFilter(state);
+    }
     return verdict;
+  }
+  // Upstream skips PreScore for a single feasible node; Reserve then asks
+  // the drivers about that node alone.
+  if (state.classic != nullptr && feasible.size() > 1) {
+    classic_.PreScore(state, feasible);
   }
   const size_t best = SelectNode(state, cycle, view, feasible, verdict.score);
   verdict.kind = CycleVerdict::Kind::kFeasible;

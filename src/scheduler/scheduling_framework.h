@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/classic/classic_plugin.h"
 #include "scheduler/cluster_snapshot.h"
 #include "scheduler/dra_plugin.h"
 #include "scheduler/filter_cache.h"
@@ -67,6 +68,9 @@ struct CycleVerdict {
   client::ObjectPtr deallocate;
   // PostFilter (KEP-5004): a stale special claim to delete.
   client::ObjectPtr delete_claim;
+  // PostFilter (classic DRA): an allocated v1alpha2 claim whose driver must
+  // deallocate it so the pod can go elsewhere.
+  std::optional<classic::ClassicDeallocation> classic_deallocate;
   std::optional<Candidate> chosen;
   // Nodes that passed Filter, and the weighted score of the chosen one.
   size_t feasible_nodes = 0;
@@ -98,6 +102,8 @@ class SchedulingFramework {
   const std::vector<std::unique_ptr<NodePlugin>>& profile() const {
     return profile_;
   }
+  // The classic DRA steps (Reserve is the caller's).
+  const classic::ClassicPlugin& classic() const { return classic_; }
 
  private:
   // Filter from the start node until enough nodes fit; false when a plugin
@@ -123,6 +129,7 @@ class SchedulingFramework {
 
   ClusterSnapshot& snapshot_;
   DraPlugin& dra_;
+  classic::ClassicPlugin classic_;
   std::vector<std::unique_ptr<NodePlugin>> profile_;
   const FrameworkOptions options_;
   FrameworkStats stats_;

@@ -28,6 +28,7 @@ void SchedulingQueue::PushActive(const std::string& key) {
 void SchedulingQueue::Activate(const std::string& key) {
   unschedulable_.erase(key);
   gated_.erase(key);
+  waiting_for_driver_.erase(key);
   if (binding_.contains(key) || in_active_.contains(key) ||
       in_backoff_.contains(key)) {
     return;
@@ -47,7 +48,11 @@ void SchedulingQueue::Activate(const std::string& key) {
 }
 
 void SchedulingQueue::MoveAllUnschedulable() {
+  // Pods waiting for a driver too: a cluster change may change their
+  // potential nodes.
   std::vector<std::string> keys(unschedulable_.begin(), unschedulable_.end());
+  keys.insert(keys.end(), waiting_for_driver_.begin(),
+              waiting_for_driver_.end());
   std::sort(keys.begin(), keys.end());
   for (const std::string& key : keys) Activate(key);
 }
@@ -55,6 +60,7 @@ void SchedulingQueue::MoveAllUnschedulable() {
 void SchedulingQueue::Forget(const std::string& key) {
   unschedulable_.erase(key);
   gated_.erase(key);
+  waiting_for_driver_.erase(key);
   binding_.erase(key);
   attempts_.erase(key);
   last_message_.erase(key);
@@ -110,6 +116,21 @@ bool SchedulingQueue::MarkUnschedulable(const std::string& key,
   return changed;
 }
 
+bool SchedulingQueue::MarkWaitingForDriver(const std::string& key,
+                                           const std::string& message) {
+  waiting_for_driver_.insert(key);
+  std::string& last = last_message_[key];
+  const bool changed = last != message;
+  last = message;
+  return changed;
+}
+
+void SchedulingQueue::DriverAnswered(const std::string& key) {
+  if (waiting_for_driver_.contains(key) || unschedulable_.contains(key)) {
+    Activate(key);
+  }
+}
+
 void SchedulingQueue::WaitForClaim(const std::string& claim_key,
                                    const std::string& pod_key) {
   waiting_for_claim_[claim_key].push_back(pod_key);
@@ -121,7 +142,8 @@ void SchedulingQueue::ClaimAdded(const std::string& claim_key) {
   std::vector<std::string> pods = std::move(waiting->second);
   waiting_for_claim_.erase(waiting);
   for (const std::string& pod_key : pods) {
-    if (gated_.contains(pod_key) || unschedulable_.contains(pod_key)) {
+    if (gated_.contains(pod_key) || unschedulable_.contains(pod_key) ||
+        waiting_for_driver_.contains(pod_key)) {
       Activate(pod_key);
     }
   }
@@ -141,8 +163,8 @@ void SchedulingQueue::BindFailed(const std::string& key) {
 
 bool SchedulingQueue::WaitsUngated(const std::string& key) const {
   return !gated_.contains(key) &&
-         (unschedulable_.contains(key) || in_active_.contains(key) ||
-          in_backoff_.contains(key));
+         (unschedulable_.contains(key) || waiting_for_driver_.contains(key) ||
+          in_active_.contains(key) || in_backoff_.contains(key));
 }
 
 }  // namespace dralloc::scheduler

@@ -9,6 +9,9 @@
 // - unschedulable: failed, waits for a cluster change (MoveAllUnschedulable)
 //   or for a claim it is waiting for (ClaimAdded);
 // - gated: its claims are not there yet, waits for the pod or a claim;
+// - waiting for a driver (classic DRA): waits for its claims' drivers to
+//   answer in its PodSchedulingContext or to allocate (DriverAnswered,
+//   ClaimAdded), or for a cluster change;
 // - binding: handed to the binder, waits for its pod update.
 // The queue knows pods only by key and claims only by the keys pods wait
 // for. It is thread-compatible: the scheduler's lock guards every call
@@ -70,6 +73,14 @@ class SchedulingQueue {
 
   // The cycle's verdicts for a popped pod.
   void MarkGated(const std::string& key) { gated_.insert(key); }
+  // Parks the pod until a driver answers (no failed attempt: waiting for a
+  // driver is no error); true if `message` differs from the one reported
+  // last time for it.
+  bool MarkWaitingForDriver(const std::string& key, const std::string& message);
+  // A driver wrote the pod's PodSchedulingContext status: activates it if
+  // it waits for a driver or is unschedulable (its unsuitable nodes may
+  // have changed).
+  void DriverAnswered(const std::string& key);
   // Counts a failed attempt and parks the pod; true if `message` differs
   // from the one reported last time for it.
   bool MarkUnschedulable(const std::string& key, const std::string& message);
@@ -79,8 +90,9 @@ class SchedulingQueue {
   }
   // The pod waits for claim `claim_key` to appear.
   void WaitForClaim(const std::string& claim_key, const std::string& pod_key);
-  // Claim `claim_key` appeared: activates the gated or unschedulable pods
-  // waiting for it.
+  // Claim `claim_key` appeared (or, for a classic claim, its driver
+  // allocated it): activates the gated, unschedulable or driver-waiting
+  // pods waiting for it.
   void ClaimAdded(const std::string& claim_key);
 
   // Binding outcomes. A bound pod keeps its binding mark until its update
@@ -122,6 +134,7 @@ class SchedulingQueue {
   std::unordered_map<std::string, Clock::time_point> in_backoff_;
   StringSet unschedulable_;
   StringSet gated_;
+  StringSet waiting_for_driver_;
   StringSet binding_;
   // claim key → pods that found it missing.
   StringKeyedMap<std::vector<std::string>> waiting_for_claim_;

@@ -111,6 +111,23 @@ check convert-json 0 "$dralloc" convert --to resource.k8s.io/v1beta2 -o json -f 
 expect_output convert-json-version "$work/out" '"apiVersion": "resource.k8s.io/v1beta2"'
 check convert-unserved 1 "$dralloc" convert --to resource.k8s.io/v1beta1 -f examples/cluster/nodes.yaml
 check convert-bad-input 2 "$dralloc" convert --to resource.k8s.io/v1 -f tests/broken/truncated.json
+# resource.k8s.io/v1alpha2 (classic DRA): a namedResources slice converts to
+# v1; classic claims have no structured form, and say why.
+check convert-v1alpha2-slice 0 "$dralloc" convert --to resource.k8s.io/v1 -f examples/classic/named-resources-slice.yaml
+expect_output convert-v1alpha2-slice-capacity "$work/out" '^ +memory:$'
+expect_output convert-v1alpha2-slice-pool "$work/out" '^ +name: node-a$'
+check convert-v1alpha2-claim 1 "$dralloc" convert --to resource.k8s.io/v1 -f examples/classic/claims.yaml
+expect_output convert-v1alpha2-claim-why "$work/err" 'ResourceClaim default/shared-gpu is a resource.k8s.io/v1alpha2 \(classic DRA\) object with no resource.k8s.io/v1 form: spec.resourceClassName'
+check convert-v1alpha2-identity 0 "$dralloc" convert --to resource.k8s.io/v1alpha2 -f tests/golden/v1alpha2/classic.yaml
+# dralloc schedule with a simulated classic driver: two pods fit (one node
+# each), the third waits for a driver with room.
+check schedule-classic 1 "$dralloc" schedule --classic-gpus-per-node 2 \
+  -f examples/classic/resource-class.yaml -f examples/classic/claims.yaml -f tests/cli/classic/cluster.yaml
+expect_output schedule-classic-gpus "$work/out" 'gpu.classic.example.com/node-[ab]/gpu-1'
+expect_output schedule-classic-waits "$work/out" 'resourceclaim cannot be allocated for the node \(unsuitable\)'
+check schedule-classic-no-driver 1 "$dralloc" schedule \
+  -f examples/classic/resource-class.yaml -f examples/classic/claims.yaml -f tests/cli/classic/cluster.yaml
+check validate-v1alpha2-invalid 1 "$dralloc" validate -f tests/golden/v1alpha2/validation/ResourceClaim
 
 # --help works everywhere.
 check help 0 "$dralloc" --help

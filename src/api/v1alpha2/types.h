@@ -4,8 +4,9 @@
 // slices, ResourceClaimParameters, ResourceClassParameters).
 //
 // These are the wire structs of issue #27 (docs/classic-dra.md), validated
-// by validation.h here. They are not served or stored yet: nothing outside
-// this folder and its tests uses them.
+// by validation.h here. They are alternatives of api::Object (the classic
+// family), served and stored in this shape: there is no hub and no
+// conversion between them and the structured kinds of the same names.
 //
 // Required fields (no `omitempty` in upstream's JSON tags) are kAlways, so
 // they are written even when empty, as Go writes them. Four lists upstream

@@ -19,6 +19,8 @@
 #include <variant>
 #include <vector>
 
+#include "api/defaults.h"
+#include "api/v1alpha2/validation.h"
 #include "api/validation/names.h"
 
 namespace dralloc::api {
@@ -440,6 +442,24 @@ ErrorList Validate(const Object& object) {
           return ValidateSecret(o);
         } else if constexpr (std::is_same_v<T, ConfigMap>) {
           return ValidateConfigMap(o);
+        } else if constexpr (std::is_same_v<T, v1alpha2::ResourceClass>) {
+          return v1alpha2::ValidateResourceClass(o);
+        } else if constexpr (std::is_same_v<T, v1alpha2::ResourceClaim>) {
+          return v1alpha2::ValidateResourceClaim(o);
+        } else if constexpr (std::is_same_v<T,
+                                            v1alpha2::ResourceClaimTemplate>) {
+          return v1alpha2::ValidateResourceClaimTemplate(o);
+        } else if constexpr (std::is_same_v<T,
+                                            v1alpha2::PodSchedulingContext>) {
+          return v1alpha2::ValidatePodSchedulingContext(o);
+        } else if constexpr (std::is_same_v<T, v1alpha2::ResourceSlice>) {
+          return v1alpha2::ValidateResourceSlice(o);
+        } else if constexpr (std::is_same_v<
+                                 T, v1alpha2::ResourceClaimParameters>) {
+          return v1alpha2::ValidateResourceClaimParameters(o);
+        } else if constexpr (std::is_same_v<
+                                 T, v1alpha2::ResourceClassParameters>) {
+          return v1alpha2::ValidateResourceClassParameters(o);
         } else {
           static_assert(std::is_same_v<T, ResourcePoolStatusRequest>,
                         "unhandled object kind");
@@ -447,6 +467,12 @@ ErrorList Validate(const Object& object) {
         }
       },
       object);
+}
+
+ErrorList ValidateDefaulted(const Object& object) {
+  Object defaulted = object;
+  ApplyDefaults(defaulted);
+  return Validate(defaulted);
 }
 
 }  // namespace dralloc::api

@@ -13,6 +13,10 @@ namespace dralloc::api {
 
 // Dispatches on the object's kind.
 ErrorList Validate(const Object& object);
+// Validate as the API server does on a create: on a copy of `object` with
+// its defaults applied (api/defaults.h), so that fields the server fills
+// (a v1alpha2 claim's allocationMode) are not reported missing.
+ErrorList ValidateDefaulted(const Object& object);
 
 ErrorList ValidateDeviceClass(const DeviceClass& device_class);
 ErrorList ValidateResourceSlice(const ResourceSlice& slice);
