@@ -57,13 +57,20 @@ constexpr std::size_t kMaxProblems = 20;
 // Kinds served at cluster scope (everything else is namespaced).
 bool IsClusterScopedKind(std::string_view kind) {
   static const std::set<std::string_view> kClusterScoped = {
-      "Namespace",         "Node",
-      "DeviceClass",       "ResourceSlice",
-      "DeviceTaintRule",   "PersistentVolume",
-      "StorageClass",      "PriorityClass",
-      "CSINode",           "CSIDriver",
-      "RuntimeClass",      "ClusterRole",
-      "ClusterRoleBinding"};
+      "Namespace",
+      "Node",
+      "DeviceClass",
+      "ResourceSlice",
+      "DeviceTaintRule",
+      "PersistentVolume",
+      "StorageClass",
+      "PriorityClass",
+      "CSINode",
+      "CSIDriver",
+      "RuntimeClass",
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "ResourceClass"};
   return kClusterScoped.contains(kind);
 }
 

@@ -10,6 +10,10 @@ one claim from it.
   make_workload.py --nodes 500 --devices-per-node 10 --pods 5000 \
       --variant template|match-attribute --out DIR
 
+Variant classic: the same nodes and pods, but a resource.k8s.io/v1alpha2
+ResourceClass of driver gpu.classic.example.com (GPUs held by `dralloc driver
+classic-example --gpus-per-node D`, no slices) and a v1alpha2 template.
+
 Writes DIR/cluster.yaml, DIR/template.yaml, DIR/pods.yaml (multi-document
 YAML for `dralloc validate` / `dralloc schedule -f DIR`) and the same objects
 as JSON lines: DIR/setup.jsonl (namespace, class, nodes, slices, template, in
@@ -30,7 +34,13 @@ CLASS_NAME = "test-class"
 TEMPLATE_NAME = "test-claim-template"
 NODE_LABEL = "node-with-dra"
 NUMA_ATTRIBUTE = "dra.example.com/numa"
-VARIANTS = ("template", "match-attribute")
+VARIANTS = ("template", "match-attribute", "classic")
+# The classic variant (issue #27): a resource.k8s.io/v1alpha2 ResourceClass
+# whose control-plane driver (`dralloc driver classic-example`) holds the
+# GPUs, no ResourceSlices, and a v1alpha2 template asking for one GPU.
+CLASSIC_DRIVER = "gpu.classic.example.com"
+CLASSIC_CLASS = "classic-gpu"
+CLASSIC_PARAMETERS = "one-gpu"
 
 
 def namespace_object():
@@ -126,6 +136,34 @@ def claim_template(variant):
         "kind": "ResourceClaimTemplate",
         "metadata": {"name": TEMPLATE_NAME, "namespace": NAMESPACE},
         "spec": {"spec": {"devices": devices}},
+    }
+
+
+def classic_objects():
+    resource_class = {
+        "apiVersion": "resource.k8s.io/v1alpha2",
+        "kind": "ResourceClass",
+        "metadata": {"name": CLASSIC_CLASS},
+        "driverName": CLASSIC_DRIVER,
+    }
+    parameters = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": CLASSIC_PARAMETERS, "namespace": NAMESPACE},
+        "data": {"count": "1"},
+    }
+    return [resource_class, parameters]
+
+
+def classic_template():
+    return {
+        "apiVersion": "resource.k8s.io/v1alpha2",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": TEMPLATE_NAME, "namespace": NAMESPACE},
+        "spec": {"spec": {
+            "resourceClassName": CLASSIC_CLASS,
+            "parametersRef": {"kind": "ConfigMap", "name": CLASSIC_PARAMETERS},
+        }},
     }
 
 
@@ -234,10 +272,15 @@ def main(argv):
 
     os.makedirs(args.out, exist_ok=True)
     nodes = [node(i) for i in range(args.nodes)]
-    slices = [resource_slice(i, args.devices_per_node) for i in range(args.nodes)]
-    template = claim_template(args.variant)
     pods = [pod(i) for i in range(args.pods)]
-    cluster = [namespace_object(), device_class()] + nodes + slices
+    if args.variant == "classic":
+        template = classic_template()
+        cluster = [namespace_object()] + classic_objects() + nodes
+    else:
+        slices = [resource_slice(i, args.devices_per_node)
+                  for i in range(args.nodes)]
+        template = claim_template(args.variant)
+        cluster = [namespace_object(), device_class()] + nodes + slices
     summary = (f"{args.nodes} nodes x {args.devices_per_node} devices, "
                f"{args.pods} pods, variant {args.variant}")
 

@@ -254,11 +254,15 @@ Status Controller::SyncSchedulingContext(const std::string& key) {
   if (context == nullptr) return OkStatus();
   ObjectPtr pod_object = informers_.pods.Get(key);
   const auto* pod = As<api::Pod>(pod_object);
-  if (pod == nullptr || !SchedulingContextNeedsDriver(*context, *pod)) {
-    return OkStatus();
+  if (pod == nullptr) {
+    // The pods cache may lag behind the scheduler's write (1.30 retried).
+    return Status(StatusCode::kAborted,
+                  fmt::format("pod {} not in the cache yet", key));
   }
+  if (!SchedulingContextNeedsDriver(*context, *pod)) return OkStatus();
   std::vector<ObjectPtr> held;
   std::vector<ClaimAllocation> claims;
+  bool missing = false;
   for (const api::PodResourceClaim& entry : pod->spec.resource_claims) {
     const api::PodClaimName name = api::ClaimNameFor(*pod, entry);
     if (name.kind != api::PodClaimName::Kind::kDirect &&
@@ -268,7 +272,16 @@ Status Controller::SyncSchedulingContext(const std::string& key) {
     ObjectPtr claim_object =
         informers_.claims.Get(pod->metadata.namespace_, name.name);
     const auto* claim = As<v1alpha2::ResourceClaim>(claim_object);
-    if (claim == nullptr) continue;
+    if (claim == nullptr) {
+      // A v1 claim, or one the cache has not seen yet: the scheduler wrote
+      // the context only once it saw every claim, so look again soon
+      // unless some claim of ours is already known.
+      if (name.kind == api::PodClaimName::Kind::kGenerated ||
+          name.kind == api::PodClaimName::Kind::kDirect) {
+        missing = true;
+      }
+      continue;
+    }
     ObjectPtr class_object =
         informers_.classes.Get("", claim->spec.resource_class_name);
     if (!ClaimPendingForDriver(*claim,
@@ -281,7 +294,12 @@ Status Controller::SyncSchedulingContext(const std::string& key) {
                      Prepare(*claim, entry.name, held));
     claims.push_back(std::move(allocation));
   }
-  if (claims.empty()) return OkStatus();
+  if (claims.empty()) {
+    if (!missing) return OkStatus();
+    return Status(
+        StatusCode::kAborted,
+        fmt::format("a claim of pod {} is not in the cache yet", key));
+  }
   const std::vector<std::string> nodes = NodesToCheck(*context);
   RETURN_IF_ERROR(driver_.UnsuitableNodes(*pod, claims, nodes));
   const std::string& selected = context->spec.selected_node;
