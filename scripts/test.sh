@@ -111,5 +111,7 @@ bash bench/etcd/run.sh --smoke --dralloc build/src/cli/dralloc \
 bash bench/scheduler/run.sh --smoke --modes etcd --no-placement-check \
   --dralloc build/src/cli/dralloc --load build/bench/load/dralloc_api_load
 bash bench/simulate/run.sh --smoke --bench build/bench/simulate/dralloc_simulate_bench
+bash bench/classic/run.sh --smoke --dralloc build/src/cli/dralloc \
+  --load build/bench/load/dralloc_api_load
 
 echo "all test suites passed"

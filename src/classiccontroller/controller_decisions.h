@@ -4,7 +4,7 @@
 // which claims of a PodSchedulingContext the driver handles and for which
 // nodes it reports, when it allocates, and the status it writes back.
 // Reading and writing objects (and calling the driver) is the caller's
-// part; the library built on these decisions is not written yet
+// part: Controller (controller.h) is built on these decisions
 // (docs/classic-dra.md).
 #ifndef DRALLOC_CLASSICCONTROLLER_CONTROLLER_DECISIONS_H_
 #define DRALLOC_CLASSICCONTROLLER_CONTROLLER_DECISIONS_H_

@@ -2,7 +2,7 @@
 // resource.k8s.io/v1alpha2 claim were gone (issue #27, syncClaim), as a pure
 // function: the claim is updated in place and the caller writes it.
 //
-// Not wired into the claim controller yet (docs/classic-dra.md).
+// The claim controller calls it for v1alpha2 claims (docs/classic-dra.md).
 #ifndef DRALLOC_CONTROLLER_CLASSIC_CLASSIC_CLAIM_RELEASE_H_
 #define DRALLOC_CONTROLLER_CLASSIC_CLASSIC_CLAIM_RELEASE_H_
 

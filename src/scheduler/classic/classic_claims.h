@@ -9,7 +9,8 @@
 // model) are allocated by dralloc's allocator, not by a driver: here they
 // only count where 1.30 counted them (Reserve's node selection).
 //
-// Not wired into the scheduler yet (docs/classic-dra.md §6).
+// ClassicPlugin (classic_plugin.h) runs them in the scheduling cycle
+// (docs/classic-dra.md §6).
 #ifndef DRALLOC_SCHEDULER_CLASSIC_CLASSIC_CLAIMS_H_
 #define DRALLOC_SCHEDULER_CLASSIC_CLASSIC_CLAIMS_H_
 
