@@ -59,6 +59,7 @@ auth::RequestAttributes AttributesOf(const json& step) {
   attributes.user = UserOf(step);
   attributes.verb = step.value("verb", "");
   attributes.api_group = step.value("group", "");
+  attributes.api_version = step.value("version", "v1");
   attributes.resource = step.value("resource", "");
   attributes.subresource = step.value("subresource", "");
   attributes.namespace_ = step.value("namespace", "");
@@ -118,8 +119,11 @@ class CaseRunner {
   // The scope of an object, or of {kind, namespace, name}.
   static RequestScope ScopeOf(const json& object) {
     RequestScope scope;
-    scope.info = api::FindResourceByKind(object.value("kind", ""));
     const std::string api_version = object.value("apiVersion", "v1");
+    scope.info = object.contains("apiVersion")
+                     ? api::FindResourceByKind(api_version,
+                                               object.value("kind", ""))
+                     : api::FindResourceByKind(object.value("kind", ""));
     scope.version = api_version.substr(api_version.find('/') + 1);
     const json meta = object.value("metadata", object);
     scope.namespace_ = meta.value("namespace", "");
