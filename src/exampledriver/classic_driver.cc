@@ -30,11 +30,10 @@ Status ClassicExampleDriver::Restore(
     for (const v1alpha2::ResourceHandle& handle :
          claim->status.allocation->resource_handles) {
       if (handle.driver_name != driver_name_) continue;
-      Status restored = [&]() -> Status {
-        ASSIGN_OR_RETURN(ClassicHandle parsed,
-                         ClassicHandle::FromJson(handle.data));
-        return pool_.Restore(claim->metadata.uid, parsed);
-      }();
+      StatusOr<ClassicHandle> parsed = ClassicHandle::FromJson(handle.data);
+      const Status restored =
+          parsed.ok() ? pool_.Restore(claim->metadata.uid, *parsed)
+                      : parsed.status();
       if (!restored.ok()) {
         failures += fmt::format("{}resourceclaim {}/{}: {}",
                                 failures.empty() ? "" : "; ",
