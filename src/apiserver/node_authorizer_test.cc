@@ -120,10 +120,10 @@ class CaseRunner {
   static RequestScope ScopeOf(const json& object) {
     RequestScope scope;
     const std::string api_version = object.value("apiVersion", "v1");
-    scope.info = object.contains("apiVersion")
-                     ? api::FindResourceByKind(api_version,
-                                               object.value("kind", ""))
-                     : api::FindResourceByKind(object.value("kind", ""));
+    scope.info =
+        object.contains("apiVersion")
+            ? api::FindResourceByKind(api_version, object.value("kind", ""))
+            : api::FindResourceByKind(object.value("kind", ""));
     scope.version = api_version.substr(api_version.find('/') + 1);
     const json meta = object.value("metadata", object);
     scope.namespace_ = meta.value("namespace", "");

@@ -31,9 +31,9 @@ Status ClassicExampleDriver::Restore(
          claim->status.allocation->resource_handles) {
       if (handle.driver_name != driver_name_) continue;
       StatusOr<ClassicHandle> parsed = ClassicHandle::FromJson(handle.data);
-      const Status restored =
-          parsed.ok() ? pool_.Restore(claim->metadata.uid, *parsed)
-                      : parsed.status();
+      const Status restored = parsed.ok()
+                                  ? pool_.Restore(claim->metadata.uid, *parsed)
+                                  : parsed.status();
       if (!restored.ok()) {
         failures += fmt::format("{}resourceclaim {}/{}: {}",
                                 failures.empty() ? "" : "; ",

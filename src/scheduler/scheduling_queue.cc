@@ -133,7 +133,11 @@ void SchedulingQueue::DriverAnswered(const std::string& key) {
 
 void SchedulingQueue::WaitForClaim(const std::string& claim_key,
                                    const std::string& pod_key) {
-  waiting_for_claim_[claim_key].push_back(pod_key);
+  // A pod cycled again while it waits registers once.
+  std::vector<std::string>& pods = waiting_for_claim_[claim_key];
+  if (std::find(pods.begin(), pods.end(), pod_key) == pods.end()) {
+    pods.push_back(pod_key);
+  }
 }
 
 void SchedulingQueue::ClaimAdded(const std::string& claim_key) {

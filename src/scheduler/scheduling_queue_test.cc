@@ -103,6 +103,32 @@ TEST(SchedulingQueueTest, GatedPodsWaitForTheirClaim) {
   EXPECT_EQ(queue.Pop(), std::nullopt);
 }
 
+// Classic DRA: a pod waiting for a driver counts no failed attempt, wakes
+// when the driver answers or allocates one of its claims, and ignores its
+// own status updates (WaitsUngated).
+TEST(SchedulingQueueTest, PodsWaitingForADriverWakeOnItsAnswer) {
+  SchedulingQueue queue(
+      BackoffOptions{milliseconds(10000), milliseconds(10000)});
+  queue.Activate("ns/pod");
+  ASSERT_EQ(queue.Pop(), "ns/pod");
+  EXPECT_TRUE(queue.MarkWaitingForDriver("ns/pod", "waiting"));
+  EXPECT_FALSE(queue.MarkWaitingForDriver("ns/pod", "waiting"));
+  queue.WaitForClaim("ns/claim", "ns/pod");
+  queue.WaitForClaim("ns/claim", "ns/pod");  // registered once
+  EXPECT_TRUE(queue.WaitsUngated("ns/pod"));
+  EXPECT_TRUE(queue.Idle());
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+  queue.DriverAnswered("ns/other");
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+  queue.DriverAnswered("ns/pod");
+  EXPECT_EQ(queue.Pop(), "ns/pod");  // no backoff: no failed attempt
+  queue.MarkWaitingForDriver("ns/pod", "waiting");
+  queue.ClaimAdded("ns/claim");
+  EXPECT_EQ(queue.Pop(), "ns/pod");
+  queue.ClaimAdded("ns/claim");  // woken once
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+}
+
 TEST(SchedulingQueueTest, BindingPodsAreNotActivated) {
   SchedulingQueue queue = NoBackoff();
   queue.MarkBinding("ns/a");
