@@ -20,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; echo "--- node stderr"; tail -20 "$DIR/node.err" 2>/dev/null; exit 1; }
 # Polls "$@" every 0.1 s for up to 10 s.
-wait_for() { for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done; return 1; }
+wait_for() { for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done; return 1; }
 
 "$DRALLOC" node --node-name n1 --server "$SERVER" --runtime docker --root "$DIR/r" 2>"$DIR/err"
 [ $? -eq 2 ] && grep -q -- '--runtime: Unsupported value: "docker"' "$DIR/err" || fail "--runtime docker must be refused"
