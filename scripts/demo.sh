@@ -23,6 +23,10 @@ echo
 echo "== dralloc schedule -f examples/scheduling  (shared claim, firstAvailable, templates)"
 build/src/cli/dralloc schedule -f examples/scheduling
 echo
+echo "== dralloc schedule --classic-gpus-per-node 4 -f examples/classic -f tests/cli/classic/cluster.yaml  (classic DRA, resource.k8s.io/v1alpha2: a simulated control-plane driver allocates GPUs through PodSchedulingContexts)"
+build/src/cli/dralloc schedule --classic-gpus-per-node 4 -f examples/classic \
+  -f tests/cli/classic/cluster.yaml
+echo
 echo "== dralloc simulate scale-up  (how many nodes of which NodeGroup the pending pods need)"
 build/src/cli/dralloc simulate scale-up -f tests/simulator/serve_cluster.yaml \
   --node-groups tests/simulator/serve_node_groups.yaml
