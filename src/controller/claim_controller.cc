@@ -305,24 +305,29 @@ std::string ClaimController::OwnedClaimName(const std::string& pod_uid,
 
 std::optional<api::Object> ClaimController::ClaimFromTemplate(
     const api::Pod& pod, const api::PodResourceClaim& entry) const {
+  // Built in place in the returned object: claims are created for every
+  // pod, and each move of one costs.
+  std::optional<api::Object> out;
   const std::string& name = *entry.resource_claim_template_name;
   ObjectPtr object = templates_.Get(pod.metadata.namespace_, name);
   if (const auto* tmpl = As<api::ResourceClaimTemplate>(object)) {
-    api::ResourceClaim claim;
+    auto& claim = std::get<api::ResourceClaim>(
+        out.emplace(std::in_place_type<api::ResourceClaim>));
     claim.metadata = GeneratedClaimMeta(pod, entry, tmpl->spec.metadata);
     claim.spec = tmpl->spec.spec;
-    return api::Object(std::move(claim));
+    return out;
   }
   // A template name is held by one family only (docs/classic-dra.md,
   // section 3): a v1alpha2 template generates a v1alpha2 claim.
-  if (classic_.templates == nullptr) return std::nullopt;
+  if (classic_.templates == nullptr) return out;
   object = classic_.templates->Get(pod.metadata.namespace_, name);
   const auto* classic = As<api::v1alpha2::ResourceClaimTemplate>(object);
-  if (classic == nullptr) return std::nullopt;
-  api::v1alpha2::ResourceClaim claim;
+  if (classic == nullptr) return out;
+  auto& claim = std::get<api::v1alpha2::ResourceClaim>(
+      out.emplace(std::in_place_type<api::v1alpha2::ResourceClaim>));
   claim.metadata = GeneratedClaimMeta(pod, entry, classic->spec.metadata);
   claim.spec = classic->spec.spec;
-  return api::Object(std::move(claim));
+  return out;
 }
 
 Status ClaimController::EnsureGeneratedClaims(const api::Pod& pod) {
