@@ -81,10 +81,11 @@ echo "== classic DRA (resource.k8s.io/v1alpha2, KEP-3063): dralloc serve + drall
 bash tests/clients/classic_dra_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/classic_dra_suite.sh build/src/cli/dralloc 1.32
 
-echo "== node side: local-cluster end to end, faults, wire compatibility with @grpc/grpc-js"
+echo "== node side: local-cluster end to end (structured and classic DRA), faults, wire compatibility with @grpc/grpc-js"
 bash tests/node/e2e_suite.sh build/src/cli/dralloc
 bash tests/node/fault_suite.sh build/src/cli/dralloc
 bash tests/node/process_runtime_suite.sh build/src/cli/dralloc
+bash tests/node/classic_e2e_suite.sh build/src/cli/dralloc
 bash tests/node/grpc_js_suite.sh build/src/cli/dralloc
 
 echo "== clang ASan+UBSan build and tests"

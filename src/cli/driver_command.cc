@@ -3,7 +3,10 @@
 // node's simulated GPUs as ResourceSlices (and keeps them published), serves
 // the kubelet plugin protocols on unix sockets and prepares claims into CDI
 // spec files. Prints `ready` once slices are published and sockets listen;
-// runs until SIGINT/SIGTERM, then removes its sockets.
+// runs until SIGINT/SIGTERM, then removes its sockets. With --classic it is
+// the node part of `dralloc driver classic-example` (classic DRA,
+// resource.k8s.io/v1alpha2): no slices; claims are prepared from the
+// resource handles the control-plane driver wrote.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -33,7 +36,8 @@ constexpr char kComponent[] = "driver";
 struct DriverFlags {
   std::string node_name;
   ApiClientFlags api;
-  std::string driver_name = "gpu.example.com";
+  std::string driver_name;  // ResolveDriverName
+  bool classic = false;
   int gpus = 8;
   int partitions = 0;
   std::string root;
@@ -66,6 +70,15 @@ void ResolveDirectories(DriverFlags& flags) {
        "/var/lib/kubelet/plugins_registry");
   fill(flags.cdi_dir, "cdi", "/var/run/cdi");
   fill(flags.state_dir, "driver-state", "/var/lib/dralloc-example-driver");
+}
+
+// --driver-name, else the example drivers' defaults: gpu.example.com, or
+// gpu.classic.example.com (as `dralloc driver classic-example`) with
+// --classic.
+void ResolveDriverName(DriverFlags& flags) {
+  if (!flags.driver_name.empty()) return;
+  flags.driver_name =
+      flags.classic ? "gpu.classic.example.com" : "gpu.example.com";
 }
 
 // Publishes the slices, retrying with backoff while the API server is not
@@ -121,6 +134,7 @@ Status StartDriver(const DriverFlags& flags,
   options.node_name = flags.node_name;
   options.cdi_dir = flags.cdi_dir;
   options.state_dir = flags.state_dir;
+  options.classic = flags.classic;
   options.fail_prepare = flags.fail_prepare;
   options.fail_prepare_claim = flags.fail_prepare_claim;
   options.prepare_delay = std::chrono::milliseconds(flags.prepare_delay_ms);
@@ -130,20 +144,35 @@ Status StartDriver(const DriverFlags& flags,
                            : exampledriver::SyncMode::kAlways;
   ASSIGN_OR_RETURN(running.driver, exampledriver::ExampleDriver::Create(
                                        options, running.api.get()));
-  running.publisher = std::make_unique<exampledriver::SlicePublisher>(
-      running.api.get(), inventory.SliceSpecs());
-  RETURN_IF_ERROR(PublishWithRetry(
-      *running.publisher, std::chrono::seconds(flags.startup_timeout_s)));
+  // A classic driver's GPUs are allocated by its control-plane part: slices
+  // would let the scheduler hand them out a second time.
+  if (!flags.classic) {
+    running.publisher = std::make_unique<exampledriver::SlicePublisher>(
+        running.api.get(), inventory.SliceSpecs());
+    RETURN_IF_ERROR(PublishWithRetry(
+        *running.publisher, std::chrono::seconds(flags.startup_timeout_s)));
+  }
   ASSIGN_OR_RETURN(running.server, kubeletplugin::PluginServer::Start(
                                        server_options, running.driver.get()));
   running.server->SetDeviceHealth(std::move(health));
-  running.publisher->Start(std::chrono::milliseconds(flags.resync_interval_ms));
+  if (running.publisher) {
+    running.publisher->Start(
+        std::chrono::milliseconds(flags.resync_interval_ms));
+  }
   return OkStatus();
 }
 
 int RunExampleDriver(DriverFlags flags) {
   if (!ApplyLogLevel(flags.log_level)) return kExitBadInput;
+  if (flags.classic && flags.partitions > 0) {
+    fmt::print(stderr,
+               "dralloc driver example: --partitions: Invalid value: {}: "
+               "a classic driver (--classic) hands out whole GPUs\n",
+               flags.partitions);
+    return kExitBadInput;
+  }
   ResolveDirectories(flags);
+  ResolveDriverName(flags);
   auto inventory = exampledriver::GpuInventory::Create(
       {flags.node_name, flags.driver_name, flags.gpus, flags.partitions});
   if (!inventory.ok()) {
@@ -158,15 +187,18 @@ int RunExampleDriver(DriverFlags flags) {
     return s.code() == StatusCode::kInvalidArgument ? kExitBadInput
                                                     : kExitInvalid;
   }
-  log::Info(kComponent, "driver {} on node {}: {} devices, sockets {} and {}",
+  log::Info(kComponent, "driver {} on node {}: {} devices{}, sockets {} and {}",
             flags.driver_name, flags.node_name, inventory->DeviceNames().size(),
+            flags.classic ? " (classic: allocated by the control-plane "
+                            "driver, no ResourceSlices)"
+                          : "",
             running.server->dra_socket_path().string(),
             running.server->registration_socket_path().string());
   fmt::print("ready\n");
   std::fflush(stdout);
   const int received = WaitForTermination(signals);
   log::Info(kComponent, "signal {}: shutting down", received);
-  running.publisher->Stop();
+  if (running.publisher) running.publisher->Stop();
   running.driver->CancelDelays();
   running.server->Stop();
   return kExitOk;
@@ -176,8 +208,14 @@ void AddDriverFlags(CLI::App& command, DriverFlags& flags) {
   command.add_option("--node-name", flags.node_name, "this node's name")
       ->required();
   AddApiClientFlags(command, flags.api);
-  command.add_option("--driver-name", flags.driver_name, "DRA driver name")
-      ->capture_default_str();
+  command.add_option("--driver-name", flags.driver_name,
+                     "DRA driver name (default: gpu.example.com, or "
+                     "gpu.classic.example.com with --classic)");
+  command.add_flag(
+      "--classic", flags.classic,
+      "the node part of `dralloc driver classic-example` (classic DRA, "
+      "resource.k8s.io/v1alpha2): publishes no ResourceSlices, prepares "
+      "claims from the resource handles of its control-plane part");
   command.add_option("--gpus", flags.gpus, "simulated GPUs")
       ->capture_default_str();
   command.add_option("--partitions", flags.partitions,

@@ -1,7 +1,10 @@
 // `dralloc local-cluster`: a whole DRA cluster on one machine for trying
 // things out and for end-to-end tests — `dralloc serve`, and per node a node
 // agent (`dralloc node`) and the example driver (`dralloc driver example`),
-// each a child process on loopback and unix sockets under --dir. Writes
+// each a child process on loopback and unix sockets under --dir. With
+// --classic-gpus, classic DRA (resource.k8s.io/v1alpha2) too: the control-
+// plane driver `dralloc driver classic-example` for all nodes, and on each
+// node its node part (`dralloc driver example --classic`). Writes
 // DIR/kubeconfig, prints `ready` once every component is up, and stops them
 // all (nodes, then drivers, then the control plane) on SIGTERM or SIGINT.
 #include <fmt/format.h>
@@ -34,6 +37,7 @@ struct LocalClusterFlags {
   int nodes = 1;
   int gpus = 4;
   int partitions = 0;
+  int classic_gpus = 0;
   std::string dir;
   std::string listen = "127.0.0.1:0";
   std::string runtime = "simulated";
@@ -157,6 +161,7 @@ class LocalCluster {
 
  private:
   Status StartControlPlane();
+  Status StartClassicDriver();
   Status StartNode(int index);
   Status Add(StatusOr<Component> component, const std::regex& ready,
              std::string* captured = nullptr);
@@ -191,6 +196,19 @@ Status LocalCluster::StartControlPlane() {
              &server_);
 }
 
+Status LocalCluster::StartClassicDriver() {
+  std::string nodes;
+  for (int i = 1; i <= flags_.nodes; ++i) {
+    nodes += fmt::format("{}node-{}", i > 1 ? "," : "", i);
+  }
+  return Add(StartComponent(
+                 "classic driver", "classic-driver", fs::path(flags_.dir),
+                 {"driver", "classic-example", "--server", server_, "--nodes",
+                  nodes, "--gpus-per-node", std::to_string(flags_.classic_gpus),
+                  "--log-level", flags_.log_level}),
+             std::regex(R"((^|\n)ready(\n|$))"));
+}
+
 Status LocalCluster::StartNode(int index) {
   const fs::path dir(flags_.dir);
   const std::string node = fmt::format("node-{}", index);
@@ -212,6 +230,21 @@ Status LocalCluster::StartNode(int index) {
       !s.ok()) {
     return s;
   }
+  if (flags_.classic_gpus > 0) {
+    // Its own state directory: the prepared-claims store is per driver.
+    if (Status s =
+            Add(StartComponent(node + " classic driver",
+                               node + "-classic-driver", dir,
+                               {"driver", "example", "--classic", "--node-name",
+                                node, "--server", server_, "--root", root,
+                                "--state-dir", root + "/classic-driver-state",
+                                "--gpus", std::to_string(flags_.classic_gpus),
+                                "--log-level", flags_.log_level}),
+                ready);
+        !s.ok()) {
+      return s;
+    }
+  }
   return Add(StartComponent(node + " agent", node + "-agent", dir,
                             {"node", "--node-name", node, "--server", server_,
                              "--root", root, "--runtime", flags_.runtime,
@@ -230,6 +263,9 @@ Status LocalCluster::Start() {
   if (Status s = WriteKubeconfig(fs::path(flags_.dir) / "kubeconfig", server_);
       !s.ok()) {
     return s;
+  }
+  if (flags_.classic_gpus > 0) {
+    if (Status s = StartClassicDriver(); !s.ok()) return s;
   }
   for (int i = 1; i <= flags_.nodes; ++i) {
     if (Status s = StartNode(i); !s.ok()) return s;
@@ -328,6 +364,13 @@ void RegisterLocalClusterCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   command.add_option("--gpus", flags.gpus, "example GPUs per node")
+      ->check(CLI::Range(0, 128))
+      ->capture_default_str();
+  command
+      .add_option("--classic-gpus", flags.classic_gpus,
+                  "classic DRA (resource.k8s.io/v1alpha2) GPUs per node, "
+                  "allocated by `dralloc driver classic-example` (driver "
+                  "gpu.classic.example.com); 0: no classic driver")
       ->check(CLI::Range(0, 128))
       ->capture_default_str();
   command

@@ -7,6 +7,7 @@
 
 #include "cdi/spec.h"
 #include "common/log.h"
+#include "exampledriver/classic_gpu_pool.h"
 #include "exampledriver/gpu_config.h"
 
 namespace dralloc::exampledriver {
@@ -186,12 +187,9 @@ PrepareResult ExampleDriver::PrepareClaim(const ClaimRef& claim,
     result.devices = std::move(prepared->devices);
     return result;
   }
-  StatusOr<api::ResourceClaim> fetched = FetchClaim(claim);
-  if (!fetched.ok()) {
-    result.error = fetched.status();
-    return result;
-  }
-  StatusOr<PreparedClaim> prepared = PrepareDevices(*fetched, what);
+  StatusOr<PreparedClaim> prepared = options_.classic
+                                         ? PrepareClassicClaim(claim, what)
+                                         : PrepareStructuredClaim(claim, what);
   if (!prepared.ok()) {
     result.error = prepared.status();
     return result;
@@ -199,6 +197,44 @@ PrepareResult ExampleDriver::PrepareClaim(const ClaimRef& claim,
   result.devices = prepared->devices;
   changes.push_back({claim.uid, std::move(prepared).value()});
   return result;
+}
+
+StatusOr<PreparedClaim> ExampleDriver::PrepareStructuredClaim(
+    const ClaimRef& claim, const std::string& what) const {
+  ASSIGN_OR_RETURN(api::ResourceClaim fetched, FetchClaim(claim));
+  return PrepareDevices(fetched, what);
+}
+
+StatusOr<PreparedClaim> ExampleDriver::PrepareClassicClaim(
+    const ClaimRef& claim, const std::string& what) const {
+  StatusOr<client::ObjectPtr> object =
+      client_->Get(client::ResourceFor<api::v1alpha2::ResourceClaim>(),
+                   claim.namespace_, claim.name);
+  if (!object.ok()) return object.status().WithPrefix(what + " (v1alpha2)");
+  const auto* fetched =
+      std::get_if<api::v1alpha2::ResourceClaim>(object->get());
+  if (fetched == nullptr) {
+    return InternalError(what + ": API returned another kind");
+  }
+  RETURN_IF_ERROR(CheckFetched(claim, fetched->metadata.uid,
+                               fetched->status.allocation.has_value()));
+  return PrepareClassicDevices(*fetched, what);
+}
+
+Status ExampleDriver::CheckFetched(const ClaimRef& claim,
+                                   const std::string& uid, bool allocated) {
+  const std::string what = Describe(claim);
+  if (uid != claim.uid) {
+    return FailedPreconditionError(what + ": metadata.uid: Invalid value: \"" +
+                                   uid + "\": the kubelet asked for uid " +
+                                   claim.uid +
+                                   " (the claim was deleted and re-created)");
+  }
+  if (!allocated) {
+    return FailedPreconditionError(
+        what + ": status.allocation: Required value: claim is not allocated");
+  }
+  return OkStatus();
 }
 
 StatusOr<api::ResourceClaim> ExampleDriver::FetchClaim(
@@ -211,16 +247,8 @@ StatusOr<api::ResourceClaim> ExampleDriver::FetchClaim(
   if (resource_claim == nullptr) {
     return InternalError(what + ": API returned another kind");
   }
-  if (resource_claim->metadata.uid != claim.uid) {
-    return FailedPreconditionError(
-        what + ": metadata.uid: Invalid value: \"" +
-        resource_claim->metadata.uid + "\": the kubelet asked for uid " +
-        claim.uid + " (the claim was deleted and re-created)");
-  }
-  if (!resource_claim->status.allocation) {
-    return FailedPreconditionError(
-        what + ": status.allocation: Required value: claim is not allocated");
-  }
+  RETURN_IF_ERROR(CheckFetched(claim, resource_claim->metadata.uid,
+                               resource_claim->status.allocation.has_value()));
   return *resource_claim;
 }
 
@@ -275,11 +303,65 @@ StatusOr<PreparedClaim> ExampleDriver::PrepareDevices(
         what + ": status.allocation.devices.results: no device of driver " +
         options_.driver_name + " is allocated");
   }
+  RETURN_IF_ERROR(WriteClaimSpec(spec, uid, prepared, what));
+  return prepared;
+}
+
+StatusOr<PreparedClaim> ExampleDriver::PrepareClassicDevices(
+    const api::v1alpha2::ResourceClaim& claim, const std::string& what) const {
+  const std::string uid = claim.metadata.uid;
+  cdi::Spec spec;
+  spec.kind = cdi_kind_;
+  PreparedClaim prepared{
+      claim.metadata.namespace_, claim.metadata.name, {}, {}};
+  const auto& handles = claim.status.allocation->resource_handles;
+  for (size_t i = 0; i < handles.size(); ++i) {
+    if (handles[i].driver_name != options_.driver_name) continue;
+    const std::string path = what + ": status.allocation.resourceHandles[" +
+                             std::to_string(i) + "].data";
+    StatusOr<ClassicHandle> parsed = ClassicHandle::FromJson(handles[i].data);
+    if (!parsed.ok()) return parsed.status().WithPrefix(path);
+    const ClassicHandle& handle = *parsed;
+    // As 1.30's test driver: a handle for another node is refused.
+    if (handle.node_name != options_.node_name) {
+      return FailedPreconditionError(
+          path + ": nodeName: Invalid value: \"" + handle.node_name +
+          "\": this driver serves node " + options_.node_name);
+    }
+    for (const std::string& gpu : handle.gpus) {
+      cdi::Device device;
+      device.name = uid + "-" + gpu;
+      device.container_edits.env.push_back(EnvPrefix(gpu) + "=" + gpu);
+      for (const auto& [key, value] : handle.env) {
+        device.container_edits.env.push_back(key + "=" + value);
+      }
+      // Classic claims have no requests: a container gets the whole claim.
+      prepared.devices.push_back({{},
+                                  options_.node_name,
+                                  gpu,
+                                  {cdi::QualifiedName(cdi_kind_, "common"),
+                                   cdi::QualifiedName(cdi_kind_, device.name)},
+                                  std::nullopt});
+      spec.devices.push_back(std::move(device));
+    }
+  }
+  if (spec.devices.empty()) {
+    return FailedPreconditionError(
+        what + ": status.allocation.resourceHandles: no GPU of driver " +
+        options_.driver_name + " is allocated");
+  }
+  RETURN_IF_ERROR(WriteClaimSpec(spec, uid, prepared, what));
+  return prepared;
+}
+
+Status ExampleDriver::WriteClaimSpec(const cdi::Spec& spec,
+                                     const std::string& uid,
+                                     PreparedClaim& prepared,
+                                     const std::string& what) const {
   StatusOr<std::string> text = spec_files_.Render(spec, uid);
   if (!text.ok()) return text.status().WithPrefix(what);
   prepared.cdi_spec = std::move(text).value();
-  RETURN_IF_ERROR(spec_files_.Write(uid, prepared.cdi_spec).WithPrefix(what));
-  return prepared;
+  return spec_files_.Write(uid, prepared.cdi_spec).WithPrefix(what);
 }
 
 std::map<std::string, Status> ExampleDriver::UnprepareClaims(

@@ -24,6 +24,8 @@
 #include <string>
 
 #include "api/types/resource_claim.h"
+#include "api/v1alpha2/types.h"
+#include "cdi/spec.h"
 #include "client/api_client.h"
 #include "common/claim_locks.h"
 #include "common/mutex.h"
@@ -42,6 +44,11 @@ struct ExampleDriverOptions {
   std::filesystem::path state_dir;
   // kAlways: a prepare or unprepare is on disk before it is answered.
   SyncMode state_sync = SyncMode::kAlways;
+  // Classic DRA (resource.k8s.io/v1alpha2): the node part of `dralloc
+  // driver classic-example`. Claims are read as v1alpha2 and prepared from
+  // their resource handles (ClassicHandle) of this driver, which must name
+  // this node; no ResourceSlice is published.
+  bool classic = false;
   // Test knobs: fail every prepare, or those of claims with this name;
   // wait this long at the start of every prepare (unprepare) call.
   bool fail_prepare = false;
@@ -82,10 +89,25 @@ class ExampleDriver : public kubeletplugin::DriverCallbacks {
   // added to `changes`, to be recorded before the call answers.
   kubeletplugin::PrepareResult PrepareClaim(
       const kubeletplugin::ClaimRef& claim, std::vector<ClaimChange>& changes);
+  // Reads the claim (resource.k8s.io/v1) and prepares its devices.
+  StatusOr<PreparedClaim> PrepareStructuredClaim(
+      const kubeletplugin::ClaimRef& claim, const std::string& what) const;
+  // Reads the claim (resource.k8s.io/v1alpha2) and prepares the GPUs of its
+  // resource handles.
+  StatusOr<PreparedClaim> PrepareClassicClaim(
+      const kubeletplugin::ClaimRef& claim, const std::string& what) const;
+  // The fetched claim is the one the kubelet asked for, and allocated.
+  static Status CheckFetched(const kubeletplugin::ClaimRef& claim,
+                             const std::string& uid, bool allocated);
   StatusOr<api::ResourceClaim> FetchClaim(
       const kubeletplugin::ClaimRef& claim) const;
   StatusOr<PreparedClaim> PrepareDevices(const api::ResourceClaim& claim,
                                          const std::string& what) const;
+  StatusOr<PreparedClaim> PrepareClassicDevices(
+      const api::v1alpha2::ResourceClaim& claim, const std::string& what) const;
+  // Renders `spec` into prepared.cdi_spec and writes the claim's file.
+  Status WriteClaimSpec(const cdi::Spec& spec, const std::string& uid,
+                        PreparedClaim& prepared, const std::string& what) const;
   // One claim's unprepare: removes its spec file; adds its erase to
   // `changes` when it is recorded as prepared.
   Status UnprepareClaim(const kubeletplugin::ClaimRef& claim,

@@ -462,3 +462,83 @@ TEST_F(ExampleDriverTest, ConcurrentCallsOnDifferentAndSameClaims) {
 
 }  // namespace
 }  // namespace dralloc::exampledriver
+
+namespace dralloc::exampledriver {
+namespace {
+
+// Classic DRA (--classic): a resource.k8s.io/v1alpha2 claim is prepared
+// from its resource handle of this driver; a handle for another node, or
+// one that is not the control-plane driver's JSON, is refused with the path
+// of the bad field.
+class ClassicExampleDriverTest : public ExampleDriverTest {
+ protected:
+  void SetUp() override {
+    ExampleDriverOptions options;
+    options.classic = true;
+    options.driver_name = "gpu.classic.example.com";
+    driver_ = NewDriver(options);
+  }
+  ClaimRef AddClassicClaim(const std::string& name, const std::string& data) {
+    api::v1alpha2::ResourceClaim claim;
+    claim.metadata.namespace_ = "default";
+    claim.metadata.name = name;
+    claim.spec.resource_class_name = "gpu.classic.example.com";
+    auto created = api_.Create(claim);
+    EXPECT_TRUE(created.ok()) << created.status();
+    claim = std::get<api::v1alpha2::ResourceClaim>(**created);
+    claim.status.driver_name = "gpu.classic.example.com";
+    claim.status.allocation.emplace();
+    claim.status.allocation->resource_handles = {
+        {"other.example.com", "{}", std::nullopt},
+        {"gpu.classic.example.com", data, std::nullopt}};
+    EXPECT_TRUE(api_.UpdateStatus(claim).ok());
+    return {"default", claim.metadata.uid, name};
+  }
+};
+
+TEST_F(ClassicExampleDriverTest, PreparesTheGpusOfItsResourceHandle) {
+  ASSERT_NE(driver_, nullptr);
+  const ClaimRef claim = AddClassicClaim(
+      "classic", R"({"nodeName":"node-a","gpus":["gpu-1","gpu-2"],)"
+                 R"("env":{"user_mode":"training","admin_sharing":"none"}})");
+  auto results = driver_->PrepareClaims(std::span(&claim, 1));
+  const auto& result = results.at(claim.uid);
+  ASSERT_TRUE(result.error.ok()) << result.error;
+  ASSERT_EQ(result.devices.size(), 2u);
+  EXPECT_EQ(result.devices[0].device_name, "gpu-1");
+  EXPECT_EQ(result.devices[0].pool_name, "node-a");
+  EXPECT_TRUE(result.devices[0].request_names.empty());
+  EXPECT_EQ(result.devices[1].cdi_device_ids,
+            (std::vector<std::string>{
+                "k8s.gpu.classic.example.com/gpu=common",
+                "k8s.gpu.classic.example.com/gpu=" + claim.uid + "-gpu-2"}));
+  const Json spec = ReadJson(driver_->ClaimSpecPath(claim.uid));
+  EXPECT_EQ(
+      spec["devices"][0]["containerEdits"]["env"],
+      Json({"GPU_DEVICE_1=gpu-1", "admin_sharing=none", "user_mode=training"}));
+  // Prepared once: a repeated call answers from the store.
+  auto again = driver_->PrepareClaims(std::span(&claim, 1));
+  EXPECT_EQ(again.at(claim.uid).devices, result.devices);
+  auto unprepared = driver_->UnprepareClaims(std::span(&claim, 1));
+  EXPECT_TRUE(unprepared.at(claim.uid).ok());
+  EXPECT_FALSE(fs::exists(driver_->ClaimSpecPath(claim.uid)));
+}
+
+TEST_F(ClassicExampleDriverTest, RefusesHandlesForOtherNodesOrMalformed) {
+  const std::vector<ClaimRef> claims = {
+      AddClassicClaim("elsewhere", R"({"nodeName":"node-b","gpus":["gpu-0"]})"),
+      AddClassicClaim("garbled", "not json")};
+  auto results = driver_->PrepareClaims(claims);
+  EXPECT_EQ(results.at(claims[0].uid).error.message(),
+            "resourceclaim default/elsewhere: "
+            "status.allocation.resourceHandles[1].data: nodeName: Invalid "
+            "value: \"node-b\": this driver serves node node-a");
+  EXPECT_EQ(results.at(claims[1].uid).error.message(),
+            "resourceclaim default/garbled: "
+            "status.allocation.resourceHandles[1].data: resource handle: not "
+            "a JSON object");
+  EXPECT_FALSE(fs::exists(driver_->ClaimSpecPath(claims[0].uid)));
+}
+
+}  // namespace
+}  // namespace dralloc::exampledriver

@@ -3,42 +3,12 @@
 #include <algorithm>
 #include <map>
 
-#include "api/well_known.h"
 #include "common/log.h"
 
 namespace dralloc::node {
 namespace {
 
 constexpr std::string_view kComponent = "dra-manager";
-
-bool Skips(const api::DeviceRequestAllocationResult& result,
-           std::string_view operation) {
-  for (const std::string& skipped : result.skip_node_operations) {
-    if (skipped == operation || skipped == api::kSkipAllNodeOperations) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// The drivers of the claim's allocation, each with the calls that every
-// one of its devices skips (KEP-5945: the kubelet's aggregation).
-std::map<std::string, DriverClaimState> DriversOf(
-    const api::ResourceClaim& claim) {
-  std::map<std::string, DriverClaimState> drivers;
-  if (!claim.status.allocation) return drivers;
-  for (const auto& result : claim.status.allocation->devices.results) {
-    auto [it, first] = drivers.try_emplace(result.driver);
-    DriverClaimState& state = it->second;
-    const bool prepare = Skips(result, api::kSkipNodePrepare);
-    const bool unprepare = Skips(result, api::kSkipNodeUnprepare);
-    state.skip_prepare = first ? prepare : state.skip_prepare && prepare;
-    state.skip_unprepare =
-        first ? unprepare : state.skip_unprepare && unprepare;
-  }
-  for (auto& [driver, state] : drivers) state.prepared = state.skip_prepare;
-  return drivers;
-}
 
 std::string ClaimLabel(const DraClaimRef& ref) {
   return ref.namespace_ + "/" + ref.name;
@@ -65,22 +35,19 @@ Status Summarize(const std::string& what,
 DraManager::DraManager(ClaimInfoCache& cache, ClientLookup clients)
     : cache_(cache), clients_(std::move(clients)) {}
 
-Status DraManager::PrepareResources(
-    const std::string& pod_uid,
-    const std::vector<const api::ResourceClaim*>& claims) {
+Status DraManager::PrepareResources(const std::string& pod_uid,
+                                    const std::vector<NodeClaim>& claims) {
   std::set<std::string> uids;
-  for (const api::ResourceClaim* claim : claims) {
-    uids.insert(claim->metadata.uid);
-  }
+  for (const NodeClaim& claim : claims) uids.insert(claim.uid);
   const ClaimLocks::Held held = locks_.LockAll({uids.begin(), uids.end()});
   // 1. Record the pod's claims (new drivers as "preparing") first.
   RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
-    for (const api::ResourceClaim* claim : claims) {
-      ClaimInfo& info = tx.Edit(claim->metadata.uid);
-      info.namespace_ = claim->metadata.namespace_;
-      info.name = claim->metadata.name;
-      for (auto& [driver, state] : DriversOf(*claim)) {
-        info.drivers.try_emplace(driver, std::move(state));
+    for (const NodeClaim& claim : claims) {
+      ClaimInfo& info = tx.Edit(claim.uid);
+      info.namespace_ = claim.namespace_;
+      info.name = claim.name;
+      for (const auto& [driver, state] : claim.drivers) {
+        info.drivers.try_emplace(driver, state);
       }
       info.pod_uids.insert(pod_uid);
     }
@@ -88,8 +55,8 @@ Status DraManager::PrepareResources(
   // 2. Batch what is not prepared yet, per driver.
   Batches batches;
   std::map<std::string, DraClaimRef> refs;
-  for (const api::ResourceClaim* claim : claims) {
-    std::optional<ClaimInfo> info = cache_.Get(claim->metadata.uid);
+  for (const NodeClaim& claim : claims) {
+    std::optional<ClaimInfo> info = cache_.Get(claim.uid);
     if (!info || refs.contains(info->uid)) continue;
     refs[info->uid] = info->ref();
     for (const auto& [driver, state] : info->drivers) {

@@ -33,11 +33,11 @@
 #include <string_view>
 #include <vector>
 
-#include "api/types/resource_claim.h"
 #include "common/claim_locks.h"
 #include "common/status.h"
 #include "node/claim_info_cache.h"
 #include "node/dra_plugin_client.h"
+#include "node/node_claim.h"
 
 namespace dralloc::node {
 
@@ -50,10 +50,11 @@ class DraManager {
 
   DraManager(ClaimInfoCache& cache, ClientLookup clients);
 
-  // Prepares `claims` (allocated, reserved for the pod) for pod `pod_uid`.
-  // The error lists each claim that failed and why.
+  // Prepares `claims` (allocated, reserved for the pod; of either API
+  // family) for pod `pod_uid`. The error lists each claim that failed and
+  // why.
   Status PrepareResources(const std::string& pod_uid,
-                          const std::vector<const api::ResourceClaim*>& claims);
+                          const std::vector<NodeClaim>& claims);
   // The pod is gone (or going): see the contract above.
   Status UnprepareResources(const std::string& pod_uid);
   // Forgets every pod not in `active` (after a restart).

@@ -111,13 +111,14 @@ TEST_F(DraManagerTest, DifferentClaimsArePreparedInParallel) {
   };
   auto a = MakeClaim("a", {"gpu.example.com"});
   auto b = MakeClaim("b", {"gpu.example.com"});
-  std::thread first(
-      [&] { EXPECT_TRUE(manager_->PrepareResources("pod-a", {&a}).ok()); });
+  std::thread first([&] {
+    EXPECT_TRUE(manager_->PrepareResources("pod-a", {NodeClaim::Of(a)}).ok());
+  });
   ASSERT_TRUE(testing::WaitFor([&] {
     std::lock_guard lock(mu);
     return arrived.contains("a");
   }));
-  EXPECT_TRUE(manager_->PrepareResources("pod-b", {&b}).ok());
+  EXPECT_TRUE(manager_->PrepareResources("pod-b", {NodeClaim::Of(b)}).ok());
   first.join();
   std::lock_guard lock(mu);
   EXPECT_TRUE(a_saw_b);
@@ -138,14 +139,16 @@ TEST_F(DraManagerTest, SharedClaimIsPreparedOnceWhenPodsRace) {
   };
   auto shared = MakeClaim("s", {"gpu.example.com"});
   std::thread first([&] {
-    EXPECT_TRUE(manager_->PrepareResources("pod-1", {&shared}).ok());
+    EXPECT_TRUE(
+        manager_->PrepareResources("pod-1", {NodeClaim::Of(shared)}).ok());
   });
   ASSERT_TRUE(testing::WaitFor([&] {
     std::lock_guard lock(mu);
     return arrived;
   }));
   std::thread second([&] {
-    EXPECT_TRUE(manager_->PrepareResources("pod-2", {&shared}).ok());
+    EXPECT_TRUE(
+        manager_->PrepareResources("pod-2", {NodeClaim::Of(shared)}).ok());
   });
   {
     std::lock_guard lock(mu);
@@ -163,7 +166,11 @@ TEST_F(DraManagerTest, OneCallPerDriverWithAllClaimsOfThePod) {
   auto a = MakeClaim("a", {"gpu.example.com"});
   auto b = MakeClaim("b", {"gpu.example.com", "net.example.com"});
   auto c = MakeClaim("c", {"net.example.com"});
-  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&a, &b, &c}).ok());
+  ASSERT_TRUE(
+      manager_
+          ->PrepareResources(
+              "pod-1", {NodeClaim::Of(a), NodeClaim::Of(b), NodeClaim::Of(c)})
+          .ok());
   EXPECT_EQ(PrepareCalls(gpu_), (Calls{{"a", "b"}}));
   EXPECT_EQ(PrepareCalls(net_), (Calls{{"b", "c"}}));
   ASSERT_TRUE(cache_->Get("b")->prepared());
@@ -174,7 +181,11 @@ TEST_F(DraManagerTest, OneCallPerDriverWithAllClaimsOfThePod) {
                                       "k8s.net.example.com/gpu=b-gpu-0"}));
 
   // Preparing again (pod re-synced) calls nobody.
-  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&a, &b, &c}).ok());
+  ASSERT_TRUE(
+      manager_
+          ->PrepareResources(
+              "pod-1", {NodeClaim::Of(a), NodeClaim::Of(b), NodeClaim::Of(c)})
+          .ok());
   EXPECT_EQ(PrepareCalls(gpu_).size(), 1u);
 
   ASSERT_TRUE(manager_->UnprepareResources("pod-1").ok());
@@ -195,7 +206,7 @@ TEST_F(DraManagerTest, SkippedNodeOperationsCallNoDriver) {
   results.back().skip_node_operations = {"NodePrepareResources",
                                          "NodeUnprepareResources"};
   unregistered_.insert("gpu.example.com");
-  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&claim}).ok());
+  ASSERT_TRUE(manager_->PrepareResources("pod-1", {NodeClaim::Of(claim)}).ok());
   EXPECT_TRUE(PrepareCalls(gpu_).empty());
   EXPECT_EQ(PrepareCalls(net_), (Calls{{"a"}}));
   ASSERT_TRUE(cache_->Get("a")->prepared());
@@ -210,7 +221,7 @@ TEST_F(DraManagerTest, SkippedNodeOperationsCallNoDriver) {
 TEST_F(DraManagerTest, OneDeviceThatNeedsTheDriverMeansACall) {
   auto claim = MakeClaim("a", {"gpu.example.com", "gpu.example.com"});
   claim.status.allocation->devices.results[0].skip_node_operations = {"*"};
-  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&claim}).ok());
+  ASSERT_TRUE(manager_->PrepareResources("pod-1", {NodeClaim::Of(claim)}).ok());
   EXPECT_EQ(PrepareCalls(gpu_), (Calls{{"a"}}));
   ASSERT_TRUE(manager_->UnprepareResources("pod-1").ok());
   EXPECT_EQ(UnprepareCalls(gpu_), (Calls{{"a"}}));
@@ -218,8 +229,10 @@ TEST_F(DraManagerTest, OneDeviceThatNeedsTheDriverMeansACall) {
 
 TEST_F(DraManagerTest, SharedClaimUnpreparedAfterItsLastPod) {
   auto shared = MakeClaim("s", {"gpu.example.com"});
-  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&shared}).ok());
-  ASSERT_TRUE(manager_->PrepareResources("pod-2", {&shared}).ok());
+  ASSERT_TRUE(
+      manager_->PrepareResources("pod-1", {NodeClaim::Of(shared)}).ok());
+  ASSERT_TRUE(
+      manager_->PrepareResources("pod-2", {NodeClaim::Of(shared)}).ok());
   EXPECT_EQ(PrepareCalls(gpu_).size(), 1u);  // referenced, not prepared again
   EXPECT_EQ(cache_->Get("s")->pod_uids,
             (std::set<std::string>{"pod-1", "pod-2"}));
@@ -240,7 +253,8 @@ TEST_F(DraManagerTest, PerClaimErrorIsRetriedAlone) {
   auto good = MakeClaim("good", {"gpu.example.com"});
   auto bad = MakeClaim("bad", {"gpu.example.com"});
   auto lost = MakeClaim("lost", {"gpu.example.com"});
-  Status status = manager_->PrepareResources("pod-1", {&good, &bad, &lost});
+  Status status = manager_->PrepareResources(
+      "pod-1", {NodeClaim::Of(good), NodeClaim::Of(bad), NodeClaim::Of(lost)});
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("claim ns/claim-bad: driver gpu.example.com: "
                                   "NodePrepareResources: device is broken"),
@@ -256,14 +270,18 @@ TEST_F(DraManagerTest, PerClaimErrorIsRetriedAlone) {
     gpu_.state().prepare_errors.clear();
     gpu_.state().omit.clear();
   }
-  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&good, &bad, &lost}).ok());
+  ASSERT_TRUE(
+      manager_
+          ->PrepareResources("pod-1", {NodeClaim::Of(good), NodeClaim::Of(bad),
+                                       NodeClaim::Of(lost)})
+          .ok());
   EXPECT_EQ(PrepareCalls(gpu_),
             (Calls{{"good", "bad", "lost"}, {"bad", "lost"}}));
 }
 
 TEST_F(DraManagerTest, UnprepareFailureIsNeverForgotten) {
   auto claim = MakeClaim("u", {"gpu.example.com"});
-  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&claim}).ok());
+  ASSERT_TRUE(manager_->PrepareResources("pod-1", {NodeClaim::Of(claim)}).ok());
   {
     std::lock_guard lock(gpu_.state().mu);
     gpu_.state().unprepare_errors["u"] = "busy";
@@ -292,8 +310,10 @@ TEST_F(DraManagerTest, RestartMidPrepareFinishesOrUnprepares) {
   auto kept = MakeClaim("kept", {"gpu.example.com"});
   auto gone = MakeClaim("gone", {"gpu.example.com"});
   unregistered_.insert("gpu.example.com");
-  EXPECT_FALSE(manager_->PrepareResources("pod-kept", {&kept}).ok());
-  EXPECT_FALSE(manager_->PrepareResources("pod-gone", {&gone}).ok());
+  EXPECT_FALSE(
+      manager_->PrepareResources("pod-kept", {NodeClaim::Of(kept)}).ok());
+  EXPECT_FALSE(
+      manager_->PrepareResources("pod-gone", {NodeClaim::Of(gone)}).ok());
   unregistered_.clear();
 
   Restart();
@@ -304,7 +324,8 @@ TEST_F(DraManagerTest, RestartMidPrepareFinishesOrUnprepares) {
   ASSERT_TRUE(manager_->UnprepareUnused().ok());
   EXPECT_EQ(UnprepareCalls(gpu_), (Calls{{"gone"}}));
   // pod-kept is synced again: prepared once.
-  ASSERT_TRUE(manager_->PrepareResources("pod-kept", {&kept}).ok());
+  ASSERT_TRUE(
+      manager_->PrepareResources("pod-kept", {NodeClaim::Of(kept)}).ok());
   EXPECT_EQ(PrepareCalls(gpu_), (Calls{{"kept"}}));
   EXPECT_EQ(cache_->List().size(), 1u);
 }
@@ -312,11 +333,11 @@ TEST_F(DraManagerTest, RestartMidPrepareFinishesOrUnprepares) {
 // kill -9 after a successful prepare: not prepared twice after restart.
 TEST_F(DraManagerTest, RestartAfterPrepareDoesNotPrepareTwice) {
   auto claim = MakeClaim("c", {"gpu.example.com"});
-  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&claim}).ok());
+  ASSERT_TRUE(manager_->PrepareResources("pod-1", {NodeClaim::Of(claim)}).ok());
   Restart();
   ASSERT_TRUE(manager_->RemovePodsExcept({"pod-1"}).ok());
   ASSERT_TRUE(manager_->UnprepareUnused().ok());
-  ASSERT_TRUE(manager_->PrepareResources("pod-1", {&claim}).ok());
+  ASSERT_TRUE(manager_->PrepareResources("pod-1", {NodeClaim::Of(claim)}).ok());
   EXPECT_EQ(PrepareCalls(gpu_).size(), 1u);
   EXPECT_TRUE(UnprepareCalls(gpu_).empty());
 }

@@ -30,12 +30,12 @@ bool Finished(const api::Pod& pod) {
 
 // The claim of `claims` that status.extendedResourceClaimStatus names, or
 // null.
-const api::ResourceClaim* ExtendedClaimOf(
-    const api::Pod& pod, const std::vector<const api::ResourceClaim*>& claims) {
+const NodeClaim* ExtendedClaimOf(const api::Pod& pod,
+                                 const std::vector<NodeClaim>& claims) {
   const auto& extended = pod.status.extended_resource_claim_status;
   if (!extended.has_value()) return nullptr;
-  for (const api::ResourceClaim* claim : claims) {
-    if (claim->metadata.name == extended->resource_claim_name) return claim;
+  for (const NodeClaim& claim : claims) {
+    if (claim.name == extended->resource_claim_name) return &claim;
   }
   return nullptr;
 }
@@ -264,8 +264,7 @@ bool PodManager::ReleaseFinished(const std::string& key, const api::Pod& pod) {
 }
 
 bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
-  std::vector<client::ObjectPtr> holders;
-  auto claims = PodClaims(pod, holders);
+  auto claims = PodClaims(pod);
   if (!claims.ok()) {
     // Nothing tells the agent when a claim changes (it may not watch
     // claims): read them again soon, on a short backoff of their own.
@@ -335,9 +334,9 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
   return true;
 }
 
-StatusOr<std::vector<const api::ResourceClaim*>> PodManager::PodClaims(
-    const api::Pod& pod, std::vector<client::ObjectPtr>& holders) const {
-  std::vector<const api::ResourceClaim*> claims;
+StatusOr<std::vector<NodeClaim>> PodManager::PodClaims(
+    const api::Pod& pod) const {
+  std::vector<NodeClaim> claims;
   const std::string& ns = pod.metadata.namespace_;
   for (size_t i = 0; i < pod.spec.resource_claims.size(); ++i) {
     const api::PodResourceClaim& entry = pod.spec.resource_claims[i];
@@ -353,89 +352,89 @@ StatusOr<std::vector<const api::ResourceClaim*>> PodManager::PodClaims(
           "created yet (no entry in status.resourceClaimStatuses)");
     }
     const std::string name(resolved.name);
-    auto got = api_.Get(client::ResourceClaimsResource(), ns, name);
-    if (!got.ok() && got.status().code() != StatusCode::kNotFound) {
-      return got.status().WithPrefix(field + ": resourceclaim " + ns + "/" +
-                                     name);
-    }
-    const auto* claim =
-        got.ok() ? client::As<api::ResourceClaim>(*got) : nullptr;
-    if (claim == nullptr) {
-      return FailedPreconditionError(field + ": resourceclaim " + ns + "/" +
-                                     name + " does not exist");
-    }
-    if (resolved.kind == Kind::kGenerated &&
-        !api::IsForPod(*claim, pod.metadata.uid)) {
-      return FailedPreconditionError(field + ": resourceclaim " + ns + "/" +
-                                     name + " was not created for this pod");
-    }
-    if (!claim->status.allocation) {
-      return FailedPreconditionError(field + ": resourceclaim " + ns + "/" +
-                                     name + " is not allocated");
-    }
-    if (!api::IsReservedForPod(*claim, pod.metadata.uid)) {
-      return FailedPreconditionError(
-          field + ": resourceclaim " + ns + "/" + name +
-          " is not reserved for this pod: status.reservedFor does not "
-          "list pod uid " +
-          pod.metadata.uid);
-    }
-    holders.push_back(*got);
-    claims.push_back(claim);
+    const std::string what = field + ": resourceclaim " + ns + "/" + name;
+    ASSIGN_OR_RETURN(NodeClaim claim,
+                     FetchClaim(pod, name, what, /*either_family=*/true));
+    RETURN_IF_ERROR(
+        CheckUsable(claim, pod, resolved.kind == Kind::kGenerated, what));
+    claims.push_back(std::move(claim));
   }
   if (const auto& extended = pod.status.extended_resource_claim_status) {
-    ASSIGN_OR_RETURN(const api::ResourceClaim* claim,
-                     ExtendedResourceClaim(pod, *extended, holders));
-    claims.push_back(claim);
+    // KEP-5004's claim is the scheduler's, always resource.k8s.io/v1.
+    const std::string what =
+        "status.extendedResourceClaimStatus: resourceclaim " +
+        pod.metadata.namespace_ + "/" + extended->resource_claim_name;
+    ASSIGN_OR_RETURN(NodeClaim claim,
+                     FetchClaim(pod, extended->resource_claim_name, what,
+                                /*either_family=*/false));
+    RETURN_IF_ERROR(CheckUsable(claim, pod, /*generated=*/true, what));
+    claims.push_back(std::move(claim));
   }
   return claims;
 }
 
-StatusOr<const api::ResourceClaim*> PodManager::ExtendedResourceClaim(
-    const api::Pod& pod, const api::PodExtendedResourceClaimStatus& extended,
-    std::vector<client::ObjectPtr>& holders) const {
+StatusOr<NodeClaim> PodManager::FetchClaim(const api::Pod& pod,
+                                           const std::string& name,
+                                           const std::string& what,
+                                           bool either_family) const {
   const std::string& ns = pod.metadata.namespace_;
-  const std::string& name = extended.resource_claim_name;
-  const std::string field =
-      "status.extendedResourceClaimStatus: resourceclaim " + ns + "/" + name;
+  const std::string& pod_uid = pod.metadata.uid;
+  // The two families share one name space (docs/classic-dra.md section 3):
+  // a v1 get of a classic claim answers NotFound.
   auto got = api_.Get(client::ResourceClaimsResource(), ns, name);
   if (!got.ok() && got.status().code() != StatusCode::kNotFound) {
-    return got.status().WithPrefix(field);
+    return got.status().WithPrefix(what);
   }
-  const auto* claim = got.ok() ? client::As<api::ResourceClaim>(*got) : nullptr;
-  if (claim == nullptr) {
-    return FailedPreconditionError(field + " does not exist");
+  if (got.ok()) {
+    if (const auto* claim = client::As<api::ResourceClaim>(*got)) {
+      return NodeClaim::Of(*claim, pod_uid);
+    }
   }
-  if (!api::IsForPod(*claim, pod.metadata.uid)) {
-    return FailedPreconditionError(field + " was not created for this pod");
+  if (either_family) {
+    auto classic =
+        api_.Get(client::ResourceFor<api::v1alpha2::ResourceClaim>(), ns, name);
+    if (!classic.ok() && classic.status().code() != StatusCode::kNotFound) {
+      return classic.status().WithPrefix(what);
+    }
+    if (classic.ok()) {
+      if (const auto* claim =
+              client::As<api::v1alpha2::ResourceClaim>(*classic)) {
+        return NodeClaim::Of(*claim, pod_uid);
+      }
+    }
   }
-  if (!claim->status.allocation) {
-    return FailedPreconditionError(field + " is not allocated");
+  return FailedPreconditionError(what + " does not exist");
+}
+
+Status PodManager::CheckUsable(const NodeClaim& claim, const api::Pod& pod,
+                               bool generated, const std::string& what) {
+  if (generated && !claim.owned_by_pod) {
+    return FailedPreconditionError(what + " was not created for this pod");
   }
-  if (!api::IsReservedForPod(*claim, pod.metadata.uid)) {
-    return FailedPreconditionError(field +
-                                   " is not reserved for this pod: "
-                                   "status.reservedFor does not list pod uid " +
-                                   pod.metadata.uid);
+  if (!claim.allocated) {
+    return FailedPreconditionError(what + " is not allocated");
   }
-  holders.push_back(*got);
-  return claim;
+  if (!claim.reserved_for_pod) {
+    return FailedPreconditionError(
+        what +
+        " is not reserved for this pod: status.reservedFor does not list "
+        "pod uid " +
+        pod.metadata.uid);
+  }
+  return OkStatus();
 }
 
 StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
-    const api::Pod& pod,
-    const std::vector<const api::ResourceClaim*>& claims) const {
+    const api::Pod& pod, const std::vector<NodeClaim>& claims) const {
   // Pod claim entry name → claim UID (entries that made no claim are absent).
   std::map<std::string, std::string> uid_of;
   for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
     api::PodClaimName resolved = api::ClaimNameFor(pod, entry);
-    for (const api::ResourceClaim* claim : claims) {
-      if (claim->metadata.name == resolved.name) {
-        uid_of[entry.name] = claim->metadata.uid;
-      }
+    for (const NodeClaim& claim : claims) {
+      if (claim.name == resolved.name) uid_of[entry.name] = claim.uid;
     }
   }
-  const api::ResourceClaim* extended = ExtendedClaimOf(pod, claims);
+  const NodeClaim* extended = ExtendedClaimOf(pod, claims);
   std::vector<ContainerDevices> out;
   auto add = [&](const api::Container& container) -> Status {
     ContainerDevices devices{container.name, {}, {}};
@@ -458,7 +457,7 @@ StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
       for (const auto& mapping :
            pod.status.extended_resource_claim_status->request_mappings) {
         if (mapping.container_name != container.name) continue;
-        RETURN_IF_ERROR(append(extended->metadata.uid, mapping.request_name));
+        RETURN_IF_ERROR(append(extended->uid, mapping.request_name));
       }
     }
     if (cdi_ && !devices.cdi_device_ids.empty()) {
@@ -477,28 +476,28 @@ StatusOr<std::vector<ContainerDevices>> PodManager::ContainerDevicesOf(
   return out;
 }
 
-RunningPod PodManager::RunningPodOf(
-    const api::Pod& pod, const std::vector<const api::ResourceClaim*>& claims) {
+RunningPod PodManager::RunningPodOf(const api::Pod& pod,
+                                    const std::vector<NodeClaim>& claims) {
   RunningPod out{pod.metadata.name, pod.metadata.namespace_, {}};
-  const api::ResourceClaim* extended = ExtendedClaimOf(pod, claims);
+  const NodeClaim* extended = ExtendedClaimOf(pod, claims);
   auto add = [&](const api::Container& container) {
     std::vector<ContainerClaim> used;
     if (extended != nullptr) {
       for (const auto& mapping :
            pod.status.extended_resource_claim_status->request_mappings) {
         if (mapping.container_name != container.name) continue;
-        used.push_back({extended->metadata.uid, extended->metadata.name,
-                        extended->metadata.namespace_, mapping.request_name});
+        used.push_back({extended->uid, extended->name, extended->namespace_,
+                        mapping.request_name});
       }
     }
     for (const api::ContainerResourceClaim& ref : container.resources.claims) {
       for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
         if (entry.name != ref.name) continue;
         api::PodClaimName resolved = api::ClaimNameFor(pod, entry);
-        for (const api::ResourceClaim* claim : claims) {
-          if (claim->metadata.name != resolved.name) continue;
-          used.push_back({claim->metadata.uid, claim->metadata.name,
-                          claim->metadata.namespace_, ref.request});
+        for (const NodeClaim& claim : claims) {
+          if (claim.name != resolved.name) continue;
+          used.push_back(
+              {claim.uid, claim.name, claim.namespace_, ref.request});
         }
       }
     }

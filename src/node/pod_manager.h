@@ -53,6 +53,7 @@
 #include "common/mutex.h"
 #include "node/container_runtime.h"
 #include "node/dra_manager.h"
+#include "node/node_claim.h"
 #include "node/pod_status_writer.h"
 #include "node/simulated_runtime.h"
 
@@ -155,23 +156,23 @@ class PodManager {
       EXCLUDES(mu_);
   bool TerminatePod(const std::string& key, const std::string& uid,
                     const api::Pod* pod) EXCLUDES(mu_);
-  // The claims of `pod`, each read from the API (a get per claim) and
-  // existing, allocated and reserved for it; `holders` keeps them alive.
-  // With KEP-5004, the claim named by status.extendedResourceClaimStatus is
-  // last.
-  StatusOr<std::vector<const api::ResourceClaim*>> PodClaims(
-      const api::Pod& pod, std::vector<client::ObjectPtr>& holders) const;
-  // The scheduler's claim for the pod's extended resources, checked as
-  // PodClaims checks the others.
-  StatusOr<const api::ResourceClaim*> ExtendedResourceClaim(
-      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& extended,
-      std::vector<client::ObjectPtr>& holders) const;
+  // The claims of `pod`, each read from the API (a get per claim, of
+  // either family) and existing, allocated and reserved for it. With
+  // KEP-5004, the claim named by status.extendedResourceClaimStatus is last.
+  StatusOr<std::vector<NodeClaim>> PodClaims(const api::Pod& pod) const;
+  // Claim `name` in the pod's namespace: resource.k8s.io/v1, else (when
+  // `either_family`) v1alpha2; kFailedPrecondition when neither exists.
+  StatusOr<NodeClaim> FetchClaim(const api::Pod& pod, const std::string& name,
+                                 const std::string& what,
+                                 bool either_family) const;
+  // Generated claims must be the pod's; every claim allocated and reserved
+  // for the pod. Errors start with `what`.
+  static Status CheckUsable(const NodeClaim& claim, const api::Pod& pod,
+                            bool generated, const std::string& what);
   StatusOr<std::vector<ContainerDevices>> ContainerDevicesOf(
-      const api::Pod& pod,
-      const std::vector<const api::ResourceClaim*>& claims) const;
-  static RunningPod RunningPodOf(
-      const api::Pod& pod,
-      const std::vector<const api::ResourceClaim*>& claims);
+      const api::Pod& pod, const std::vector<NodeClaim>& claims) const;
+  static RunningPod RunningPodOf(const api::Pod& pod,
+                                 const std::vector<NodeClaim>& claims);
   // Has `status_of` (then decorate_status) written in the background.
   void SetStatus(const std::string& key, const api::Pod& pod,
                  std::function<api::PodStatus(const api::Pod&)> status_of);

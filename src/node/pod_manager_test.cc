@@ -261,6 +261,43 @@ TEST_F(PodManagerTest, ClaimNotReservedGetsEventAndNoStartUntilReserved) {
   EXPECT_NE(Phase("p2"), "Running");
 }
 
+// Classic DRA (resource.k8s.io/v1alpha2): the claim is found in its own
+// family and prepared through the driver its resourceHandles name; the
+// container's claim reference (no request) gets all of its devices.
+TEST_F(PodManagerTest, ClassicClaimIsPreparedThroughItsResourceHandleDriver) {
+  api::v1alpha2::ResourceClaim claim;
+  claim.metadata.name = "classic";
+  claim.metadata.namespace_ = "default";
+  claim.spec.resource_class_name = "gpu.example.com";
+  auto created = api_.Create(claim);
+  ASSERT_TRUE(created.ok()) << created.status();
+  claim = std::get<api::v1alpha2::ResourceClaim>(**created);
+  CreatePod("p1", {"classic"});
+  ASSERT_TRUE(WaitFor([&] {
+    return HasEvent("p1",
+                    "spec.resourceClaims[0] (classic): resourceclaim "
+                    "default/classic is not allocated");
+  }));
+  claim.status.driver_name = kDriver;
+  claim.status.allocation.emplace();
+  claim.status.allocation->resource_handles.push_back(
+      {kDriver, R"({"nodeName":"node-a","gpus":["gpu-0"]})", std::nullopt});
+  claim.status.reserved_for.push_back({"", "pods", "p1", PodUid("p1")});
+  ASSERT_TRUE(api_.UpdateStatus(claim).ok());
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  EXPECT_EQ(PrepareCalls(), 1u);
+  std::vector<ContainerDevices> devices = {
+      {"ctr",
+       {"k8s.gpu.example.com/gpu=" + claim.metadata.uid + "-gpu-0"},
+       {}}};
+  devices[0].edits.env = {"GPU_DEVICE_0=gpu-0"};
+  EXPECT_EQ(pods_->DevicesOf("default/p1"), devices);
+
+  ASSERT_TRUE(api_.Delete(client::PodsResource(), "default", "p1", "").ok());
+  ASSERT_TRUE(WaitFor([&] { return UnprepareCalls().size() == 1; }));
+  EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{claim.metadata.uid});
+}
+
 // Without a claim watch (a node may only get its pods' claims), a pod
 // waiting for its claim reads it again on a short backoff: it starts once the
 // claim appears, is allocated and reserved, with no list or watch of claims.
