@@ -29,6 +29,12 @@ const api::ResourceInfo& ClaimInfo() {
   return info;
 }
 
+const api::ResourceInfo& ClassicClaimInfo() {
+  static const api::ResourceInfo& info =
+      api::ResourceInfoFor<api::v1alpha2::ResourceClaim>();
+  return info;
+}
+
 const api::ResourceInfo& PodInfo() {
   static const api::ResourceInfo& info = *api::FindResourceByKind("Pod");
   return info;
@@ -63,10 +69,15 @@ std::optional<ApiError> ResourceQuotaAdmission::Admit(
     return std::nullopt;
   }
   const auto* claim = std::get_if<api::ResourceClaim>(request.object);
+  const auto* classic =
+      std::get_if<api::v1alpha2::ResourceClaim>(request.object);
   const auto* pod = std::get_if<api::Pod>(request.object);
-  if (claim == nullptr && pod == nullptr) return std::nullopt;
-  const api::ObjectMeta& meta =
-      claim != nullptr ? claim->metadata : pod->metadata;
+  if (claim == nullptr && classic == nullptr && pod == nullptr) {
+    return std::nullopt;
+  }
+  const api::ObjectMeta& meta = claim != nullptr     ? claim->metadata
+                                : classic != nullptr ? classic->metadata
+                                                     : pod->metadata;
   // Namespaces without quotas (the common case) take no lock.
   if (storage_.store().Count(
           ResourceStorage::Prefix(QuotaInfo(), meta.namespace_)) == 0) {
@@ -75,9 +86,13 @@ std::optional<ApiError> ResourceQuotaAdmission::Admit(
   PendingCharge mine;
   mine.name = meta.name;
   mine.dry_run = request.dry_run;
-  if (claim != nullptr) {
-    mine.info = &ClaimInfo();
-    mine.usage = ClaimUsage(*claim);
+  if (claim != nullptr || classic != nullptr) {
+    // A classic (v1alpha2) claim names no DeviceClass: it costs one claim.
+    mine.info = claim != nullptr ? &ClaimInfo() : &ClassicClaimInfo();
+    mine.usage = claim != nullptr
+                     ? ClaimUsage(*claim)
+                     : api::ResourceList{{std::string(quota::kClaimObjectCount),
+                                          Quantity::FromInt64(1)}};
     mine.check = [this, &mine](const api::ResourceQuota& quota) {
       return quota::CheckClaimAgainstQuota(
           quota, mine.usage, [this](std::string_view name) {

@@ -164,6 +164,34 @@ TEST_F(ResourceQuotaAdmissionTest, RefusesOverQuotaWithUpstreamMessage) {
   EXPECT_EQ(GetQuota("gpus").status.used.at(kGpus).ToString(), "3");
 }
 
+// A classic (v1alpha2) claim costs one claim: charged, and refused with
+// the resource of its own family named.
+TEST_F(ResourceQuotaAdmissionTest, ClassicClaimsAreChargedAsClaims) {
+  CreateQuota("gpus", List({{kClaims, 2}, {kGpus, 4}}),
+              List({{kClaims, 1}, {kGpus, 3}}));
+  RequestScope scope;
+  scope.info = &api::ResourceInfoFor<api::v1alpha2::ResourceClaim>();
+  scope.version = "v1alpha2";
+  scope.namespace_ = "ns";
+  api::v1alpha2::ResourceClaim claim;
+  claim.metadata.name = "classic";
+  claim.metadata.namespace_ = "ns";
+  claim.spec.resource_class_name = "gpu.classic.example.com";
+  auto created = storage_.CreateObject(scope, claim, {});
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  EXPECT_EQ(GetQuota("gpus").status.used.at(kClaims).ToString(), "2");
+  EXPECT_EQ(GetQuota("gpus").status.used.at(kGpus).ToString(), "3");
+  claim.metadata.name = "one-too-many";
+  auto refused = storage_.CreateObject(scope, claim, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "resourceclaims.resource.k8s.io \"one-too-many\" is forbidden: "
+            "exceeded quota: gpus, requested: "
+            "count/resourceclaims.resource.k8s.io=1, used: "
+            "count/resourceclaims.resource.k8s.io=2, limited: "
+            "count/resourceclaims.resource.k8s.io=2");
+}
+
 TEST_F(ResourceQuotaAdmissionTest, RefusalNamesEveryExceededResource) {
   CreateQuota("tight", List({{kClaims, 1}, {kGpus, 1}}),
               List({{kClaims, 1}, {kGpus, 0}}));

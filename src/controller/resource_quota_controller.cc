@@ -1,5 +1,6 @@
 #include "controller/resource_quota_controller.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -69,12 +70,14 @@ std::map<const api::ResourceClaim*, api::ResourceList> OwnerPodUsages(
 ResourceQuotaController::ResourceQuotaController(
     client::ApiClient& client, client::Informer& quotas,
     client::Informer& claims, ResourceQuotaControllerOptions options,
-    client::Informer* classes, client::Informer* pods)
+    client::Informer* classes, client::Informer* pods,
+    client::Informer* classic_claims)
     : client_(client),
       quotas_(quotas),
       claims_(claims),
       classes_(classes),
       pods_(pods),
+      classic_claims_(classic_claims),
       options_(options),
       queue_({.max_retries = options_.max_retries}) {
   quotas_.AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {
@@ -89,6 +92,12 @@ ResourceQuotaController::ResourceQuotaController(
   claims_.AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {
     OnClaim(old, now);
   });
+  if (classic_claims_ != nullptr) {
+    classic_claims_->AddHandler(
+        [this](const ObjectPtr& old, const ObjectPtr& now) {
+          OnClaim(old, now);
+        });
+  }
   if (pods_ != nullptr) {
     pods_->AddHandler([this](const ObjectPtr& old, const ObjectPtr& now) {
       OnPod(old, now);
@@ -174,6 +183,12 @@ api::ResourceQuotaStatus ResourceQuotaController::DesiredStatus(
           owner == owner_usages.end() ? nullptr : &owner->second);
       used = quota::Add(used, quota::Mask(usage, by_claims));
     }
+    if (objects.classic_claims > 0 &&
+        std::ranges::find(by_claims, quota::kClaimObjectCount) !=
+            by_claims.end()) {
+      used = quota::Add(used, {{std::string(quota::kClaimObjectCount),
+                                Quantity::FromInt64(objects.classic_claims)}});
+    }
   }
   if (!by_pods.empty()) {
     for (const api::Pod* pod : pods) {
@@ -234,6 +249,13 @@ Status ResourceQuotaController::Sync(const std::string& key) {
     const auto* claim = As<api::ResourceClaim>(claim_object);
     if (claim != nullptr && claim->metadata.namespace_ == namespace_) {
       objects.claims.push_back(claim);
+    }
+  }
+  if (classic_claims_ != nullptr) {
+    for (const ObjectPtr& claim_object : classic_claims_->List()) {
+      if (api::MetaOf(*claim_object).namespace_ == namespace_) {
+        ++objects.classic_claims;
+      }
     }
   }
   std::vector<ObjectPtr> held_pods;

@@ -58,14 +58,18 @@ class ResourceQuotaController {
   // `quotas` and `claims` inform on ResourceQuotas and ResourceClaims (all
   // namespaces); `classes`, when given, on DeviceClasses, whose
   // extendedResourceName claims are charged under too (KEP-5004); `pods`,
-  // when given, on Pods (without it, pod resources keep what was recorded).
+  // when given, on Pods (without it, pod resources keep what was recorded);
+  // `classic_claims`, when given, on classic (resource.k8s.io/v1alpha2)
+  // ResourceClaims, which count under count/resourceclaims.resource.k8s.io
+  // too (they name no DeviceClass, so they cost nothing per class).
   // They must not be pumped before the controller is constructed (it
   // registers handlers).
   ResourceQuotaController(client::ApiClient& client, client::Informer& quotas,
                           client::Informer& claims,
                           ResourceQuotaControllerOptions options = {},
                           client::Informer* classes = nullptr,
-                          client::Informer* pods = nullptr);
+                          client::Informer* pods = nullptr,
+                          client::Informer* classic_claims = nullptr);
   ~ResourceQuotaController();
 
   // Processes one queued quota, waiting up to `wait` for one; false when
@@ -83,6 +87,8 @@ class ResourceQuotaController {
   // What a quota's usage is computed from: the objects of its namespace.
   struct NamespaceObjects {
     std::vector<const api::ResourceClaim*> claims;
+    // Classic (v1alpha2) claims of the namespace: each counts one claim.
+    int64_t classic_claims = 0;
     // Null: pods are not evaluated (their resources keep what was recorded).
     const std::vector<const api::Pod*>* pods = nullptr;
     quota::ResourceClaimEvaluator::ExtendedNameOf extended_name_of;
@@ -113,6 +119,7 @@ class ResourceQuotaController {
   client::Informer& claims_;
   client::Informer* classes_;  // null: no class names an extended resource
   client::Informer* pods_;     // null: pods are not evaluated
+  client::Informer* classic_claims_;  // null: classic DRA is not served
   ResourceQuotaControllerOptions options_;
   client::RetryQueue queue_;
 

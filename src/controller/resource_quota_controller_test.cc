@@ -57,6 +57,7 @@ class ResourceQuotaControllerTest : public ::testing::Test {
     for (int round = 0; round < 100; ++round) {
       size_t changes = *quotas_.Pump(std::chrono::milliseconds(0)) +
                        *claims_.Pump(std::chrono::milliseconds(0)) +
+                       *classic_claims_.Pump(std::chrono::milliseconds(0)) +
                        *pods_.Pump(std::chrono::milliseconds(0));
       bool worked = false;
       while (controller_.ProcessOne()) worked = true;
@@ -100,9 +101,20 @@ class ResourceQuotaControllerTest : public ::testing::Test {
   client::Informer quotas_{api_, client::ResourceFor<api::ResourceQuota>()};
   client::Informer claims_{api_, client::ResourceFor<api::ResourceClaim>()};
   client::Informer pods_{api_, client::ResourceFor<api::Pod>()};
-  ResourceQuotaController controller_{api_, quotas_, claims_,
-                                      {},   nullptr, &pods_};
+  client::Informer classic_claims_{
+      api_, client::ResourceFor<api::v1alpha2::ResourceClaim>()};
+  ResourceQuotaController controller_{api_,    quotas_, claims_,         {},
+                                      nullptr, &pods_,  &classic_claims_};
 };
+
+api::v1alpha2::ResourceClaim ClassicClaim(const std::string& name,
+                                          const std::string& namespace_) {
+  api::v1alpha2::ResourceClaim claim;
+  claim.metadata.name = name;
+  claim.metadata.namespace_ = namespace_;
+  claim.spec.resource_class_name = "gpu.classic.example.com";
+  return claim;
+}
 
 api::Pod CpuPod(const std::string& name, const std::string& cpu) {
   api::Pod pod;
@@ -142,6 +154,23 @@ TEST_F(ResourceQuotaControllerTest, NewQuotaGetsHardAndUsageFromClaims) {
   const api::ResourceQuota quota = GetQuota("gpus");
   EXPECT_EQ(quota.status.hard, quota.spec.hard);
   EXPECT_EQ(Used("gpus"), std::string(kClaims) + "=2," + kGpus + "=3");
+}
+
+// Classic (v1alpha2) claims count as claims (docs/classic-dra.md section
+// 3); naming no DeviceClass, they cost no devices.
+TEST_F(ResourceQuotaControllerTest, ClassicClaimsCountAsClaims) {
+  CreateClaim(Claim("a", 2));
+  ASSERT_TRUE(api_.Create(ClassicClaim("classic-1", "ns")).ok());
+  ASSERT_TRUE(api_.Create(ClassicClaim("classic-2", "ns")).ok());
+  ASSERT_TRUE(api_.Create(ClassicClaim("elsewhere", "other")).ok());
+  CreateQuota("gpus", List({{kClaims, 10}, {kGpus, 8}}));
+  Settle();
+  EXPECT_EQ(Used("gpus"), std::string(kClaims) + "=3," + kGpus + "=2");
+  ASSERT_TRUE(api_.Delete(client::ResourceFor<api::v1alpha2::ResourceClaim>(),
+                          "ns", "classic-1", "")
+                  .ok());
+  Settle();
+  EXPECT_EQ(Used("gpus"), std::string(kClaims) + "=2," + kGpus + "=2");
 }
 
 TEST_F(ResourceQuotaControllerTest, UsageStartsAtZeroWithoutClaims) {

@@ -57,7 +57,7 @@ ControlPlane::ControlPlane(client::ApiClient& client,
       quotas_ = make(client::ResourceFor<api::ResourceQuota>());
       quota_controller_ = std::make_unique<controller::ResourceQuotaController>(
           client, *quotas_, *claims_, options.quota, classes_.get(),
-          pods_.get());
+          pods_.get(), classic_claims_.get());
     }
     if (options.run_service_accounts_controller) {
       account_namespaces_ = make(client::ResourceFor<api::Namespace>());

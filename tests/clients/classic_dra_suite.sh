@@ -213,6 +213,35 @@ check "the driver allocates on node-a" allocate node-a
 check "moved is scheduled where its claim is now" scheduled moved
 check "moved runs on node-a" equals node-a node_of moved
 
+# Quota: count/resourceclaims.resource.k8s.io counts the claims of both
+# families (docs/classic-dra.md section 3).
+k create namespace quota-test >/dev/null
+k apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: claims, namespace: quota-test}
+spec: {hard: {count/resourceclaims.resource.k8s.io: "2"}}
+---
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: classic-1, namespace: quota-test}
+spec: {resourceClassName: gpu.classic.example.com}
+YAML
+quota_used() { [[ $(k get resourcequota claims -n quota-test -o jsonpath='{.status.used.count/resourceclaims\.resource\.k8s\.io}') == "$1" ]]; }
+check "the quota counts the classic claim" within $wait_s quota_used 1
+check "a structured claim is charged to the same count" k apply -f - <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: structured-1, namespace: quota-test}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+YAML
+check "a third claim (classic) exceeds the quota" fails_with \
+  'resourceclaims.resource.k8s.io "classic-2" is forbidden: exceeded quota: claims, requested: count/resourceclaims.resource.k8s.io=1, used: count/resourceclaims.resource.k8s.io=2' \
+  bash -c "printf '%s\n' 'apiVersion: resource.k8s.io/v1alpha2' 'kind: ResourceClaim' 'metadata: {name: classic-2, namespace: quota-test}' \
+    'spec: {resourceClassName: gpu.classic.example.com}' | '$kubectl_bin' --cache-dir '$work/cache' create -f -"
+k delete resourceclaims.v1alpha2.resource.k8s.io classic-1 -n quota-test >/dev/null
+check "deleting the classic claim releases its count" within $wait_s quota_used 1
+
 if [[ $failed -gt 0 ]]; then
   echo "--- driver log"; tail -20 "$work/driver.log"
   echo "--- server log"; tail -20 "$work/server.log"
