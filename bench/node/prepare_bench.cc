@@ -190,13 +190,16 @@ void BM_DraManagerPrepareUnprepare(benchmark::State& state) {
   // Untimed: the held claims, and one round that connects the channel.
   for (int64_t i = 0; i < state.range(0); ++i) {
     api::ResourceClaim held = MakeClaim(-2 - i);
-    if (!manager.PrepareResources("held-" + std::to_string(i), {&held}).ok()) {
+    if (!manager
+             .PrepareResources("held-" + std::to_string(i),
+                               {NodeClaim::Of(held)})
+             .ok()) {
       state.SkipWithError("preparing the held claims failed");
       return;
     }
   }
   api::ResourceClaim warm = MakeClaim(-1);
-  if (!manager.PrepareResources("pod-warm", {&warm}).ok() ||
+  if (!manager.PrepareResources("pod-warm", {NodeClaim::Of(warm)}).ok() ||
       !manager.UnprepareResources("pod-warm").ok()) {
     state.SkipWithError("warm-up prepare failed");
     return;
@@ -222,7 +225,8 @@ void BM_DraManagerPrepareUnprepare(benchmark::State& state) {
     api::ResourceClaim claim = MakeClaim(n);
     const std::string pod = "pod-" + std::to_string(n++);
     Status prepared = timed(
-        [&] { return manager.PrepareResources(pod, {&claim}); }, prepare_added);
+        [&] { return manager.PrepareResources(pod, {NodeClaim::Of(claim)}); },
+        prepare_added);
     Status unprepared =
         timed([&] { return manager.UnprepareResources(pod); }, unprepare_added);
     if (!prepared.ok() || !unprepared.ok()) {

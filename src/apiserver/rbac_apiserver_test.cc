@@ -120,6 +120,32 @@ TEST_F(RbacApiServerTest, BootstrapAndAggregation) {
     aggregated = rules && rbac::UncoveredRules(*rules, {claim_write}).empty();
   }
   EXPECT_TRUE(aggregated);
+  // Classic DRA (v1alpha2): view reads PodSchedulingContexts and claim
+  // parameters; edit writes claim parameters (claims and templates are
+  // the same resources in both families).
+  auto view = index_.RoleRefRules(
+      {"rbac.authorization.k8s.io", "ClusterRole", "view"}, "");
+  ASSERT_TRUE(view);
+  EXPECT_TRUE(rbac::UncoveredRules(
+                  *view, {{.verbs = {"get", "list", "watch"},
+                           .api_groups = {"resource.k8s.io"},
+                           .resources = {"podschedulingcontexts",
+                                         "podschedulingcontexts/status",
+                                         "resourceclaimparameters"}}})
+                  .empty());
+  auto edit = index_.RoleRefRules(
+      {"rbac.authorization.k8s.io", "ClusterRole", "edit"}, "");
+  ASSERT_TRUE(edit);
+  EXPECT_TRUE(
+      rbac::UncoveredRules(*edit, {{.verbs = {"create", "delete"},
+                                    .api_groups = {"resource.k8s.io"},
+                                    .resources = {"resourceclaimparameters"}}})
+          .empty());
+  EXPECT_FALSE(
+      rbac::UncoveredRules(*edit, {{.verbs = {"create"},
+                                    .api_groups = {"resource.k8s.io"},
+                                    .resources = {"podschedulingcontexts"}}})
+          .empty());
   // A new aggregate-to-view role flows into view, edit and admin.
   api::ClusterRole extra = ClaimRole("extra-view", {"watch"});
   extra.rules[0].resources = {"deviceclasses"};

@@ -84,7 +84,11 @@ std::vector<api::ClusterRole> UserFacingRoles() {
                 Rule({"create"}, "", {"serviceaccounts/token"}),
                 Rule(kRead, "", {"secrets"}),
                 Rule(kWrite, kResourceGroup,
-                     {"resourceclaims", "resourceclaimtemplates"})},
+                     {"resourceclaims", "resourceclaimtemplates"}),
+                // Classic DRA (v1alpha2): users write claim parameters as
+                // they write claims (the rules above cover both families
+                // of claims and templates: RBAC has no versions).
+                Rule(kWrite, kResourceGroup, {"resourceclaimparameters"})},
                Label(kAggregateToEdit)));
   roles.push_back(
       MakeRole("system:aggregate-to-view",
@@ -95,7 +99,12 @@ std::vector<api::ClusterRole> UserFacingRoles() {
                 Rule(kRead, "coordination.k8s.io", {"leases"}),
                 Rule(kRead, kResourceGroup,
                      {"resourceclaims", "resourceclaims/status",
-                      "resourceclaimtemplates"})},
+                      "resourceclaimtemplates"}),
+                // Classic DRA (v1alpha2): a pod's scheduling negotiation and
+                // the claim parameters, as 1.30's view role read them.
+                Rule(kRead, kResourceGroup,
+                     {"podschedulingcontexts", "podschedulingcontexts/status",
+                      "resourceclaimparameters"})},
                Label(kAggregateToView)));
   return roles;
 }
