@@ -80,6 +80,7 @@ bash tests/clients/extended_resources_suite.sh build/src/cli/dralloc 1.33
 echo "== classic DRA (resource.k8s.io/v1alpha2, KEP-3063): dralloc serve + dralloc driver classic-example with kubectl 1.33 and 1.32"
 bash tests/clients/classic_dra_suite.sh build/src/cli/dralloc 1.33
 bash tests/clients/classic_dra_suite.sh build/src/cli/dralloc 1.32
+bash tests/clients/classic_structured_suite.sh build/src/cli/dralloc 1.33
 
 echo "== node side: local-cluster end to end (structured and classic DRA), faults, wire compatibility with @grpc/grpc-js"
 bash tests/node/e2e_suite.sh build/src/cli/dralloc

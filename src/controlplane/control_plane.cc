@@ -26,6 +26,11 @@ ControlPlane::ControlPlane(client::ApiClient& client,
         make(client::ResourceFor<api::v1alpha2::ResourceClass>());
     scheduling_contexts_ =
         make(client::ResourceFor<api::v1alpha2::PodSchedulingContext>());
+    classic_slices_ = make(client::ResourceFor<api::v1alpha2::ResourceSlice>());
+    claim_parameters_ =
+        make(client::ResourceFor<api::v1alpha2::ResourceClaimParameters>());
+    class_parameters_ =
+        make(client::ResourceFor<api::v1alpha2::ResourceClassParameters>());
   }
   pipeline_batch_ = options.pipeline_batch;
   if (options.run_controller) {
@@ -85,7 +90,9 @@ ControlPlane::ControlPlane(client::ApiClient& client,
         scheduler::SchedulerInformers{
             *pods_, *nodes_, *claims_, *slices_, *classes_, *slice_patches_,
             *taint_rules_, namespaces_.get(), classic_claims_.get(),
-            classic_classes_.get(), scheduling_contexts_.get()},
+            classic_classes_.get(), scheduling_contexts_.get(),
+            classic_slices_.get(), claim_parameters_.get(),
+            class_parameters_.get()},
         options.scheduler);
   }
 }
@@ -118,8 +125,10 @@ std::vector<client::Informer*> ControlPlane::SchedulerSideInformers() const {
       templates_.get()};
   if (classic_claims_) {
     // Classes and templates before claims, contexts and claims before pods.
-    all.insert(all.end(), {classic_classes_.get(), classic_templates_.get(),
-                           scheduling_contexts_.get(), classic_claims_.get()});
+    all.insert(all.end(), {classic_classes_.get(), classic_slices_.get(),
+                           claim_parameters_.get(), class_parameters_.get(),
+                           classic_templates_.get(), scheduling_contexts_.get(),
+                           classic_claims_.get()});
   }
   all.push_back(claims_.get());
   all.push_back(pods_.get());

@@ -125,6 +125,10 @@ class ControlPlane {
   // Classic DRA (null when off), shared by the controller and the scheduler.
   std::unique_ptr<client::Informer> classic_claims_, classic_templates_,
       classic_classes_, scheduling_contexts_;
+  // 1.30's structured model, for the scheduler.
+  std::unique_ptr<client::Informer> classic_slices_;
+  std::unique_ptr<client::Informer> claim_parameters_;
+  std::unique_ptr<client::Informer> class_parameters_;
   std::unique_ptr<controller::ClaimController> controller_;
   // Reads pods_ and nodes_ (the scheduling side's caches).
   std::unique_ptr<controller::PodGcController> pod_gc_;

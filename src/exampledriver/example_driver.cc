@@ -70,6 +70,17 @@ OrderedConfigs(const api::DeviceAllocationResult& devices) {
   return ordered;
 }
 
+// The GPUs a structured resource handle names (results' instance names).
+ClassicHandle HandleOf(const api::v1alpha2::StructuredResourceHandle& data) {
+  ClassicHandle handle;
+  handle.node_name = data.node_name;
+  for (const auto& result : data.results) {
+    if (result.named_resources)
+      handle.gpus.push_back(result.named_resources->name);
+  }
+  return handle;
+}
+
 }  // namespace
 
 ExampleDriver::ExampleDriver(ExampleDriverOptions options,
@@ -317,9 +328,15 @@ StatusOr<PreparedClaim> ExampleDriver::PrepareClassicDevices(
   const auto& handles = claim.status.allocation->resource_handles;
   for (size_t i = 0; i < handles.size(); ++i) {
     if (handles[i].driver_name != options_.driver_name) continue;
-    const std::string path = what + ": status.allocation.resourceHandles[" +
-                             std::to_string(i) + "].data";
-    StatusOr<ClassicHandle> parsed = ClassicHandle::FromJson(handles[i].data);
+    const std::string path =
+        what + ": status.allocation.resourceHandles[" + std::to_string(i) +
+        (handles[i].structured_data ? "].structuredData" : "].data");
+    // The control-plane driver's JSON data, or the scheduler's structured
+    // data (1.30's structured parameters: the node and instance names).
+    StatusOr<ClassicHandle> parsed =
+        handles[i].structured_data
+            ? StatusOr<ClassicHandle>(HandleOf(*handles[i].structured_data))
+            : ClassicHandle::FromJson(handles[i].data);
     if (!parsed.ok()) return parsed.status().WithPrefix(path);
     const ClassicHandle& handle = *parsed;
     // As 1.30's test driver: a handle for another node is refused.

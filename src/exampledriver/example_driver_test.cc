@@ -524,6 +524,30 @@ TEST_F(ClassicExampleDriverTest, PreparesTheGpusOfItsResourceHandle) {
   EXPECT_FALSE(fs::exists(driver_->ClaimSpecPath(claim.uid)));
 }
 
+// 1.30's structured parameters: the scheduler wrote the handle's
+// structuredData (node and instance names), no data.
+TEST_F(ClassicExampleDriverTest, PreparesTheInstancesOfAStructuredHandle) {
+  const ClaimRef claim = AddClassicClaim("structured", "");
+  auto got = api_.Get(client::ResourceFor<api::v1alpha2::ResourceClaim>(),
+                      "default", "structured");
+  ASSERT_TRUE(got.ok());
+  auto stored = std::get<api::v1alpha2::ResourceClaim>(**got);
+  auto& handle = stored.status.allocation->resource_handles[1];
+  handle.structured_data.emplace();
+  handle.structured_data->node_name = "node-a";
+  handle.structured_data->results.push_back(
+      {std::nullopt, api::v1alpha2::NamedResourcesAllocationResult{"gpu-3"}});
+  ASSERT_TRUE(api_.UpdateStatus(stored).ok());
+  auto results = driver_->PrepareClaims(std::span(&claim, 1));
+  const auto& result = results.at(claim.uid);
+  ASSERT_TRUE(result.error.ok()) << result.error;
+  ASSERT_EQ(result.devices.size(), 1u);
+  EXPECT_EQ(result.devices[0].device_name, "gpu-3");
+  const Json spec = ReadJson(driver_->ClaimSpecPath(claim.uid));
+  EXPECT_EQ(spec["devices"][0]["containerEdits"]["env"],
+            Json({"GPU_DEVICE_3=gpu-3"}));
+}
+
 TEST_F(ClassicExampleDriverTest, RefusesHandlesForOtherNodesOrMalformed) {
   const std::vector<ClaimRef> claims = {
       AddClassicClaim("elsewhere", R"({"nodeName":"node-b","gpus":["gpu-0"]})"),

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/types/core.h"
+#include "api/v1alpha2/types.h"
 #include "client/api_client.h"
 
 namespace dralloc::scheduler {
@@ -31,12 +32,14 @@ struct ExtendedClaimWrite {
   api::PodExtendedResourceClaimStatus pod_status;
 };
 
-// A resource.k8s.io/v1alpha2 claim its driver allocated, which PreBind
-// reserves for the pod (no assumption: classic claims hold no devices the
-// scheduler counts).
+// A resource.k8s.io/v1alpha2 claim PreBind reserves for the pod: one its
+// driver allocated, or (1.30's structured parameters) one the scheduler
+// allocates now, writing `allocation` with the builtin finalizer.
 struct ClassicClaimReservation {
   std::string key;
   client::ObjectPtr base;  // the claim as scheduled against
+  std::optional<api::v1alpha2::AllocationResult> allocation;
+  std::string driver_name;  // with `allocation`: status.driverName
 };
 
 struct BindTask {

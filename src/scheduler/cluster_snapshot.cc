@@ -333,4 +333,44 @@ client::ObjectPtr ClusterSnapshot::SchedulingContext(
   return sources_.scheduling_contexts->Get(pod_key);
 }
 
+namespace {
+
+std::vector<client::ObjectPtr> ListOf(const client::Informer* informer) {
+  return informer == nullptr ? std::vector<client::ObjectPtr>{}
+                             : informer->List();
+}
+
+client::ObjectPtr GetOf(const client::Informer* informer, const std::string& ns,
+                        const std::string& name) {
+  return informer == nullptr ? nullptr : informer->Get(ns, name);
+}
+
+}  // namespace
+
+std::vector<client::ObjectPtr> ClusterSnapshot::ClassicClaims() const {
+  return ListOf(sources_.classic_claims);
+}
+
+std::vector<client::ObjectPtr> ClusterSnapshot::ClassicSlices() const {
+  return ListOf(sources_.classic_slices);
+}
+
+std::vector<client::ObjectPtr> ClusterSnapshot::AllClaimParameters() const {
+  return ListOf(sources_.claim_parameters);
+}
+
+std::vector<client::ObjectPtr> ClusterSnapshot::AllClassParameters() const {
+  return ListOf(sources_.class_parameters);
+}
+
+client::ObjectPtr ClusterSnapshot::ClaimParameters(
+    const std::string& ns, const std::string& name) const {
+  return GetOf(sources_.claim_parameters, ns, name);
+}
+
+client::ObjectPtr ClusterSnapshot::ClassParameters(
+    const std::string& ns, const std::string& name) const {
+  return GetOf(sources_.class_parameters, ns, name);
+}
+
 }  // namespace dralloc::scheduler

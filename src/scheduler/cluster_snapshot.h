@@ -44,6 +44,12 @@ struct SnapshotSources {
   client::Informer* classic_claims = nullptr;
   client::Informer* classic_classes = nullptr;
   client::Informer* scheduling_contexts = nullptr;
+  // Optional: 1.30's structured model (v1alpha2 ResourceSlices,
+  // ResourceClaimParameters, ResourceClassParameters). Without them claims
+  // of structuredParameters classes find no parameters and no instances.
+  client::Informer* classic_slices = nullptr;
+  client::Informer* claim_parameters = nullptr;
+  client::Informer* class_parameters = nullptr;
 };
 
 class ClusterSnapshot {
@@ -80,6 +86,16 @@ class ClusterSnapshot {
   // The PodSchedulingContext of the pod with key `pod_key` (named like it).
   client::ObjectPtr SchedulingContext(const std::string& pod_key) const;
   bool ServesClassic() const { return sources_.classic_claims != nullptr; }
+  // 1.30's structured model: every object of the informer (empty when it
+  // is not given), or one by namespace and name (null when absent).
+  std::vector<client::ObjectPtr> ClassicClaims() const;
+  std::vector<client::ObjectPtr> ClassicSlices() const;
+  std::vector<client::ObjectPtr> AllClaimParameters() const;
+  std::vector<client::ObjectPtr> AllClassParameters() const;
+  client::ObjectPtr ClaimParameters(const std::string& ns,
+                                    const std::string& name) const;
+  client::ObjectPtr ClassParameters(const std::string& ns,
+                                    const std::string& name) const;
   // Each of these updates the claim's view and recounts its devices.
   // The informer delivered `now` (null: deleted).
   void ObserveClaim(const std::string& key, const client::ObjectPtr& now);

@@ -92,6 +92,16 @@ Scheduler::Scheduler(client::ApiClient& client, SchedulerInformers informers,
           OnSchedulingContext(o, n);
         });
   }
+  for (client::Informer* source :
+       {informers_.classic_slices, informers_.claim_parameters,
+        informers_.class_parameters}) {
+    if (source == nullptr) continue;
+    source->AddHandler([this](const ObjectPtr&, const ObjectPtr&) {
+      MutexLock lock(mu_);
+      framework_.classic().InvalidateStructured();
+      queue_.MoveAllUnschedulable();
+    });
+  }
 }
 
 Scheduler::~Scheduler() { Stop(); }
@@ -163,7 +173,10 @@ void Scheduler::OnClassicClaim(const ObjectPtr& old, const ObjectPtr& now) {
       (was_allocated && !is_allocated) ||
       (before != nullptr && after != nullptr &&
        after->status.reserved_for.size() < before->status.reserved_for.size());
-  if (freed) queue_.MoveAllUnschedulable();
+  // An allocation the scheduler made became visible: pods that found the
+  // claim in the process of being allocated may go on.
+  const bool landed = framework_.classic().ObserveClaim(key, after);
+  if (freed || landed) queue_.MoveAllUnschedulable();
   // Pods that waited for this claim to appear, or for its driver.
   if ((before == nullptr && after != nullptr) ||
       (is_allocated && !was_allocated)) {
@@ -372,6 +385,7 @@ void Scheduler::OnBindFailed(const BindTask& task, const std::string& why) {
   {
     MutexLock lock(mu_);
     dra_.RestoreAssumed(task);
+    framework_.classic().ForgetAssumed(task.classic_claims);
     snapshot_.ForgetPod(client::ObjectKey(*task.pod));
     ++stats_.bind_failures;
     queue_.BindFailed(client::ObjectKey(*task.pod));
@@ -468,7 +482,9 @@ void Scheduler::Start() {
          {&informers_.pods, &informers_.nodes, &informers_.claims,
           &informers_.slices, &informers_.classes, &informers_.slice_patches,
           &informers_.taint_rules, informers_.classic_claims,
-          informers_.classic_classes, informers_.scheduling_contexts}) {
+          informers_.classic_classes, informers_.scheduling_contexts,
+          informers_.classic_slices, informers_.claim_parameters,
+          informers_.class_parameters}) {
       while (informer != nullptr && !stopping_ &&
              !informer->WaitForSync(std::chrono::milliseconds(200))) {
       }

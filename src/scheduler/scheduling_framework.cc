@@ -198,6 +198,15 @@ FilterCode SchedulingFramework::DraFilter(DraCycleState& state,
                                 candidate.allocations(), reasons)) {
     return FilterCode::kUnfit;
   }
+  // 1.30's structured parameters: depend on what is taken, never cached.
+  if (code == FilterCode::kFits && state.classic != nullptr) {
+    std::string reason;
+    if (!classic_.StructuredFits(
+            state, snapshot_.nodes()[candidate.node].info.name, reason)) {
+      reasons.Add(reason);
+      return FilterCode::kUnfit;
+    }
+  }
   return code;
 }
 

@@ -104,6 +104,7 @@ class SchedulingFramework {
   }
   // The classic DRA steps (Reserve is the caller's).
   const classic::ClassicPlugin& classic() const { return classic_; }
+  classic::ClassicPlugin& classic() { return classic_; }
 
  private:
   // Filter from the start node until enough nodes fit; false when a plugin

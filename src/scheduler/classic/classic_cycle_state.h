@@ -7,11 +7,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "api/types/core.h"
 #include "client/api_client.h"
 #include "scheduler/classic/classic_claims.h"
+#include "scheduler/classic/structured_allocation.h"
 
 namespace dralloc::scheduler::classic {
 
@@ -32,6 +34,10 @@ struct ClassicCycleState {
   ClassicClaims decisions;
   // PreScore: the potential nodes to publish (nullopt: none to publish).
   std::optional<std::vector<std::string>> potential_nodes;
+  // PreFilter: the unallocated claims of structuredParameters classes the
+  // scheduler allocates, and the instances other claims hold.
+  std::vector<StructuredClaim> structured;
+  std::unordered_set<std::string> taken;
 };
 
 // PreEnqueue for a claim key the v1 claims do not hold but the classic ones

@@ -10,6 +10,7 @@
 #define DRALLOC_SCHEDULER_CLASSIC_CLASSIC_PLUGIN_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,22 +42,52 @@ class ClassicPlugin {
 
   // After DraPlugin::PreFilter: reads the pod's PodSchedulingContext and
   // the claims' classes and decides as 1.30's PreFilter; a verdict other
-  // than ok rejects the pod on every node.
-  Verdict PreFilter(DraCycleState& state) const;
+  // than ok rejects the pod on every node. Claims of structuredParameters
+  // classes get their parameters looked up and selectors compiled
+  // (structured_allocation.h).
+  Verdict PreFilter(DraCycleState& state);
+  // After the node passed the other filters: whether the pod's structured
+  // classic claims fit on it (never cached: they depend on what is taken).
+  bool StructuredFits(const DraCycleState& state, const std::string& node,
+                      std::string& reason) const;
   // After Filter found `feasible` nodes: the potential nodes to publish
   // (at most 128, a pseudo-random subset when more, from a per-plugin
   // counter so that runs repeat).
   void PreScore(DraCycleState& state, const std::vector<Candidate>& feasible);
-  ClassicReserve Reserve(const DraCycleState& state,
-                         const std::string& node) const;
+  // The structured classic claims are allocated here, and their instances
+  // count as taken until the informer shows the allocation (ObserveClaim)
+  // or the binding fails (ForgetAssumed).
+  ClassicReserve Reserve(const DraCycleState& state, const std::string& node);
   // When no node fits (and DraPlugin::PostFilter chose nothing): the
   // allocated classic claim to have deallocated.
   std::optional<ClassicDeallocation> PostFilter(
       const DraCycleState& state) const;
 
+  // A v1alpha2 ResourceSlice or parameters object changed.
+  void InvalidateStructured() { inventory_dirty_ = true; }
+  // The informer delivered `now` for classic claim `key` (null: deleted).
+  // True when an allocation Reserve assumed became visible (or moot).
+  bool ObserveClaim(const std::string& key,
+                    const api::v1alpha2::ResourceClaim* now);
+  // The binding failed: the instances of these reservations are free again.
+  void ForgetAssumed(const std::vector<ClassicClaimReservation>& claims);
+
  private:
+  // Plans the unallocated claims of structured classes into `classic`.
+  Verdict PlanStructured(ClassicCycleState& classic);
+  // Allocates them on `node` into `out`'s reservations.
+  void ReserveStructured(const ClassicCycleState& classic,
+                         const std::string& node, ClassicReserve& out);
+
   const ClusterSnapshot& snapshot_;
   uint64_t prescores_ = 0;
+  // 1.30's structured model.
+  NamedResourcesInventory inventory_;
+  bool inventory_dirty_ = true;
+  SelectorCache selectors_;
+  // Claim key → instances Reserve allocated that the informer does not
+  // show yet.
+  std::map<std::string, std::vector<std::string>> assumed_;
 };
 
 }  // namespace dralloc::scheduler::classic

@@ -147,7 +147,9 @@ Status ClassicWrites::Deallocate(
                                  return false;
                                claim.status.deallocation_requested = true;
                              } else {
+                               // (1.30 cleared both.)
                                claim.status.allocation.reset();
+                               claim.status.driver_name.clear();
                              }
                              return true;
                            });
@@ -157,28 +159,89 @@ Status ClassicWrites::Reserve(
     const api::Pod& pod,
     const std::vector<ClassicClaimReservation>& claims) const {
   for (const ClassicClaimReservation& reservation : claims) {
-    const auto& base = std::get<v1alpha2::ResourceClaim>(*reservation.base);
-    const std::string& name = base.metadata.name;
-    RETURN_IF_ERROR(UpdateClaimStatus(
-        client_, base.metadata.namespace_, name, reservation.base,
-        [&](v1alpha2::ResourceClaim& claim, Status& refused) {
-          if (!claim.status.allocation || claim.status.deallocation_requested) {
-            refused = Status(
-                StatusCode::kAborted,
-                fmt::format("resourceclaim {} is no longer allocated", name));
-            return false;
-          }
-          if (IsReservedFor(claim, pod.metadata.uid)) return false;
-          if (!CanBeReserved(claim)) {
-            refused = Status(StatusCode::kAborted,
-                             fmt::format("resourceclaim {} in use", name));
-            return false;
-          }
-          claim.status.reserved_for.push_back(ConsumerRef(pod));
-          return true;
-        }));
+    RETURN_IF_ERROR(reservation.allocation
+                        ? Allocate(pod, reservation)
+                        : ReserveAllocated(pod, reservation));
   }
   return OkStatus();
+}
+
+Status ClassicWrites::ReserveAllocated(
+    const api::Pod& pod, const ClassicClaimReservation& reservation) const {
+  const auto& base = std::get<v1alpha2::ResourceClaim>(*reservation.base);
+  const std::string& name = base.metadata.name;
+  return UpdateClaimStatus(
+      client_, base.metadata.namespace_, name, reservation.base,
+      [&](v1alpha2::ResourceClaim& claim, Status& refused) {
+        if (!claim.status.allocation || claim.status.deallocation_requested) {
+          refused = Status(
+              StatusCode::kAborted,
+              fmt::format("resourceclaim {} is no longer allocated", name));
+          return false;
+        }
+        if (IsReservedFor(claim, pod.metadata.uid)) return false;
+        if (!CanBeReserved(claim)) {
+          refused = Status(StatusCode::kAborted,
+                           fmt::format("resourceclaim {} in use", name));
+          return false;
+        }
+        claim.status.reserved_for.push_back(ConsumerRef(pod));
+        return true;
+      });
+}
+
+Status ClassicWrites::Allocate(
+    const api::Pod& pod, const ClassicClaimReservation& reservation) const {
+  const auto& base = std::get<v1alpha2::ResourceClaim>(*reservation.base);
+  const std::string& ns = base.metadata.namespace_;
+  const std::string& name = base.metadata.name;
+  RETURN_IF_ERROR(AddBuiltinFinalizer(ns, name));
+  return UpdateClaimStatus(
+      client_, ns, name, nullptr,
+      [&](v1alpha2::ResourceClaim& claim, Status& refused) {
+        if (claim.status.allocation) {
+          refused = Status(StatusCode::kAborted,
+                           fmt::format("claim {}/{} got allocated elsewhere in "
+                                       "the meantime",
+                                       ns, name));
+          return false;
+        }
+        claim.status.driver_name = reservation.driver_name;
+        claim.status.allocation = reservation.allocation;
+        claim.status.reserved_for.push_back(ConsumerRef(pod));
+        return true;
+      });
+}
+
+Status ClassicWrites::AddBuiltinFinalizer(const std::string& ns,
+                                          const std::string& name) const {
+  for (int attempt = 0; attempt < kWriteAttempts; ++attempt) {
+    auto got = client_.Get(ClaimsResource(), ns, name);
+    if (!got.ok()) return got.status();
+    const auto* claim = As<v1alpha2::ResourceClaim>(*got);
+    if (claim == nullptr) {
+      return Status(StatusCode::kNotFound,
+                    fmt::format("resourceclaim {}/{} is gone", ns, name));
+    }
+    if (claim->metadata.deletion_timestamp) {
+      return Status(
+          StatusCode::kAborted,
+          fmt::format("resourceclaim {}/{} is being deleted", ns, name));
+    }
+    if (api::HasFinalizer(claim->metadata, v1alpha2::kBuiltinFinalizer)) {
+      return OkStatus();
+    }
+    v1alpha2::ResourceClaim next = *claim;
+    next.metadata.finalizers.push_back(
+        std::string(v1alpha2::kBuiltinFinalizer));
+    auto updated = client_.Update(api::Object(std::move(next)));
+    if (updated.ok()) return OkStatus();
+    if (updated.status().code() != StatusCode::kAborted) {
+      return updated.status();
+    }
+  }
+  return Status(StatusCode::kAborted,
+                fmt::format("resourceclaim {}/{} kept changing", ns, name));
 }
 
 void ClassicWrites::Unreserve(
@@ -189,9 +252,18 @@ void ClassicWrites::Unreserve(
     (void)UpdateClaimStatus(
         client_, base.metadata.namespace_, base.metadata.name, nullptr,
         [&](v1alpha2::ResourceClaim& claim, Status&) {
-          return std::erase_if(claim.status.reserved_for, [&](const auto& r) {
-                   return r.uid == pod.metadata.uid;
-                 }) > 0;
+          const bool removed =
+              std::erase_if(claim.status.reserved_for, [&](const auto& r) {
+                return r.uid == pod.metadata.uid;
+              }) > 0;
+          // What this pod's PreBind allocated goes with it.
+          if (removed && reservation.allocation &&
+              claim.status.reserved_for.empty() &&
+              claim.status.allocation == reservation.allocation) {
+            claim.status.allocation.reset();
+            claim.status.driver_name.clear();
+          }
+          return removed;
         });
   }
 }

@@ -52,11 +52,15 @@ class ClassicWrites {
   // scheduler allocated, clears allocation and reservedFor).
   Status Deallocate(const api::Pod& pod,
                     const ClassicDeallocation& deallocation) const;
-  // PreBind: adds the pod to each claim's reservedFor. kAborted when a
-  // claim lost its allocation or is being deallocated meanwhile.
+  // PreBind: adds the pod to each claim's reservedFor; a claim with an
+  // `allocation` (1.30's structured parameters) first gets the builtin
+  // finalizer, then driverName, allocation and the reservation in one
+  // status write. kAborted when a claim lost its allocation, is being
+  // deallocated, or (to allocate) got allocated elsewhere meanwhile.
   Status Reserve(const api::Pod& pod,
                  const std::vector<ClassicClaimReservation>& claims) const;
-  // Unreserve: takes the pod out of those claims' reservedFor (best effort).
+  // Unreserve: takes the pod out of those claims' reservedFor (best effort);
+  // an allocation this pod's PreBind wrote is cleared with its last user.
   void Unreserve(const api::Pod& pod,
                  const std::vector<ClassicClaimReservation>& claims) const;
   // PostBind: deletes the pod's PodSchedulingContext (best effort; the
@@ -64,6 +68,13 @@ class ClassicWrites {
   void DeleteContext(const api::Pod& pod) const;
 
  private:
+  Status ReserveAllocated(const api::Pod& pod,
+                          const ClassicClaimReservation& reservation) const;
+  Status Allocate(const api::Pod& pod,
+                  const ClassicClaimReservation& reservation) const;
+  Status AddBuiltinFinalizer(const std::string& ns,
+                             const std::string& name) const;
+
   client::ApiClient& client_;
 };
 
