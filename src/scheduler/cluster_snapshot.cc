@@ -82,6 +82,33 @@ void ClusterSnapshot::Recount(const std::string& claim_key) {
   }
 }
 
+void ClusterSnapshot::CountClassicDevices(
+    const std::string& key, const std::vector<std::string>& devices) {
+  api::AllocationResult now;
+  for (const std::string& id : devices) {
+    const size_t first = id.find('/');
+    const size_t last = id.rfind('/');
+    if (first == std::string::npos || first == last) continue;
+    api::DeviceRequestAllocationResult& result =
+        now.devices.results.emplace_back();
+    result.driver = id.substr(0, first);
+    result.pool = id.substr(first + 1, last - first - 1);
+    result.device = id.substr(last + 1);
+  }
+  auto counted = counted_classic_.find(key);
+  if (counted != counted_classic_.end()) {
+    if (counted->second.devices == now.devices) return;
+    allocated_.RemoveAllocation(counted->second);
+    BumpPoolGenerations(counted->second);
+    counted_classic_.erase(counted);
+  }
+  if (!now.devices.results.empty()) {
+    allocated_.AddAllocation(now);
+    BumpPoolGenerations(now);
+    counted_classic_.emplace(key, std::move(now));
+  }
+}
+
 void ClusterSnapshot::BumpPoolGenerations(
     const api::AllocationResult& allocation) {
   for (const auto& result : allocation.devices.results) {

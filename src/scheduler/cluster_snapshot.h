@@ -106,6 +106,12 @@ class ClusterSnapshot {
   void ConfirmClaim(const std::string& key, int64_t revision);
   // The write failed: back to the informer's version.
   void RestoreClaim(const std::string& key);
+  // 1.30's structured parameters: the instances ("<driver>/<node>/<name>")
+  // classic claim `key` holds, from the informer or assumed by Reserve
+  // (empty: none). They count in allocated() as devices of pool <node>, so
+  // neither family's allocation gives them out again.
+  void CountClassicDevices(const std::string& key,
+                           const std::vector<std::string>& devices);
   // KEP-5004: the key of a special claim for extended resources that the
   // informer holds for the pod with `pod_uid` (annotated, the pod its
   // controlling owner); null when there is none.
@@ -170,6 +176,8 @@ class ClusterSnapshot {
   allocator::AllocatedState allocated_;
   // The claim version whose allocation allocated_ counts, by claim key.
   StringKeyedMap<client::ObjectPtr> counted_;
+  // Classic claims' instances allocated_ counts, as v1 results.
+  StringKeyedMap<api::AllocationResult> counted_classic_;
   // Special claims for extended resources: pod uid -> claim key, and back.
   StringKeyedMap<std::string> extended_claim_of_pod_;
   StringKeyedMap<std::string> pod_of_extended_claim_;

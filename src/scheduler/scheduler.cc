@@ -176,6 +176,11 @@ void Scheduler::OnClassicClaim(const ObjectPtr& old, const ObjectPtr& now) {
   // An allocation the scheduler made became visible: pods that found the
   // claim in the process of being allocated may go on.
   const bool landed = framework_.classic().ObserveClaim(key, after);
+  if (landed || !framework_.classic().IsAssumed(key)) {
+    snapshot_.CountClassicDevices(
+        key, after != nullptr ? classic::StructuredDevicesOf(*after)
+                              : std::vector<std::string>{});
+  }
   if (freed || landed) queue_.MoveAllUnschedulable();
   // Pods that waited for this claim to appear, or for its driver.
   if ((before == nullptr && after != nullptr) ||
@@ -283,6 +288,13 @@ Scheduler::Outcome Scheduler::Cycle(const ObjectPtr& pod_object) {
   out.kind = Outcome::Kind::kReserved;
   out.task = dra_.Reserve(state, pod_object, *verdict.chosen);
   out.task->classic_claims = std::move(drivers.reservations);
+  for (const ClassicClaimReservation& reservation : out.task->classic_claims) {
+    if (reservation.allocation) {
+      snapshot_.CountClassicDevices(
+          reservation.key,
+          classic::StructuredDevicesOf(*reservation.allocation));
+    }
+  }
   out.task->delete_scheduling_context = drivers.delete_scheduling_context;
   // The pod counts on its node from now on, as upstream's assumed pod.
   api::Pod assumed = pod;
@@ -386,6 +398,15 @@ void Scheduler::OnBindFailed(const BindTask& task, const std::string& why) {
     MutexLock lock(mu_);
     dra_.RestoreAssumed(task);
     framework_.classic().ForgetAssumed(task.classic_claims);
+    for (const ClassicClaimReservation& reservation : task.classic_claims) {
+      if (!reservation.allocation) continue;
+      const auto* claim = As<api::v1alpha2::ResourceClaim>(
+          snapshot_.ClassicClaim(reservation.key));
+      snapshot_.CountClassicDevices(reservation.key,
+                                    claim != nullptr
+                                        ? classic::StructuredDevicesOf(*claim)
+                                        : std::vector<std::string>{});
+    }
     snapshot_.ForgetPod(client::ObjectKey(*task.pod));
     ++stats_.bind_failures;
     queue_.BindFailed(client::ObjectKey(*task.pod));

@@ -142,6 +142,35 @@ pod p5 pair
 check "a claim first fit cannot place is allocated" scheduled p5
 check "with both healthy instances, the small one for the second request" equals 'gpu-1 gpu-0' instance_of p5
 
+# One device accounting for both families: the same GPUs published in a
+# v1 slice (pool node-a) are not given to a v1 claim while p5's classic
+# claim holds them, and are once it is gone.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: named-gpu-v1}
+spec: {selectors: [{cel: {expression: 'device.driver == "gpu.named.example.com"'}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-a-gpus-v1}
+spec:
+  driver: gpu.named.example.com
+  nodeName: node-a
+  pool: {name: node-a, generation: 0, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: v1-gpu, namespace: default}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: named-gpu-v1}}]}}}
+YAML
+pod v1-user v1-gpu
+check "a v1 claim waits while a classic claim holds both devices" within $wait_s why_pending v1-user \
+  "2 allocated to other claims"
+check "delete p5" k delete pod p5 --grace-period=0 --force
+check "the v1 claim gets a device once the classic claim is gone" scheduled v1-user
+
 if [[ $failed -gt 0 ]]; then
   echo "--- server log"; tail -30 "$work/server.log"
 fi

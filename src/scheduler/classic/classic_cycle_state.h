@@ -7,7 +7,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "api/types/core.h"
@@ -35,9 +34,8 @@ struct ClassicCycleState {
   // PreScore: the potential nodes to publish (nullopt: none to publish).
   std::optional<std::vector<std::string>> potential_nodes;
   // PreFilter: the unallocated claims of structuredParameters classes the
-  // scheduler allocates, and the instances other claims hold.
+  // scheduler allocates.
   std::vector<StructuredClaim> structured;
-  std::unordered_set<std::string> taken;
 };
 
 // PreEnqueue for a claim key the v1 claims do not hold but the classic ones

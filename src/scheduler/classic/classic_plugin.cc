@@ -61,21 +61,9 @@ Verdict ClassicPlugin::PlanStructured(ClassicCycleState& classic) {
       return Verdict::Unschedulable(fmt::format(
           "resource claim {} is in the process of being allocated", claim.key));
     }
-    if (classic.structured.empty()) {
-      if (inventory_dirty_) {
-        inventory_.Rebuild(snapshot_.ClassicSlices());
-        inventory_dirty_ = false;
-      }
-      for (const client::ObjectPtr& object : snapshot_.ClassicClaims()) {
-        if (const auto* other = As<v1alpha2::ResourceClaim>(object)) {
-          for (std::string& id : StructuredDevicesOf(*other)) {
-            classic.taken.insert(std::move(id));
-          }
-        }
-      }
-      for (const auto& [key, devices] : assumed_) {
-        classic.taken.insert(devices.begin(), devices.end());
-      }
+    if (inventory_dirty_) {
+      inventory_.Rebuild(snapshot_.ClassicSlices());
+      inventory_dirty_ = false;
     }
     classic.classes.push_back(class_object);
     StructuredClaim& plan = classic.structured.emplace_back();
@@ -96,14 +84,17 @@ bool ClassicPlugin::StructuredFits(const DraCycleState& state,
     return true;
   }
   const ClassicCycleState& classic = *state.classic;
-  return AllocateOnNode(
-             classic.structured, inventory_, node,
-             [&](const std::string& id) {
-               return classic.taken.contains(id) ||
-                      snapshot_.allocated().IsInUse(id);
-             },
-             reason)
+  return AllocateOnNode(classic.structured, inventory_, node, TakenTest(),
+                        reason)
       .has_value();
+}
+
+std::function<bool(const std::string&)> ClassicPlugin::TakenTest() const {
+  // Classic claims' instances (informed and assumed) count there too
+  // (ClusterSnapshot::CountClassicDevices).
+  return [this](const std::string& id) {
+    return snapshot_.allocated().IsInUse(id);
+  };
 }
 
 bool ClassicPlugin::ObserveClaim(const std::string& key,
@@ -170,12 +161,8 @@ void ClassicPlugin::ReserveStructured(const ClassicCycleState& classic,
                                       ClassicReserve& out) {
   if (classic.structured.empty()) return;
   std::string reason;
-  std::optional<NodeAllocation> allocated = AllocateOnNode(
-      classic.structured, inventory_, node,
-      [&](const std::string& id) {
-        return classic.taken.contains(id) || snapshot_.allocated().IsInUse(id);
-      },
-      reason);
+  std::optional<NodeAllocation> allocated =
+      AllocateOnNode(classic.structured, inventory_, node, TakenTest(), reason);
   if (!allocated) {
     // Filter found a fit on the same state, so this does not happen; if it
     // did, PreBind would find the claims unallocated and fail the binding.

@@ -10,6 +10,7 @@
 #define DRALLOC_SCHEDULER_CLASSIC_CLASSIC_PLUGIN_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -69,12 +70,18 @@ class ClassicPlugin {
   // True when an allocation Reserve assumed became visible (or moot).
   bool ObserveClaim(const std::string& key,
                     const api::v1alpha2::ResourceClaim* now);
+  // Whether Reserve allocated claim `key` and the informer does not show it.
+  bool IsAssumed(const std::string& key) const {
+    return assumed_.contains(key);
+  }
   // The binding failed: the instances of these reservations are free again.
   void ForgetAssumed(const std::vector<ClassicClaimReservation>& claims);
 
  private:
   // Plans the unallocated claims of structured classes into `classic`.
   Verdict PlanStructured(ClassicCycleState& classic);
+  // Whether an instance is held by a claim of either family.
+  std::function<bool(const std::string&)> TakenTest() const;
   // Allocates them on `node` into `out`'s reservations.
   void ReserveStructured(const ClassicCycleState& classic,
                          const std::string& node, ClassicReserve& out);

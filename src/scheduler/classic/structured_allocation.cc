@@ -391,9 +391,14 @@ std::optional<NodeAllocation> AllocateOnNode(
 
 std::vector<std::string> StructuredDevicesOf(
     const v1alpha2::ResourceClaim& claim) {
+  if (!claim.status.allocation) return {};
+  return StructuredDevicesOf(*claim.status.allocation);
+}
+
+std::vector<std::string> StructuredDevicesOf(
+    const v1alpha2::AllocationResult& allocation) {
   std::vector<std::string> out;
-  if (!claim.status.allocation) return out;
-  for (const auto& handle : claim.status.allocation->resource_handles) {
+  for (const auto& handle : allocation.resource_handles) {
     if (!handle.structured_data) continue;
     for (const auto& result : handle.structured_data->results) {
       if (!result.named_resources) continue;

@@ -127,6 +127,8 @@ std::optional<NodeAllocation> AllocateOnNode(
 // driver allocated).
 std::vector<std::string> StructuredDevicesOf(
     const api::v1alpha2::ResourceClaim& claim);
+std::vector<std::string> StructuredDevicesOf(
+    const api::v1alpha2::AllocationResult& allocation);
 
 }  // namespace dralloc::scheduler::classic
 
