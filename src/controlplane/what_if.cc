@@ -109,6 +109,16 @@ std::vector<PodPlacement> WhatIf::Placements() {
       placement.claims.push_back(name);
       if (!claim.status.allocation) return true;
       for (const auto& handle : claim.status.allocation->resource_handles) {
+        if (const auto& structured = handle.structured_data) {
+          // 1.30's structured parameters: the instances the scheduler chose.
+          for (const auto& result : structured->results) {
+            if (!result.named_resources) continue;
+            placement.devices.push_back(fmt::format(
+                "{}/{}/{}", handle.driver_name, structured->node_name,
+                result.named_resources->name));
+          }
+          continue;
+        }
         auto parsed = exampledriver::ClassicHandle::FromJson(handle.data);
         if (!parsed.ok()) continue;
         for (const std::string& gpu : parsed->gpus) {

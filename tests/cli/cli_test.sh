@@ -125,6 +125,12 @@ check schedule-classic 1 "$dralloc" schedule --classic-gpus-per-node 2 \
   -f examples/classic/resource-class.yaml -f examples/classic/claims.yaml -f tests/cli/classic/cluster.yaml
 expect_output schedule-classic-gpus "$work/out" 'gpu.classic.example.com/node-[ab]/gpu-1'
 expect_output schedule-classic-waits "$work/out" 'resourceclaim cannot be allocated for the node \(unsuitable\)'
+# 1.30's structured parameters: the scheduler allocates from namedResources
+# instances; the second pod finds the instance taken.
+check schedule-classic-structured 1 "$dralloc" schedule \
+  -f tests/clients/classic_structured -f tests/cli/classic/structured-pods.yaml
+expect_output schedule-classic-structured-instance "$work/out" 'default/p1 +node-a +p1-gpu-[a-z0-9]+ +gpu.named.example.com/node-a/gpu-1'
+expect_output schedule-classic-structured-waits "$work/out" 'default/p2: 0/2 nodes are available: 2 resourceclaim cannot be allocated for the node \(unsuitable\)'
 check schedule-classic-no-driver 1 "$dralloc" schedule \
   -f examples/classic/resource-class.yaml -f examples/classic/claims.yaml -f tests/cli/classic/cluster.yaml
 check validate-v1alpha2-invalid 1 "$dralloc" validate -f tests/golden/v1alpha2/validation/ResourceClaim
