@@ -131,6 +131,16 @@ check schedule-classic-structured 1 "$dralloc" schedule \
   -f tests/clients/classic_structured -f tests/cli/classic/structured-pods.yaml
 expect_output schedule-classic-structured-instance "$work/out" 'default/p1 +node-a +p1-gpu-[a-z0-9]+ +gpu.named.example.com/node-a/gpu-1'
 expect_output schedule-classic-structured-waits "$work/out" 'default/p2: 0/2 nodes are available: 2 resourceclaim cannot be allocated for the node \(unsuitable\)'
+# ... and converted to v1 (class, template, slice), the same manifests get
+# the same answer from the structured allocator.
+check convert-v1alpha2-structured 0 "$dralloc" convert --to resource.k8s.io/v1 \
+  -f tests/clients/classic_structured/big-gpu.yaml -f tests/clients/classic_structured/cluster.yaml
+expect_output convert-v1alpha2-structured-selector "$work/out" 'expression: device.capacity\["gpu.named.example.com"\].memory.isGreaterThan\(quantity\("16Gi"\)\)'
+expect_output convert-v1alpha2-structured-filter "$work/out" 'expression: device.attributes\["gpu.named.example.com"\].healthy'
+cp "$work/out" "$work/converted.yaml"
+check schedule-converted-structured 1 "$dralloc" schedule -f "$work/converted.yaml" \
+  -f tests/clients/classic_structured/nodes.yaml -f tests/cli/classic/structured-pods.yaml
+expect_output schedule-converted-structured-same "$work/out" 'default/p1 +node-a +p1-gpu-[a-z0-9]+ +gpu.named.example.com/node-a/gpu-1'
 check schedule-classic-no-driver 1 "$dralloc" schedule \
   -f examples/classic/resource-class.yaml -f examples/classic/claims.yaml -f tests/cli/classic/cluster.yaml
 check validate-v1alpha2-invalid 1 "$dralloc" validate -f tests/golden/v1alpha2/validation/ResourceClaim

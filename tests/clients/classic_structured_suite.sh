@@ -61,7 +61,7 @@ spec:
 YAML
 }
 
-check "apply the class, its parameters and node-a's namedResources slice" k apply -f "$manifests/cluster.yaml"
+check "apply the nodes, the class, its parameters and node-a's namedResources slice" k apply -f "$manifests/nodes.yaml" -f "$manifests/cluster.yaml"
 check "apply the claim parameters and template" k apply -f "$manifests/big-gpu.yaml"
 
 pod p1 big-gpu
