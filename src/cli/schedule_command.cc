@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "api/codec.h"
+#include "api/resource_registry.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
 #include "cli/server_flags.h"
@@ -123,7 +125,13 @@ int RunSchedule(const ScheduleFlags& flags) {
   // Two threads: controller work of one batch of pods overlaps scheduling
   // of the previous batch; placements are the same as with one.
   constexpr size_t kPipelineBatch = 512;
-  controlplane::WhatIf what_if(options, flags.threads > 1 ? kPipelineBatch : 0);
+  // Offline, classic DRA's informers matter only when the input has
+  // resource.k8s.io/v1alpha2 objects.
+  const bool classic = std::ranges::any_of(objects, [](const api::Object& o) {
+    return api::ResourceInfoOf(o).IsClassic();
+  });
+  controlplane::WhatIf what_if(options, flags.threads > 1 ? kPipelineBatch : 0,
+                               classic);
   if (Status loaded = what_if.Load(std::move(objects)); !loaded.ok()) {
     std::cerr << "error: " << loaded.message() << '\n';
     return kExitBadInput;

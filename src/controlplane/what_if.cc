@@ -11,8 +11,9 @@ namespace dralloc::controlplane {
 namespace {
 
 ControlPlaneOptions OfflineOptions(scheduler::SchedulerOptions options,
-                                   size_t pipeline_batch) {
+                                   size_t pipeline_batch, bool classic_dra) {
   ControlPlaneOptions out;
+  out.classic_dra = classic_dra;
   out.scheduler = std::move(options);
   out.pipeline_batch = pipeline_batch;
   out.run_pod_gc = false;  // offline: no node agents, nothing deleted
@@ -49,8 +50,10 @@ std::string PendingReason(const api::Pod& pod,
 
 }  // namespace
 
-WhatIf::WhatIf(scheduler::SchedulerOptions options, size_t pipeline_batch)
-    : plane_(api_, OfflineOptions(std::move(options), pipeline_batch)) {}
+WhatIf::WhatIf(scheduler::SchedulerOptions options, size_t pipeline_batch,
+               bool classic_dra)
+    : plane_(api_,
+             OfflineOptions(std::move(options), pipeline_batch, classic_dra)) {}
 
 Status WhatIf::Load(std::vector<api::Object> objects) {
   return StoreObjects(api_, std::move(objects));

@@ -27,9 +27,12 @@ struct PodPlacement {
 
 class WhatIf {
  public:
-  // pipeline_batch: see ControlPlaneOptions (0: one thread).
+  // pipeline_batch: see ControlPlaneOptions (0: one thread). classic_dra:
+  // ControlPlaneOptions::classic_dra; a caller whose objects hold no
+  // resource.k8s.io/v1alpha2 object turns it off (nothing classic can
+  // appear offline), so such runs pay nothing for it.
   explicit WhatIf(scheduler::SchedulerOptions options,
-                  size_t pipeline_batch = 0);
+                  size_t pipeline_batch = 0, bool classic_dra = true);
 
   // Stores the (already validated) objects in dependency order. Namespaces
   // used but not given are created. Errors name the object.

@@ -155,6 +155,8 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
   // destroying a Candidate per node cost a measurable share of Filter.
   Candidate candidate;
   feasible.reserve(want);
+  const bool structured_classic =
+      state.classic != nullptr && !state.classic->structured.empty();
   for (; evaluated < n && feasible.size() < want; ++evaluated) {
     const size_t position = (next_start_node + evaluated) % n;
     const size_t index = only != nullptr ? (*only)[position] : position;
@@ -169,8 +171,12 @@ bool SchedulingFramework::FilterNodes(DraCycleState& state, CycleState& cycle,
     }
     if (!fits) continue;
     candidate.Reset(index);
-    const FilterCode code =
-        DraFilter(state, reasons, candidate, reasons_left_out);
+    FilterCode code = DraFilter(state, reasons, candidate, reasons_left_out);
+    // 1.30's structured parameters: depend on what is taken, never cached.
+    if (code == FilterCode::kFits && structured_classic &&
+        !ClassicStructuredFits(state, index, reasons)) {
+      code = FilterCode::kUnfit;
+    }
     if (code == FilterCode::kError) {
       error = state.error;
       ok = false;
@@ -198,16 +204,19 @@ FilterCode SchedulingFramework::DraFilter(DraCycleState& state,
                                 candidate.allocations(), reasons)) {
     return FilterCode::kUnfit;
   }
-  // 1.30's structured parameters: depend on what is taken, never cached.
-  if (code == FilterCode::kFits && state.classic != nullptr) {
-    std::string reason;
-    if (!classic_.StructuredFits(
-            state, snapshot_.nodes()[candidate.node].info.name, reason)) {
-      reasons.Add(reason);
-      return FilterCode::kUnfit;
-    }
-  }
   return code;
+}
+
+bool SchedulingFramework::ClassicStructuredFits(const DraCycleState& state,
+                                                size_t node,
+                                                UnschedulableReasons& reasons) {
+  std::string reason;
+  if (classic_.StructuredFits(state, snapshot_.nodes()[node].info.name,
+                              reason)) {
+    return true;
+  }
+  reasons.Add(reason);
+  return false;
 }
 
 FilterCode SchedulingFramework::DraFilterDevices(DraCycleState& state,

@@ -116,6 +116,10 @@ class SchedulingFramework {
                    const std::vector<size_t>* only, std::string& error,
                    bool& reasons_left_out);
   // DraFilterDevices, then (uncached) DraPlugin::NodeAllocatableFits.
+  // The pod's classic claims of 1.30's structured parameters fit on node
+  // `node` (snapshot index); adds the reason when not.
+  bool ClassicStructuredFits(const DraCycleState& state, size_t node,
+                             UnschedulableReasons& reasons);
   FilterCode DraFilter(DraCycleState& state, UnschedulableReasons& reasons,
                        Candidate& candidate, bool& reasons_left_out);
   // DraPlugin::Filter for node `index`, through the cache when there is
