@@ -8,8 +8,8 @@ set -u
 DRALLOC=${1:?usage: node_cli_test.sh DRALLOC}
 DRALLOC_ABS=$(realpath "$DRALLOC")
 DIR=$(mktemp -d /tmp/drn-cli-XXXXXX)
-PORT=$((20000 + RANDOM % 20000))
-SERVER=http://127.0.0.1:$PORT
+# (For the flag errors below; set to serve's address once it listens.)
+SERVER=http://127.0.0.1:1
 SERVE_PID= NODE_PID=
 cleanup() {
   [ -n "$NODE_PID" ] && kill -TERM "$NODE_PID" 2>/dev/null
@@ -18,8 +18,13 @@ cleanup() {
   rm -rf "$DIR"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; echo "--- node stderr"; tail -20 "$DIR/node.err" 2>/dev/null; exit 1; }
-# Polls "$@" every 0.1 s for up to 10 s.
+fail() {
+  echo "FAIL: $*"
+  echo "--- node stderr"; tail -20 "$DIR/node.err" 2>/dev/null
+  echo "--- serve stderr"; tail -20 "$DIR/serve.err" 2>/dev/null
+  exit 1
+}
+# Polls "$@" every 0.1 s for up to 30 s.
 wait_for() { for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done; return 1; }
 
 "$DRALLOC" node --node-name n1 --server "$SERVER" --runtime docker --root "$DIR/r" 2>"$DIR/err"
@@ -42,9 +47,18 @@ mkdir -p "$DIR/bad/state" && echo '{"version":' > "$DIR/bad/state/dra_manager_st
 [ $? -eq 1 ] && grep -q "checkpoint $DIR/bad/state/dra_manager_state is corrupt" "$DIR/err" ||
   fail "node-checkpoint of a corrupt checkpoint"
 
-"$DRALLOC" serve --listen 127.0.0.1:$PORT --storage memory >"$DIR/serve.out" 2>"$DIR/serve.err" &
+# A free port chosen by the kernel; serve prints where it listens.
+"$DRALLOC" serve --listen 127.0.0.1:0 --storage memory >"$DIR/serve.out" 2>"$DIR/serve.err" &
 SERVE_PID=$!
-wait_for curl -sf "$SERVER/api/v1/namespaces" -o /dev/null || fail "serve did not start"
+listening() {
+  SERVER=$(grep -ho 'listening on http://[0-9.:]*' "$DIR/serve.out" "$DIR/serve.err" 2>/dev/null |
+    head -n 1 | sed 's/^listening on //')
+  [ -n "$SERVER" ]
+}
+# Under ASan on a loaded machine start-up takes a while: up to 60 s.
+for _ in 1 2; do wait_for listening && break; done
+listening || fail "serve did not start"
+wait_for curl -sf "$SERVER/api/v1/namespaces" -o /dev/null || fail "serve does not answer"
 
 "$DRALLOC" node --node-name n1 --server "$SERVER" --root "$DIR/r" \
   --node-status-update-frequency 1s >"$DIR/node.out" 2>"$DIR/node.err" &
