@@ -13,6 +13,7 @@
 #include "api/codec.h"
 #include "api/resource_registry.h"
 #include "api/v1alpha2/claim_conversion.h"
+#include "api/v1alpha2/parameters_reference.h"
 #include "api/v1alpha2/slice_conversion.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
@@ -109,14 +110,9 @@ StatusOr<const api::v1alpha2::ResourceClassParameters*> ClassParametersOf(
   if (!resource_class.parameters_ref) return nullptr;
   const auto& ref = *resource_class.parameters_ref;
   for (const auto& [key, parameters] : inputs.class_parameters) {
-    const bool direct = ref.api_group == "resource.k8s.io" &&
-                        ref.kind == "ResourceClassParameters" &&
-                        key == ref.namespace_ + "/" + ref.name;
-    const auto& from = parameters->generated_from;
-    const bool generated = from && from->api_group == ref.api_group &&
-                           from->kind == ref.kind && from->name == ref.name &&
-                           from->namespace_ == ref.namespace_;
-    if (direct || generated) {
+    const bool direct =
+        api::v1alpha2::IsDirect(ref) && key == ref.namespace_ + "/" + ref.name;
+    if (direct || api::v1alpha2::IsGeneratedFrom(*parameters, ref)) {
       inputs.used.insert(key);
       return parameters;
     }
@@ -132,14 +128,9 @@ StatusOr<const api::v1alpha2::ResourceClaimParameters*> ClaimParametersOf(
     std::string_view field, ClassicInputs& inputs) {
   if (!ref) return nullptr;
   for (const auto& [key, parameters] : inputs.claim_parameters) {
-    const bool direct = ref->api_group == "resource.k8s.io" &&
-                        ref->kind == "ResourceClaimParameters" &&
-                        key == ns + "/" + ref->name;
-    const auto& from = parameters->generated_from;
-    const bool generated = parameters->metadata.namespace_ == ns && from &&
-                           from->api_group == ref->api_group &&
-                           from->kind == ref->kind && from->name == ref->name;
-    if (direct || generated) {
+    const bool direct =
+        api::v1alpha2::IsDirect(*ref) && key == ns + "/" + ref->name;
+    if (direct || api::v1alpha2::IsGeneratedFrom(*parameters, *ref, ns)) {
       inputs.used.insert(key);
       return parameters;
     }

@@ -374,10 +374,6 @@ client::ObjectPtr GetOf(const client::Informer* informer, const std::string& ns,
 
 }  // namespace
 
-std::vector<client::ObjectPtr> ClusterSnapshot::ClassicClaims() const {
-  return ListOf(sources_.classic_claims);
-}
-
 std::vector<client::ObjectPtr> ClusterSnapshot::ClassicSlices() const {
   return ListOf(sources_.classic_slices);
 }

@@ -88,7 +88,6 @@ class ClusterSnapshot {
   bool ServesClassic() const { return sources_.classic_claims != nullptr; }
   // 1.30's structured model: every object of the informer (empty when it
   // is not given), or one by namespace and name (null when absent).
-  std::vector<client::ObjectPtr> ClassicClaims() const;
   std::vector<client::ObjectPtr> ClassicSlices() const;
   std::vector<client::ObjectPtr> AllClaimParameters() const;
   std::vector<client::ObjectPtr> AllClassParameters() const;

@@ -20,6 +20,14 @@ bool PodPending(const api::Pod& pod) {
          pod.status.phase != "Succeeded" && pod.status.phase != "Failed";
 }
 
+// The instances a classic claim holds (1.30's structured parameters; none
+// for null, a driver's claim or an unallocated one).
+std::vector<std::string> InstancesOf(
+    const api::v1alpha2::ResourceClaim* claim) {
+  return claim != nullptr ? classic::StructuredDevicesOf(*claim)
+                          : std::vector<std::string>{};
+}
+
 }  // namespace
 
 struct Scheduler::Outcome {
@@ -177,9 +185,7 @@ void Scheduler::OnClassicClaim(const ObjectPtr& old, const ObjectPtr& now) {
   // claim in the process of being allocated may go on.
   const bool landed = framework_.classic().ObserveClaim(key, after);
   if (landed || !framework_.classic().IsAssumed(key)) {
-    snapshot_.CountClassicDevices(
-        key, after != nullptr ? classic::StructuredDevicesOf(*after)
-                              : std::vector<std::string>{});
+    snapshot_.CountClassicDevices(key, InstancesOf(after));
   }
   if (freed || landed) queue_.MoveAllUnschedulable();
   // Pods that waited for this claim to appear, or for its driver.
@@ -400,12 +406,10 @@ void Scheduler::OnBindFailed(const BindTask& task, const std::string& why) {
     framework_.classic().ForgetAssumed(task.classic_claims);
     for (const ClassicClaimReservation& reservation : task.classic_claims) {
       if (!reservation.allocation) continue;
-      const auto* claim = As<api::v1alpha2::ResourceClaim>(
-          snapshot_.ClassicClaim(reservation.key));
-      snapshot_.CountClassicDevices(reservation.key,
-                                    claim != nullptr
-                                        ? classic::StructuredDevicesOf(*claim)
-                                        : std::vector<std::string>{});
+      // Back to what the informer shows.
+      snapshot_.CountClassicDevices(
+          reservation.key, InstancesOf(As<api::v1alpha2::ResourceClaim>(
+                               snapshot_.ClassicClaim(reservation.key))));
     }
     snapshot_.ForgetPod(client::ObjectKey(*task.pod));
     ++stats_.bind_failures;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "api/v1alpha2/named_resources_cel.h"
+#include "api/v1alpha2/parameters_reference.h"
 #include "client/informer.h"
 #include "scheduler/classic/named_resources_matcher.h"
 
@@ -13,8 +14,6 @@ namespace {
 
 namespace v1alpha2 = api::v1alpha2;
 using client::As;
-
-constexpr std::string_view kGroup = "resource.k8s.io";
 
 // Kubernetes' GroupKind.String(): "Kind.group", or "Kind" in the core group.
 std::string GroupKind(std::string_view kind, std::string_view group) {
@@ -39,8 +38,7 @@ Verdict FindGenerated(const std::vector<client::ObjectPtr>& all,
   std::vector<client::ObjectPtr> found;
   for (const client::ObjectPtr& object : all) {
     const auto* parameters = As<T>(object);
-    if (parameters != nullptr && parameters->generated_from &&
-        matches(*parameters)) {
+    if (parameters != nullptr && matches(*parameters)) {
       found.push_back(object);
     }
   }
@@ -62,7 +60,7 @@ Verdict LookupClassParameters(const v1alpha2::ResourceClass& resource_class,
                               client::ObjectPtr& out) {
   if (!resource_class.parameters_ref) return Verdict::Ok();
   const auto& ref = *resource_class.parameters_ref;
-  if (ref.api_group == kGroup && ref.kind == "ResourceClassParameters") {
+  if (v1alpha2::IsDirect(ref)) {
     out = source.class_parameters(ref.namespace_, ref.name);
     if (As<v1alpha2::ResourceClassParameters>(out) == nullptr) {
       return Verdict::Unschedulable(fmt::format(
@@ -73,10 +71,7 @@ Verdict LookupClassParameters(const v1alpha2::ResourceClass& resource_class,
   return FindGenerated<v1alpha2::ResourceClassParameters>(
       source.all_class_parameters(),
       [&](const v1alpha2::ResourceClassParameters& parameters) {
-        const auto& from = *parameters.generated_from;
-        return parameters.metadata.namespace_ == ref.namespace_ &&
-               from.api_group == ref.api_group && from.kind == ref.kind &&
-               from.name == ref.name && from.namespace_ == ref.namespace_;
+        return v1alpha2::IsGeneratedFrom(parameters, ref);
       },
       "class",
       fmt::format("{} {}/{}", GroupKind(ref.kind, ref.api_group),
@@ -89,7 +84,7 @@ Verdict LookupClaimParameters(const v1alpha2::ResourceClaim& claim,
                               client::ObjectPtr& out) {
   const auto& ref = *claim.spec.parameters_ref;
   const std::string& ns = claim.metadata.namespace_;
-  if (ref.api_group == kGroup && ref.kind == "ResourceClaimParameters") {
+  if (v1alpha2::IsDirect(ref)) {
     out = source.claim_parameters(ns, ref.name);
     if (As<v1alpha2::ResourceClaimParameters>(out) == nullptr) {
       return Verdict::Unschedulable(
@@ -100,10 +95,7 @@ Verdict LookupClaimParameters(const v1alpha2::ResourceClaim& claim,
   return FindGenerated<v1alpha2::ResourceClaimParameters>(
       source.all_claim_parameters(),
       [&](const v1alpha2::ResourceClaimParameters& parameters) {
-        const auto& from = *parameters.generated_from;
-        return parameters.metadata.namespace_ == ns &&
-               from.api_group == ref.api_group && from.kind == ref.kind &&
-               from.name == ref.name;
+        return v1alpha2::IsGeneratedFrom(parameters, ref, ns);
       },
       "claim",
       fmt::format("{} {}/{}", GroupKind(ref.kind, ref.api_group), ns, ref.name),
