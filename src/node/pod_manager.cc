@@ -229,6 +229,7 @@ bool PodManager::SyncPod(const std::string& key) {
 }
 
 bool PodManager::SyncRunningPod(const std::string& key, const api::Pod& pod) {
+  // The version is read before the phase: a change after it syncs again.
   const uint64_t version = runtime_->StateVersion(pod.metadata.uid);
   {
     MutexLock lock(mu_);
@@ -319,19 +320,18 @@ bool PodManager::StartPod(const std::string& key, const api::Pod& pod) {
     Warn(key, pod, "FailedCreatePodContainers", started.message());
     return false;
   }
-  // Read before the status: a change after it is written again.
-  const uint64_t version = runtime_->StateVersion(pod.metadata.uid);
-  SetStatus(key, pod, [this](const api::Pod& current) {
-    return runtime_->StatusOf(current);
-  });
-  MutexLock lock(mu_);
-  PodRecord& record = records_[key];
-  record.running = true;
-  record.written_version = version;
-  record.last_warning.clear();
+  {
+    MutexLock lock(mu_);
+    PodRecord& record = records_[key];
+    record.running = true;
+    record.written_version = 0;
+    record.last_warning.clear();
+  }
   log::Info(kComponent, "pod {} running ({} claim(s) prepared)", key,
             claims->size());
-  return true;
+  // A pod whose containers already ended (a quick command) changes no more:
+  // it is released here or never.
+  return SyncRunningPod(key, pod);
 }
 
 StatusOr<std::vector<NodeClaim>> PodManager::PodClaims(

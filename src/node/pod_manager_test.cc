@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "client/memory_api_client.h"
 #include "client/node_identity_api_client.h"
@@ -77,7 +79,7 @@ class PodManagerTest : public ::testing::Test {
         [this](const std::vector<std::string>& ids) {
           return cdi_->Resolve(ids);
         },
-        options, process_runtime_.get());
+        options, runtime_.get());
     ASSERT_TRUE(pods_->Start(5s).ok());
   }
   void StopAgent() {
@@ -190,7 +192,7 @@ class PodManagerTest : public ::testing::Test {
   std::unique_ptr<CdiDeviceResolver> cdi_;
   std::unique_ptr<ClaimInfoCache> cache_;
   std::unique_ptr<DraManager> dra_;
-  std::unique_ptr<ProcessRuntime> process_runtime_;  // null: simulated
+  std::unique_ptr<ContainerRuntime> runtime_;  // null: simulated
   std::unique_ptr<PodManager> pods_;
 };
 
@@ -496,12 +498,14 @@ class ProcessPodManagerTest : public PodManagerTest {
     options.node_name = "node-a";
     options.logs_root = dir_.Sub("logs");
     options.poll_interval = 5ms;
-    process_runtime_ = std::make_unique<ProcessRuntime>(options);
+    auto runtime = std::make_unique<ProcessRuntime>(options);
+    process_runtime_ = runtime.get();
+    runtime_ = std::move(runtime);
     PodManagerTest::SetUp();
   }
   void TearDown() override {
     PodManagerTest::TearDown();
-    process_runtime_.reset();
+    runtime_.reset();
   }
   std::string Log(const std::string& pod) {
     auto ref = process_runtime_->LogOf("default", pod, "ctr", false);
@@ -509,6 +513,7 @@ class ProcessPodManagerTest : public PodManagerTest {
     std::ifstream in(ref->path);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
+  ProcessRuntime* process_runtime_ = nullptr;  // owned by runtime_
 };
 
 TEST_F(ProcessPodManagerTest, CommandSeesDeviceEnvAndItsExitSetsThePhase) {
@@ -542,6 +547,66 @@ TEST_F(ProcessPodManagerTest, DeletionStopsTheCommandThenUnprepares) {
   std::ifstream in(marker);
   const std::string text(std::istreambuf_iterator<char>(in), {});
   EXPECT_EQ(text, "got TERM\n");
+}
+
+// A runtime whose pods' containers have all exited by the time StartPod
+// returns (a command quicker than the agent), and that reports no change
+// after it.
+class ExitedAtStartRuntime : public ContainerRuntime {
+ public:
+  void SetChangeListener(ChangeListener) override {}
+  api::PodStatus CreatingStatus(const api::Pod& pod) const override {
+    return pod.status;
+  }
+  Status StartPod(const api::Pod& pod, const std::vector<ContainerDevices>&,
+                  std::vector<std::string>&) override {
+    std::lock_guard lock(mu_);
+    started_.insert(pod.metadata.uid);
+    return OkStatus();
+  }
+  uint64_t StateVersion(const std::string& pod_uid) const override {
+    std::lock_guard lock(mu_);
+    return started_.contains(pod_uid) ? 1 : 0;
+  }
+  api::PodStatus StatusOf(const api::Pod& pod) const override {
+    api::PodStatus status = pod.status;
+    status.phase = "Succeeded";
+    return status;
+  }
+  bool StopPod(const std::string& pod_uid, std::chrono::seconds) override {
+    std::lock_guard lock(mu_);
+    started_.erase(pod_uid);
+    return true;
+  }
+  StatusOr<ContainerLogRef> LogOf(const std::string&, const std::string&,
+                                  const std::string&, bool) const override {
+    return NotFoundError("no logs");
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::set<std::string> started_;
+};
+
+class ExitedAtStartPodManagerTest : public PodManagerTest {
+ protected:
+  void SetUp() override {
+    runtime_ = std::make_unique<ExitedAtStartRuntime>();
+    PodManagerTest::SetUp();
+  }
+};
+
+// The runtime's state never changes after the start, so the agent must
+// see the end at the start: the claim is unprepared without deletion.
+TEST_F(ExitedAtStartPodManagerTest, PodThatEndedAtStartIsReleased) {
+  const std::string uid = CreateClaim("gpu");
+  CreatePod("p1", {"gpu"});
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Succeeded"; }, 10s))
+      << Phase("p1");
+  ASSERT_TRUE(WaitFor([&] { return !UnprepareCalls().empty(); }, 10s));
+  EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
+  EXPECT_TRUE(GetPod("p1").has_value());
 }
 
 }  // namespace
