@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache keys on paths relative to the checkout (see scripts/test.sh).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-12G}"
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$(nproc)" --target dralloc

@@ -26,6 +26,9 @@ cd "$(dirname "$0")/.."
 # ccache keys on paths relative to the checkout, so a fresh clone anywhere
 # reuses the objects an earlier build of the same sources left.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+# Room for both build trees (g++ and clang ASan): with ccache's default
+# 5 GB the cache stayed full and evicted objects between runs.
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-12G}"
 
 bash scripts/install-deps.sh
 jobs=$(nproc)

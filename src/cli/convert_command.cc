@@ -15,6 +15,7 @@
 #include "api/v1alpha2/claim_conversion.h"
 #include "api/v1alpha2/parameters_reference.h"
 #include "api/v1alpha2/slice_conversion.h"
+#include "api/validation/validation.h"
 #include "cli/commands.h"
 #include "cli/object_loader.h"
 #include "encoding/yaml_writer.h"
@@ -221,7 +222,6 @@ StatusOr<std::optional<api::Json>> Convert(const api::Object& object,
   if (!info.IsClassic() || api::IsServed(to, object)) {
     return Present(api::EncodeObject(object, to));
   }
-  const std::string name = api::DisplayName(object);
   if (api::IsServed(to, "DeviceClass")) {
     StatusOr<std::optional<api::Object>> structured =
         ConvertStructured(object, inputs, lost);
@@ -241,17 +241,29 @@ StatusOr<std::optional<api::Json>> Convert(const api::Object& object,
   const auto* slice = std::get_if<api::v1alpha2::ResourceSlice>(&object);
   if (slice == nullptr || !api::IsServed(to, "ResourceSlice")) {
     return InvalidArgumentError(fmt::format(
-        "{} is a resource.k8s.io/v1alpha2 (classic DRA) object with no {} "
-        "form: {}",
-        name, to, NoStructuredForm(info.kind)));
+        "a resource.k8s.io/v1alpha2 (classic DRA) {} has no {} form: {}",
+        info.kind, to, NoStructuredForm(info.kind)));
   }
-  StatusOr<api::ResourceSlice> converted =
-      api::v1alpha2::ToV1ResourceSlice(*slice);
-  if (!converted.ok()) {
-    return InvalidArgumentError(
-        fmt::format("{}: {}", name, converted.status().message()));
+  ASSIGN_OR_RETURN(api::ResourceSlice converted,
+                   api::v1alpha2::ToV1ResourceSlice(*slice));
+  return Present(api::EncodeObject(api::Object(std::move(converted)), to));
+}
+
+// An invalid object is refused with its field errors, as the API server
+// would, rather than converted: a conversion may drop what made it invalid
+// (a duplicate attribute). Validated as it would be stored, in "default"
+// when namespaced without a namespace; printed as it was given.
+bool Valid(const LoadedObject& object) {
+  api::Object stored = *object.result.object;
+  api::ObjectMeta& meta = api::MetaOf(stored);
+  if (api::ResourceInfoOf(stored).namespaced && meta.namespace_.empty()) {
+    meta.namespace_ = "default";
   }
-  return Present(api::EncodeObject(api::Object(*std::move(converted)), to));
+  const api::ErrorList errors = api::ValidateDefaulted(stored);
+  if (errors.empty()) return true;
+  std::cerr << fmt::format("error: {}: invalid\n", object.Location());
+  PrintFieldErrors(errors, "", std::cerr);
+  return false;
 }
 
 int RunConvert(const ConvertOptions& options) {
@@ -281,6 +293,10 @@ int RunConvert(const ConvertOptions& options) {
       std::cerr << fmt::format("error: {}: cannot decode\n", object.Location());
       PrintFieldErrors(result.errors, "", std::cerr);
       exit_code = kExitBadInput;
+      continue;
+    }
+    if (!Valid(object)) {
+      if (exit_code == kExitOk) exit_code = kExitInvalid;
       continue;
     }
     std::vector<std::string> lost;
@@ -315,7 +331,8 @@ void RegisterConvertCommand(CLI::App& app, int& exit_code) {
       "resource.k8s.io/v1alpha2 namedResources ResourceSlice converts to "
       "the structured versions, and so do the classes, claims and templates "
       "of 1.30's structured parameters given with their parameters; "
-      "control-plane drivers' objects have no structured form).",
+      "control-plane drivers' objects have no structured form). Invalid "
+      "objects are reported with their field errors and not converted.",
       exit_code, RunConvert);
   command
       .add_option("--to", options.to,

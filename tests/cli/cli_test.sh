@@ -117,7 +117,12 @@ check convert-v1alpha2-slice 0 "$dralloc" convert --to resource.k8s.io/v1 -f exa
 expect_output convert-v1alpha2-slice-capacity "$work/out" '^ +memory:$'
 expect_output convert-v1alpha2-slice-pool "$work/out" '^ +name: node-a$'
 check convert-v1alpha2-claim 1 "$dralloc" convert --to resource.k8s.io/v1 -f examples/classic/claims.yaml
-expect_output convert-v1alpha2-claim-why "$work/err" 'ResourceClaim default/shared-gpu is a resource.k8s.io/v1alpha2 \(classic DRA\) object with no resource.k8s.io/v1 form: spec.resourceClassName'
+expect_output convert-v1alpha2-claim-why "$work/err" 'ResourceClaim default/shared-gpu: a resource.k8s.io/v1alpha2 \(classic DRA\) ResourceClaim has no resource.k8s.io/v1 form: spec.resourceClassName'
+# An invalid object is refused with its field errors, not converted (the
+# v1 form would silently keep one of the duplicate attributes).
+check convert-invalid 1 "$dralloc" convert --to resource.k8s.io/v1 -f tests/cli/classic/duplicate-attribute-slice.yaml
+expect_output convert-invalid-why "$work/err" 'ResourceSlice s1: invalid'
+expect_output convert-invalid-field "$work/err" 'namedResources.instances\[0\].attributes\[1\].name: Duplicate value: "a"'
 check convert-v1alpha2-identity 0 "$dralloc" convert --to resource.k8s.io/v1alpha2 -f tests/golden/v1alpha2/classic.yaml
 # dralloc schedule with a simulated classic driver: two pods fit (one node
 # each), the third waits for a driver with room.
