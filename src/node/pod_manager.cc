@@ -82,11 +82,15 @@ Status PodManager::Start(std::chrono::milliseconds sync_timeout) {
                             " not listed within " +
                             std::to_string(sync_timeout.count()) + " ms");
   }
-  // Claims recorded for pods that are gone (a restart) go now.
+  // Claims recorded for pods that are gone or finished (a restart; the pod
+  // ended while the agent was down, or before it released them) go now,
+  // as the kubelet releases a terminal pod's claims.
   std::set<std::string> active;
   for (const client::ObjectPtr& object : pods_.List()) {
     const api::Pod* pod = AsPod(object);
-    if (OnNode(pod, options_.node_name)) active.insert(pod->metadata.uid);
+    if (OnNode(pod, options_.node_name) && !Finished(*pod)) {
+      active.insert(pod->metadata.uid);
+    }
   }
   RETURN_IF_ERROR(dra_.RemovePodsExcept(active));
   queue_.Add(kUnusedClaimsKey);

@@ -454,6 +454,22 @@ TEST_F(PodManagerTest, RestartUnpreparesClaimsOfPodsGoneMeanwhile) {
   EXPECT_EQ(PrepareCalls(), 1u);
 }
 
+TEST_F(PodManagerTest, RestartUnpreparesClaimsOfPodsFinishedMeanwhile) {
+  const std::string uid = CreateClaim("gpu");
+  CreatePod("p1", {"gpu"});
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  StopAgent();  // the pod ends while the agent is down
+  api::Pod pod = *GetPod("p1");
+  pod.status.phase = "Succeeded";
+  ASSERT_TRUE(api_.UpdateStatus(pod).ok());
+  StartAgent();
+  ASSERT_TRUE(WaitFor([&] { return UnprepareCalls().size() == 1; }));
+  EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
+  EXPECT_EQ(PrepareCalls(), 1u);
+  EXPECT_EQ(Phase("p1"), "Succeeded");
+}
+
 TEST_F(PodManagerTest, GracefulDeletionUnpreparesThenDeletes) {
   const std::string uid = CreateClaim("gpu");
   CreatePod("p1", {"gpu"});
