@@ -39,6 +39,20 @@ Status DraManager::PrepareResources(const std::string& pod_uid,
                                     const std::vector<NodeClaim>& claims) {
   std::set<std::string> uids;
   for (const NodeClaim& claim : claims) uids.insert(claim.uid);
+  // 0. As the kubelet: every driver to be called is registered, or nothing
+  // is recorded. A claim on record must be unprepared before its pod can
+  // go, which would wait for a driver that may never come.
+  for (const NodeClaim& claim : claims) {
+    for (const auto& [driver, state] : claim.drivers) {
+      if (state.skip_prepare && state.skip_unprepare) continue;
+      auto client = clients_(driver);
+      if (!client.ok()) {
+        return UnavailableError("prepare dynamic resources: claim " +
+                                claim.namespace_ + "/" + claim.name + ": " +
+                                client.status().message());
+      }
+    }
+  }
   const ClaimLocks::Held held = locks_.LockAll({uids.begin(), uids.end()});
   // 1. Record the pod's claims (new drivers as "preparing") first.
   RETURN_IF_ERROR(cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
@@ -127,7 +141,13 @@ Status DraManager::UnprepareResources(const std::string& pod_uid) {
 }
 
 Status DraManager::RemovePodsExcept(const std::set<std::string>& active) {
+  return RemoveInactivePods([&] { return active; });
+}
+
+Status DraManager::RemoveInactivePods(
+    const std::function<std::set<std::string>()>& active_pods) {
   return cache_.Mutate([&](ClaimInfoCache::Transaction& tx) {
+    const std::set<std::string> active = active_pods();
     std::vector<std::string> stale;
     for (const auto& [uid, info] : tx.claims()) {
       for (const std::string& pod : info.pod_uids) {

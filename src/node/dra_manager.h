@@ -2,17 +2,20 @@
 // through their drivers, the kubelet's DRA manager.
 //
 // Contract:
-// - PrepareResources records every claim of the pod with the pod's UID in
-//   the checkpoint BEFORE any driver is called (drivers not done are
-//   "preparing"), calls each driver once with all of the pod's claims it
-//   has not prepared yet, then records what each driver returned. Claims
+// - PrepareResources records nothing while a driver of the pod's claims is
+//   not registered (as the kubelet: a recorded claim must be unprepared
+//   before its pod can go). Then it records every claim of the pod with
+//   the pod's UID in the checkpoint BEFORE any driver is called (drivers not
+//   done are "preparing"), calls each driver once with all of the pod's claims
+//   it has not prepared yet, then records what each driver returned. Claims
 //   already prepared (shared with another pod) are only referenced.
 // - UnprepareResources drops the pod from the claims other pods on this
 //   node still use and unprepares the claims only it uses, one call per
 //   driver. Such a claim leaves the checkpoint (with the pod) only when
 //   every driver has unprepared it, so a failed or interrupted unprepare
 //   is retried when the pod is synced again and never forgotten.
-// - After a restart (kill -9 anywhere), RemovePodsExcept(active pods) and
+// - After a restart (kill -9 anywhere), and periodically while the agent
+//   runs (the kubelet's reconcile), RemovePodsExcept(active pods) and
 //   UnprepareUnused finish the job: claims of pods that are gone are
 //   unprepared, claims of pods that still run are prepared again (driver
 //   calls are idempotent) when their pod is synced.
@@ -59,6 +62,11 @@ class DraManager {
   Status UnprepareResources(const std::string& pod_uid);
   // Forgets every pod not in `active` (after a restart).
   Status RemovePodsExcept(const std::set<std::string>& active);
+  // The same with the pods `active_pods()` returns, called under the
+  // checkpoint's lock: a pod that records a claim after that call is
+  // never forgotten by it (the periodic reconcile while pods prepare).
+  Status RemoveInactivePods(
+      const std::function<std::set<std::string>()>& active_pods);
   // Unprepares every claim no pod uses; the error lists what failed.
   Status UnprepareUnused();
 

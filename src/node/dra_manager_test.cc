@@ -305,16 +305,22 @@ TEST_F(DraManagerTest, UnprepareFailureIsNeverForgotten) {
 }
 
 // kill -9 after the "preparing" record and before the driver answered
-// (here: the driver was not reachable): the claim is in the checkpoint.
+// (here: the driver refused): the claim is in the checkpoint.
 TEST_F(DraManagerTest, RestartMidPrepareFinishesOrUnprepares) {
   auto kept = MakeClaim("kept", {"gpu.example.com"});
   auto gone = MakeClaim("gone", {"gpu.example.com"});
-  unregistered_.insert("gpu.example.com");
+  {
+    std::lock_guard lock(gpu_.state().mu);
+    gpu_.state().prepare_errors = {{"kept", "busy"}, {"gone", "busy"}};
+  }
   EXPECT_FALSE(
       manager_->PrepareResources("pod-kept", {NodeClaim::Of(kept)}).ok());
   EXPECT_FALSE(
       manager_->PrepareResources("pod-gone", {NodeClaim::Of(gone)}).ok());
-  unregistered_.clear();
+  {
+    std::lock_guard lock(gpu_.state().mu);
+    gpu_.state().prepare_errors.clear();
+  }
 
   Restart();
   ASSERT_EQ(cache_->List().size(), 2u);
@@ -326,8 +332,23 @@ TEST_F(DraManagerTest, RestartMidPrepareFinishesOrUnprepares) {
   // pod-kept is synced again: prepared once.
   ASSERT_TRUE(
       manager_->PrepareResources("pod-kept", {NodeClaim::Of(kept)}).ok());
-  EXPECT_EQ(PrepareCalls(gpu_), (Calls{{"kept"}}));
+  EXPECT_EQ(PrepareCalls(gpu_), (Calls{{"kept"}, {"gone"}, {"kept"}}));
   EXPECT_EQ(cache_->List().size(), 1u);
+}
+
+// As the kubelet: nothing is recorded while a driver of the claims is not
+// registered, so the pod can go without waiting for that driver.
+TEST_F(DraManagerTest, UnregisteredDriverRecordsNothing) {
+  auto claim = MakeClaim("a", {"gpu.example.com", "net.example.com"});
+  unregistered_.insert("gpu.example.com");
+  Status prepared = manager_->PrepareResources("pod-1", {NodeClaim::Of(claim)});
+  EXPECT_EQ(prepared.message(),
+            "prepare dynamic resources: claim ns/claim-a: DRA driver "
+            "gpu.example.com is not registered on this node");
+  EXPECT_TRUE(cache_->List().empty());
+  EXPECT_TRUE(PrepareCalls(net_).empty());
+  EXPECT_TRUE(manager_->UnprepareResources("pod-1").ok());
+  EXPECT_TRUE(UnprepareCalls(net_).empty());
 }
 
 // kill -9 after a successful prepare: not prepared twice after restart.

@@ -24,9 +24,11 @@ bool OnNode(const api::Pod* pod, const std::string& node) {
   return pod != nullptr && pod->spec.node_name == node;
 }
 
-bool Finished(const api::Pod& pod) {
-  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
+bool Terminal(std::string_view phase) {
+  return phase == "Succeeded" || phase == "Failed";
 }
+
+bool Finished(const api::Pod& pod) { return Terminal(pod.status.phase); }
 
 // The claim of `claims` that status.extendedResourceClaimStatus names, or
 // null.
@@ -85,14 +87,11 @@ Status PodManager::Start(std::chrono::milliseconds sync_timeout) {
   // Claims recorded for pods that are gone or finished (a restart; the pod
   // ended while the agent was down, or before it released them) go now,
   // as the kubelet releases a terminal pod's claims.
-  std::set<std::string> active;
-  for (const client::ObjectPtr& object : pods_.List()) {
-    const api::Pod* pod = AsPod(object);
-    if (OnNode(pod, options_.node_name) && !Finished(*pod)) {
-      active.insert(pod->metadata.uid);
-    }
+  RETURN_IF_ERROR(dra_.RemovePodsExcept(ActivePodUids()));
+  {
+    MutexLock lock(mu_);
+    next_reconcile_ = Clock::now() + options_.reconcile_period;
   }
-  RETURN_IF_ERROR(dra_.RemovePodsExcept(active));
   queue_.Add(kUnusedClaimsKey);
   for (int i = 0; i < std::max(options_.workers, 1); ++i) {
     workers_.emplace_back([this] { Run(); });
@@ -124,27 +123,29 @@ void PodManager::OnPod(const client::ObjectPtr& old,
 }
 
 void PodManager::RequeueWaitingPods() {
-  std::vector<std::string> waiting;
+  std::set<std::string> waiting;
   {
     MutexLock lock(mu_);
     for (const auto& [key, record] : records_) {
-      if (!record.running) {
-        waiting.push_back(key);
-        retries_.erase(key);
-      }
+      if (!record.running) waiting.insert(key);
     }
+    // Backoffs (an unprepare of a pod being deleted, the unused claims)
+    // may wait for the driver that just came.
+    for (const auto& [key, at] : retries_) waiting.insert(key);
+    for (const std::string& key : waiting) retries_.erase(key);
   }
-  for (std::string& key : waiting) queue_.Add(std::move(key));
+  for (const std::string& key : waiting) queue_.Add(key);
 }
 
 void PodManager::Run() {
   while (!stopping_) {
     QueueDueRetries();
+    QueueReconcileWhenDue();
     std::optional<std::string> key = queue_.Pop(std::chrono::milliseconds(50));
     if (!key) continue;
     bool done;
     if (*key == kUnusedClaimsKey) {
-      Status status = dra_.UnprepareUnused();
+      Status status = ReconcileClaims();
       if (!status.ok()) log::Warn(kComponent, "{}", status.message());
       done = status.ok();
     } else {
@@ -160,6 +161,36 @@ void PodManager::Run() {
     }
     queue_.Done(*key);
   }
+}
+
+std::set<std::string> PodManager::ActivePodUids() const {
+  std::set<std::string> active;
+  for (const client::ObjectPtr& object : pods_.List()) {
+    const api::Pod* pod = AsPod(object);
+    if (OnNode(pod, options_.node_name) && !Finished(*pod)) {
+      active.insert(pod->metadata.uid);
+    }
+  }
+  // A finished pod's claims are released by its own sync (ReleaseFinished),
+  // a deleted pod's by TerminatePod, as long as the record lives.
+  MutexLock lock(mu_);
+  for (const auto& [key, record] : records_) active.insert(record.uid);
+  return active;
+}
+
+Status PodManager::ReconcileClaims() {
+  RETURN_IF_ERROR(dra_.RemoveInactivePods([this] { return ActivePodUids(); }));
+  return dra_.UnprepareUnused();
+}
+
+void PodManager::QueueReconcileWhenDue() {
+  {
+    MutexLock lock(mu_);
+    const auto now = Clock::now();
+    if (now < next_reconcile_) return;
+    next_reconcile_ = now + options_.reconcile_period;
+  }
+  queue_.Add(kUnusedClaimsKey);
 }
 
 void PodManager::ScheduleRetry(const std::string& key) {
@@ -237,17 +268,23 @@ bool PodManager::SyncRunningPod(const std::string& key, const api::Pod& pod) {
   const uint64_t version = runtime_->StateVersion(pod.metadata.uid);
   {
     MutexLock lock(mu_);
-    if (records_[key].written_version == version) return true;
+    PodRecord& record = records_[key];
+    if (record.written_version == version) return true;
+    // Recorded before the status is queued, so that a write failing from
+    // now on resets it (OnStatusWriteFailed) and the retry writes again.
+    record.written_version = version;
   }
-  const std::string phase = runtime_->StatusOf(pod).phase;
+  // The claims go first: the status writer holds back the terminal phase
+  // until they are unprepared (SetStatus).
+  const bool released =
+      !Terminal(runtime_->StatusOf(pod).phase) || ReleaseFinished(key, pod);
   SetStatus(key, pod, [this](const api::Pod& current) {
     return runtime_->StatusOf(current);
   });
-  if ((phase == "Succeeded" || phase == "Failed") && !ReleaseFinished(key, pod))
-    return false;
+  if (released) return true;
   MutexLock lock(mu_);
-  records_[key].written_version = version;
-  return true;
+  records_[key].written_version = 0;  // the release is retried
+  return false;
 }
 
 bool PodManager::ReleaseFinished(const std::string& key, const api::Pod& pod) {
@@ -517,11 +554,24 @@ void PodManager::SetStatus(
     std::function<api::PodStatus(const api::Pod&)> status_of) {
   status_writer_.Set(
       key, pod,
-      [this, status_of = std::move(status_of)](const api::Pod& current) {
+      [this, key, status_of = std::move(status_of)](const api::Pod& current) {
         api::PodStatus status = status_of(current);
+        // As the kubelet: a pod is not published terminal before its
+        // claims are unprepared, since on that phase the claim controller
+        // deallocates them (and another pod may get their devices).
+        if (Terminal(status.phase) && !Released(key, current.metadata.uid)) {
+          status.phase = current.status.phase;
+        }
         if (options_.decorate_status) options_.decorate_status(current, status);
         return status;
       });
+}
+
+bool PodManager::Released(const std::string& key,
+                          const std::string& uid) const {
+  MutexLock lock(mu_);
+  auto it = records_.find(key);
+  return it == records_.end() || it->second.uid != uid || it->second.released;
 }
 
 void PodManager::OnStatusWriteFailed(const std::string& key,

@@ -69,6 +69,10 @@ struct PodManagerOptions {
   // to claim_recheck_max; reset once they are ready.
   std::chrono::milliseconds claim_recheck_initial{200};
   std::chrono::milliseconds claim_recheck_max{2000};
+  // Claims recorded for pods that are gone (e.g. force-deleted before the
+  // agent synced them after a restart) are unprepared within this period,
+  // as by the kubelet's DRA reconcile.
+  std::chrono::milliseconds reconcile_period{60000};
   // Pods synced at once (each blocks on driver calls).
   int workers = 16;
   // Threads writing pod statuses (PodStatusWriter).
@@ -113,8 +117,8 @@ class PodManager {
   Status Start(std::chrono::milliseconds sync_timeout) EXCLUDES(mu_);
   void Stop();
 
-  // Syncs again, now, every pod that is not running yet (a driver
-  // registered).
+  // Syncs again, now, every pod that is not running yet and everything
+  // waiting for a retry (a driver registered).
   void RequeueWaitingPods() EXCLUDES(mu_);
 
   // Per container of a pod ("namespace/name"), its CDI IDs and edits; set
@@ -182,6 +186,16 @@ class PodManager {
             const std::string& reason, const std::string& message)
       EXCLUDES(mu_);
   void ScheduleRetry(const std::string& key) EXCLUDES(mu_);
+  // The UIDs of the pods whose claims stay recorded: this node's pods that
+  // have not finished, and every pod the agent keeps a record of.
+  std::set<std::string> ActivePodUids() const EXCLUDES(mu_);
+  // Forgets the pods not active and unprepares the claims no pod uses.
+  Status ReconcileClaims();
+  void QueueReconcileWhenDue() EXCLUDES(mu_);
+  // Whether the pod `key` with `uid` may be published terminal: its claims
+  // were unprepared, or the agent keeps no record of it.
+  bool Released(const std::string& key, const std::string& uid) const
+      EXCLUDES(mu_);
   // Syncs `key` again after its claim recheck backoff, which then doubles.
   void ScheduleClaimRecheck(const std::string& key) EXCLUDES(mu_);
 
@@ -199,6 +213,7 @@ class PodManager {
   std::map<std::string, PodRecord> records_ GUARDED_BY(mu_);
   std::map<std::string, Clock::time_point> retries_ GUARDED_BY(mu_);
   std::chrono::milliseconds unused_backoff_ GUARDED_BY(mu_){0};
+  Clock::time_point next_reconcile_ GUARDED_BY(mu_);
 
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;

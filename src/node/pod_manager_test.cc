@@ -71,6 +71,7 @@ class PodManagerTest : public ::testing::Test {
     options.backoff_max = 200ms;
     options.claim_recheck_initial = 10ms;
     options.claim_recheck_max = 40ms;
+    options.reconcile_period = 100ms;
     cdi_ =
         std::make_unique<CdiDeviceResolver>(std::vector<std::filesystem::path>{
             dir_.Sub("cdi-static"), dir_.Sub("cdi")});
@@ -470,6 +471,21 @@ TEST_F(PodManagerTest, RestartUnpreparesClaimsOfPodsFinishedMeanwhile) {
   EXPECT_EQ(Phase("p1"), "Succeeded");
 }
 
+// As the kubelet's reconcile: a claim recorded for a pod the agent does not
+// know (force-deleted before its first sync after a restart) is unprepared
+// while the agent runs, not at its next start.
+TEST_F(PodManagerTest, ReconcileUnpreparesClaimsOfUnknownPods) {
+  const std::string uid = CreateClaim("gpu");
+  AllocateAndReserve("gpu", {});
+  auto got = api_.Get(client::ResourceClaimsResource(), "default", "gpu");
+  ASSERT_TRUE(got.ok());
+  const NodeClaim claim = NodeClaim::Of(std::get<api::ResourceClaim>(**got));
+  ASSERT_TRUE(dra_->PrepareResources("unknown-pod", {claim}).ok());
+  ASSERT_TRUE(WaitFor([&] { return !UnprepareCalls().empty(); }, 5s));
+  EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
+  EXPECT_FALSE(cache_->Get(uid).has_value());
+}
+
 TEST_F(PodManagerTest, GracefulDeletionUnpreparesThenDeletes) {
   const std::string uid = CreateClaim("gpu");
   CreatePod("p1", {"gpu"});
@@ -623,6 +639,26 @@ TEST_F(ExitedAtStartPodManagerTest, PodThatEndedAtStartIsReleased) {
   ASSERT_TRUE(WaitFor([&] { return !UnprepareCalls().empty(); }, 10s));
   EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
   EXPECT_TRUE(GetPod("p1").has_value());
+}
+
+// As the kubelet: the claim controller deallocates a terminal pod's claims,
+// so the phase is published only once they are unprepared.
+TEST_F(ExitedAtStartPodManagerTest, TerminalPhaseWaitsForTheUnprepare) {
+  const std::string uid = CreateClaim("gpu");
+  {
+    std::lock_guard lock(driver_.state().mu);
+    driver_.state().unprepare_errors[uid] = "device busy";
+  }
+  CreatePod("p1", {"gpu"});
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return UnprepareCalls().size() >= 3; }, 10s));
+  EXPECT_EQ(Phase("p1"), "Pending");
+  {
+    std::lock_guard lock(driver_.state().mu);
+    driver_.state().unprepare_errors.clear();
+  }
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Succeeded"; }, 10s))
+      << Phase("p1");
 }
 
 }  // namespace
