@@ -125,7 +125,7 @@ start_cluster() {
   wait_for_line "$dir/driver.out" '^ready$' $! > /dev/null ||
     { echo "run.sh: driver did not start (log: $dir/driver.err)" >&2; return 1; }
   "$dralloc" node --node-name node-0 --server "$server_url" \
-    --root "$dir/node-0" --runtime simulated --log-level warn \
+    --root "$dir/node-0" --runtime simulated --max-pods "$pods" --log-level warn \
     > "$dir/node.out" 2> "$dir/node.err" &
   pids+=($!)
   wait_for_line "$dir/node.out" '^ready$' $! > /dev/null ||

@@ -36,6 +36,7 @@ struct NodeFlags {
   std::string node_status_update_frequency = "10s";
   std::string backoff_max = "60s";
   int pod_workers = 16;
+  int64_t max_pods = 110;
   std::string log_level = "info";
 };
 
@@ -99,6 +100,7 @@ StatusOr<node::NodeAgentOptions> AgentOptions(NodeFlags flags) {
   options.pods_dir = flags.root.empty() ? flags.state_dir : flags.root;
   options.kubelet_port = static_cast<uint16_t>(flags.kubelet_port);
   options.pod_workers = flags.pod_workers;
+  options.max_pods = flags.max_pods;
   const std::pair<const char*,
                   std::pair<std::string*, std::chrono::milliseconds*>>
       durations[] = {
@@ -214,6 +216,11 @@ void RegisterNodeCommand(CLI::App& app, int& exit_code) {
                   "pods prepared and started at once (the kubelet's per-pod "
                   "workers; each waits on driver calls and status writes)")
       ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  command
+      .add_option("--max-pods", flags.max_pods,
+                  "the Node's pods capacity (as the kubelet's --max-pods)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
       ->capture_default_str();
   command.add_option("--log-level", flags.log_level,
                      "debug, info, warn or error");

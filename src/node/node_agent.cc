@@ -24,6 +24,7 @@ Status NodeAgent::Start() {
   status_options.update_frequency = options_.node_status_update_frequency;
   status_options.kubelet_port = logs_->port();
   status_options.runtime_name = options_.runtime;
+  status_options.max_pods = options_.max_pods;
   node_status_ = std::make_unique<NodeStatusReporter>(api_, status_options);
   RETURN_IF_ERROR(node_status_->Register());
   node_status_->Start();

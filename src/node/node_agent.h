@@ -57,6 +57,9 @@ struct NodeAgentOptions {
   std::chrono::milliseconds claim_recheck_max{2000};
   std::chrono::milliseconds sync_timeout{60000};
   int pod_workers = 16;  // pods synced at once
+  // The Node's pods capacity and allocatable (the kubelet's --max-pods),
+  // which the scheduler's NodeResourcesFit counts.
+  int64_t max_pods = 110;
   DeviceHealthMonitorOptions health;
   // "simulated" or "process" (ProcessRuntime: no isolation, local
   // development only).

@@ -33,6 +33,8 @@ wait_for() { for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done; return 1
 [ $? -eq 2 ] && grep -q -- '--kubelet-port: Invalid value: 70000' "$DIR/err" || fail "bad --kubelet-port"
 "$DRALLOC" node --node-name n1 --server "$SERVER" --wiping-delay 3x 2>"$DIR/err"
 [ $? -eq 2 ] && grep -q -- '--wiping-delay: Invalid value: "3x"' "$DIR/err" || fail "bad duration"
+"$DRALLOC" node --node-name n1 --server "$SERVER" --max-pods 0 2>"$DIR/err"
+[ $? -eq 2 ] && grep -q -- '--max-pods: Value 0 not in range' "$DIR/err" || fail "--max-pods 0 must be refused"
 "$DRALLOC" node --server "$SERVER" 2>/dev/null
 [ $? -eq 2 ] || fail "--node-name is required"
 
@@ -67,12 +69,15 @@ wait_for grep -qx ready "$DIR/node.out" || fail "no ready line"
 curl -sf "$SERVER/api/v1/nodes/n1" | grep -q '"reason":"KubeletReady","status":"True","type":"Ready"' ||
   fail "node n1 is not Ready"
 [ -d "$DIR/r/plugins_registry" ] || fail "plugins registry not created"
-# A relative --root works (socket addresses are made absolute).
+# A relative --root works (socket addresses are made absolute); --max-pods
+# is the Node's pods capacity (n1 has the kubelet's default).
 (cd "$DIR" && exec "$DRALLOC_ABS" node --node-name n2 --server "$SERVER" --root rel \
-  >"$DIR/n2.out" 2>"$DIR/n2.err") &
+  --max-pods 250 >"$DIR/n2.out" 2>"$DIR/n2.err") &
 N2_PID=$!
 wait_for grep -qx ready "$DIR/n2.out" || { cat "$DIR/n2.err"; fail "relative --root: no ready line"; }
 [ -S "$DIR/rel/pod-resources/kubelet.sock" ] || fail "relative --root: no pod resources socket"
+curl -sf "$SERVER/api/v1/nodes/n2" | grep -q '"capacity":{[^}]*"pods":"250"' || fail "--max-pods 250: capacity"
+curl -sf "$SERVER/api/v1/nodes/n1" | grep -q '"allocatable":{[^}]*"pods":"110"' || fail "default max pods"
 kill -TERM "$N2_PID"; wait "$N2_PID" 2>/dev/null
 [ -S "$DIR/r/pod-resources/kubelet.sock" ] || fail "pod resources socket not served"
 
