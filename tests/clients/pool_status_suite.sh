@@ -43,7 +43,9 @@ pools_of() {  # pools_of REQUEST: "pool total allocated available unavailable no
   k get "$rpsr" "$1" -o 'jsonpath={range .status.pools[*]}{.poolName} {.totalDevices} {.allocatedDevices} {.availableDevices} {.unavailableDevices} {.nodeName};{end}'
 }
 header_line() {  # the header of `kubectl get` for requests, single-spaced
-  k get "$rpsr" | head -1 | sed -E 's/ +/ /g; s/ $//'
+  # (sed reads every line: `head -1` could end kubectl with SIGPIPE, which
+  # pipefail reports as a failure)
+  k get "$rpsr" | sed -nE '1{s/ +/ /g; s/ $//; p}'
 }
 row_of() {  # row_of REQUEST: its `kubectl get` row, single-spaced
   k get "$rpsr" "$1" --no-headers | sed -E 's/ +/ /g; s/ $//'
