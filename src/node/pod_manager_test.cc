@@ -67,8 +67,8 @@ class PodManagerTest : public ::testing::Test {
     PodManagerOptions options;
     options.node_name = "node-a";
     options.host_ip = "192.0.2.1";
-    options.backoff_initial = 20ms;
-    options.backoff_max = 200ms;
+    options.backoff_initial = backoff_initial_;
+    options.backoff_max = backoff_max_;
     options.claim_recheck_initial = 10ms;
     options.claim_recheck_max = 40ms;
     options.reconcile_period = 100ms;
@@ -195,6 +195,8 @@ class PodManagerTest : public ::testing::Test {
   std::unique_ptr<DraManager> dra_;
   std::unique_ptr<ContainerRuntime> runtime_;  // null: simulated
   std::unique_ptr<PodManager> pods_;
+  std::chrono::milliseconds backoff_initial_ = 20ms;
+  std::chrono::milliseconds backoff_max_ = 200ms;
 };
 
 nlohmann::json UnknownField(const api::Pod& pod, std::string_view name) {
@@ -501,6 +503,31 @@ TEST_F(PodManagerTest, GracefulDeletionUnpreparesThenDeletes) {
   ASSERT_TRUE(WaitFor([&] { return UnprepareCalls().size() == 1; }));
   EXPECT_EQ(UnprepareCalls()[0], std::vector<std::string>{uid});
   ASSERT_TRUE(WaitFor([&] { return !pods_->IsRunning("default/p1"); }));
+}
+
+// A driver that registers wakes a deletion whose unprepare waits on its
+// backoff (here an hour), not only pods that have not started.
+TEST_F(PodManagerTest, RequeueWakesAnUnprepareWaitingOnItsBackoff) {
+  StopAgent();
+  backoff_initial_ = backoff_max_ = 1h;
+  StartAgent();
+  const std::string uid = CreateClaim("gpu");
+  CreatePod("p1", {"gpu"});
+  AllocateAndReserve("gpu", {"p1"});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Running"; }));
+  {
+    std::lock_guard lock(driver_.state().mu);
+    driver_.state().unprepare_errors[uid] = "driver restarting";
+  }
+  ASSERT_TRUE(api_.Delete(client::PodsResource(), "default", "p1", "").ok());
+  ASSERT_TRUE(WaitFor([&] { return UnprepareCalls().size() == 1; }));
+  {
+    std::lock_guard lock(driver_.state().mu);
+    driver_.state().unprepare_errors.clear();
+  }
+  pods_->RequeueWaitingPods();
+  ASSERT_TRUE(WaitFor([&] { return UnprepareCalls().size() == 2; }, 5s));
+  EXPECT_TRUE(WaitFor([&] { return !pods_->IsRunning("default/p1"); }));
 }
 
 TEST_F(PodManagerTest, RestartKeepsRunningPodPreparedOnce) {
